@@ -1,0 +1,20 @@
+// Package wire frames JSON-RPC messages on a byte stream: Content-Length
+// headers in both directions, as the Copilot CLI speaks on stdio and TCP.
+//
+// It supplies the jsonrpc2.ObjectStream that the router hands to
+// github.com/sourcegraph/jsonrpc2. Two things differ from that library's
+// own buffered stream with its VSCodeObjectCodec:
+//
+//   - Reading is bounded. VSCodeObjectCodec accepts a header line of any
+//     length and a Content-Length up to 4 GiB, so a broken or hostile peer
+//     can make it buffer without bound. Codec enforces Limits and turns a
+//     frame whose framing is intact but whose body is not a JSON-RPC message
+//     into a counted, skipped frame instead of a dead connection.
+//   - Writing never blocks the writer's caller on the peer. Frames go to an
+//     in-memory queue drained by one goroutine, so a peer that stops reading
+//     cannot wedge the reader (which answers unknown requests) or a caller
+//     whose context has ended. The queue is bounded; past the bound a write
+//     fails with ErrWriteBacklog rather than waiting.
+//
+// Writes still use VSCodeObjectCodec.WriteObject for the bytes on the wire.
+package wire

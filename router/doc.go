@@ -1,0 +1,79 @@
+// Package router multiplexes many Copilot CLI sessions over one JSON-RPC
+// 2.0 connection. Router is the design's MessageRouter; each session's end
+// is a session.Channel (SessionChannel) receiving session.Message values
+// (RoutedMessage).
+//
+// # The reader
+//
+// One goroutine reads the connection: github.com/sourcegraph/jsonrpc2's read
+// loop, over Content-Length frames bounded by Config.MaxFrameBytes. It
+// classifies every message:
+//
+//   - A response completes the one call waiting for its id. A response to
+//     no waiting call (unknown id, duplicate, or a caller that gave up) is
+//     counted and dropped.
+//   - A session.event notification goes to the channel named by its
+//     params.sessionId. One for an unknown or closed session is counted and
+//     dropped.
+//   - An incoming request that names a session goes to that session's
+//     channel; its consumer answers it (Message.Reply). A request with no
+//     session id, or for an unknown, closed or failed session, is answered
+//     at once with a JSON-RPC error. No request is left unanswered by the
+//     router.
+//   - Any other notification (session.lifecycle, ...) goes to every
+//     Subscription that asked for its method.
+//   - A frame whose body is not a JSON-RPC message is counted, logged and
+//     skipped. A frame that cannot be framed (bad header, over the size
+//     limit) stops the router with an error saying so.
+//
+// # What blocks, and what never does
+//
+// The reader never waits for a consumer and never writes to the
+// connection itself. Delivery appends to the session's mailbox and returns;
+// replies the router must send are queued for a writer goroutine. So a slow
+// or stuck session never delays another session or any response, and code
+// reacting to a message may call back into the router (answer a tool call,
+// make a request) from any goroutine without risk of deadlock.
+//
+// Each channel buffers up to Config.MaxSessionBufferBytes of unread
+// messages (8 MiB by default). A session that passes its bound fails alone:
+// its buffered messages are dropped (requests among them answered with an
+// error), its next Receive returns an error wrapping session.ErrFellBehind,
+// and further messages for it are counted and dropped until it is closed.
+// Every other session goes on.
+//
+// Writes (calls, notifications, replies) are queued in order and return
+// without waiting for the peer; a peer that stops reading makes them fail
+// with wire.ErrWriteBacklog once Config.MaxWriteBacklogBytes are queued,
+// rather than block.
+//
+// Call blocks until its response, the end of its context, or the router's
+// stop. All methods of Router, Channel and Subscription are safe for
+// concurrent use.
+//
+// # Ordering
+//
+// Messages of one session are delivered in the order they were read.
+// Nothing is promised about the order across sessions, or between a
+// response and the events of its session: they travel different paths.
+// Create and CreateAssigned make sure a new session's events are not lost
+// whichever side of the create response they arrive on.
+//
+// # Goroutines
+//
+// A router runs three goroutines whatever the number of sessions: the
+// reader, the writer and a watcher. There is none per session, per call or
+// per message. Close returns after they have ended.
+//
+// # Failure
+//
+// When the connection ends (the peer exits or closes, a read or write
+// fails, a frame cannot be read, or Close or CloseWithError is called) the
+// router stops once, and every pending call, channel and subscription gets
+// the same error, wrapping ErrStopped and the cause. Messages a channel had
+// buffered before the stop are still received first.
+//
+// # Logging
+//
+// The router is silent unless Config.Logger is set (zerolog).
+package router

@@ -1,0 +1,51 @@
+package router
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+var (
+	// ErrStopped is wrapped by every error that reports the router's end:
+	// the connection broke, the peer exited or sent what cannot be framed, or
+	// Close was called. errors.Is(err, ErrStopped) holds for all of them, and
+	// the cause is wrapped too.
+	ErrStopped = errors.New("router stopped")
+
+	// ErrClosed is the cause when the router was closed by its user.
+	ErrClosed = errors.New("router closed")
+
+	// ErrSessionExists reports a route that is already registered.
+	ErrSessionExists = errors.New("router: a session with this id is already routed")
+
+	// ErrNoSessionID reports a create response without a session id.
+	ErrNoSessionID = errors.New("router: session creation returned no sessionId")
+)
+
+// stoppedError is ErrStopped with its cause.
+func stoppedError(cause error) error {
+	return fmt.Errorf("%w: %w", ErrStopped, cause)
+}
+
+// CallError is an error response from the peer. Use errors.As to read the
+// code, and errors.Is with a *jsonrpc2.Error is not needed: Code is here.
+type CallError struct {
+	Method  string
+	Code    int64
+	Message string
+	Data    []byte // raw JSON, if the peer sent data
+}
+
+func (e *CallError) Error() string {
+	return fmt.Sprintf("%s: %s (code %d)", e.Method, e.Message, e.Code)
+}
+
+func callError(method string, e *jsonrpc2.Error) *CallError {
+	ce := &CallError{Method: method, Code: e.Code, Message: e.Message}
+	if e.Data != nil {
+		ce.Data = append([]byte(nil), *e.Data...)
+	}
+	return ce
+}

@@ -1,0 +1,608 @@
+package router
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/quorum-go/quorum/internal/wire"
+	"github.com/quorum-go/quorum/session"
+)
+
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// open registers a session the peer already knows.
+func open(t *testing.T, r *Router, id string) *session.Channel {
+	t.Helper()
+	ch, err := r.Open(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ch
+}
+
+func receiveEvent(t *testing.T, ch *session.Channel) session.Event {
+	t.Helper()
+	m, err := ch.Receive(ctxT(t))
+	if err != nil {
+		t.Fatalf("receive on %s: %v", ch.ID(), err)
+	}
+	ev, err := m.Event()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ev
+}
+
+func TestCallGetsItsResponse(t *testing.T) {
+	r, p := newPeer(t, Config{})
+	ctx := ctxT(t)
+	errc := make(chan error, 1)
+	var res struct{ Message string }
+	go func() { errc <- r.Call(ctx, "ping", map[string]string{"message": "hi"}, &res) }()
+	f := p.expect("ping")
+	if string(f.Params) != `{"message":"hi"}` {
+		t.Errorf("params = %s", f.Params)
+	}
+	p.respond(f, `{"message":"pong: hi"}`)
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	if res.Message != "pong: hi" {
+		t.Errorf("result = %+v", res)
+	}
+	if s := r.Stats(); s.Responses != 1 {
+		t.Errorf("Responses = %d, want 1", s.Responses)
+	}
+}
+
+func TestCallErrorResponse(t *testing.T) {
+	r, p := newPeer(t, Config{})
+	errc := make(chan error, 1)
+	go func() { errc <- r.Call(ctxT(t), "status", nil, nil) }()
+	f := p.expect("status")
+	p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Unhandled method status"}}`, *f.ID))
+	err := <-errc
+	var ce *CallError
+	if !errors.As(err, &ce) || ce.Code != -32601 || ce.Method != "status" || !strings.Contains(err.Error(), "Unhandled method") {
+		t.Fatalf("err = %v, want a CallError -32601", err)
+	}
+}
+
+// Contract 1: a session whose consumer does not read fails alone and never
+// delays another session or a response.
+func TestStuckSessionDoesNotBlockOthers(t *testing.T) {
+	r, p := newPeer(t, Config{MaxSessionBufferBytes: 64 << 10})
+	stuck := open(t, r, "stuck")
+	live := open(t, r, "live")
+	ctx := ctxT(t)
+
+	// Far past the stuck session's bound; nobody reads it. net.Pipe is
+	// synchronous, so each write returns only once the reader took it: were
+	// the reader to block on the stuck session, this loop would hang.
+	chunk := strings.Repeat("x", 1000)
+	for i := 0; i < 500; i++ {
+		p.delta("stuck", chunk)
+		if i%50 == 0 {
+			p.delta("live", fmt.Sprint(i))
+		}
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- r.Call(ctx, "ping", nil, nil) }()
+	p.respond(p.expect("ping"), `{}`)
+	if err := <-errc; err != nil {
+		t.Fatalf("call behind a stuck session: %v", err)
+	}
+	for i := 0; i < 500; i += 50 {
+		var d struct{ DeltaContent string }
+		ev := receiveEvent(t, live)
+		if err := ev.Decode(&d); err != nil || d.DeltaContent != fmt.Sprint(i) {
+			t.Fatalf("live session got %q, want %d", d.DeltaContent, i)
+		}
+	}
+	_, err := stuck.Receive(ctx)
+	if !errors.Is(err, session.ErrFellBehind) {
+		t.Fatalf("stuck session: err = %v, want ErrFellBehind", err)
+	}
+	s := r.Stats()
+	if s.FellBehind != 1 {
+		t.Errorf("FellBehind = %d, want 1", s.FellBehind)
+	}
+	if s.DroppedRefused == 0 {
+		t.Errorf("DroppedRefused = 0; the stuck session's later events should be counted")
+	}
+	// A request to the failed session is answered, not left hanging.
+	p.send(`{"jsonrpc":"2.0","id":"q1","method":"tool.call","params":{"sessionId":"stuck","toolName":"x"}}`)
+	f := p.next()
+	if f.Error == nil || f.Error.Code != session.CodeUnavailable {
+		t.Fatalf("request to a failed session: got %+v, want an error answer", f)
+	}
+}
+
+// Contract 2: one session's messages arrive in the order read, across many
+// interleaved sessions.
+func TestPerSessionOrder(t *testing.T) {
+	r, p := newPeer(t, Config{})
+	const sessions, events = 8, 200
+	chans := make([]*session.Channel, sessions)
+	for i := range chans {
+		chans[i] = open(t, r, fmt.Sprint("s", i))
+	}
+	go func() {
+		for k := 0; k < events; k++ {
+			for i := 0; i < sessions; i++ {
+				p.delta(fmt.Sprint("s", i), fmt.Sprint(k))
+			}
+		}
+	}()
+	for i, ch := range chans {
+		for k := 0; k < events; k++ {
+			var d struct{ DeltaContent string }
+			if err := receiveEvent(t, ch).Decode(&d); err != nil || d.DeltaContent != fmt.Sprint(k) {
+				t.Fatalf("session %d message %d = %q", i, k, d.DeltaContent)
+			}
+		}
+	}
+}
+
+// Contract 3a: with a client-chosen id, session.start is delivered whether
+// it comes before or after the create response.
+func TestCreateClientIDBothOrders(t *testing.T) {
+	for _, startFirst := range []bool{true, false} {
+		t.Run(fmt.Sprint("startFirst=", startFirst), func(t *testing.T) {
+			r, p := newPeer(t, Config{})
+			type out struct {
+				ch  *session.Channel
+				err error
+			}
+			done := make(chan out, 1)
+			var res struct{ SessionID string }
+			go func() {
+				ch, err := r.Create(ctxT(t), "abc", map[string]string{"sessionId": "abc", "model": "m"}, &res)
+				done <- out{ch, err}
+			}()
+			f := p.expect("session.create")
+			if !strings.Contains(string(f.Params), `"sessionId":"abc"`) {
+				t.Fatalf("params = %s", f.Params)
+			}
+			if startFirst {
+				p.event("abc", "session.start", `{"sessionId":"abc"}`)
+				p.respond(f, `{"sessionId":"abc"}`)
+			} else {
+				p.respond(f, `{"sessionId":"abc"}`)
+				p.event("abc", "session.start", `{"sessionId":"abc"}`)
+			}
+			o := <-done
+			if o.err != nil {
+				t.Fatal(o.err)
+			}
+			if res.SessionID != "abc" {
+				t.Errorf("result = %+v", res)
+			}
+			if ev := receiveEvent(t, o.ch); ev.Type != "session.start" {
+				t.Fatalf("first event = %s, want session.start", ev.Type)
+			}
+			if s := r.Stats(); s.DroppedUnknown != 0 {
+				t.Errorf("DroppedUnknown = %d", s.DroppedUnknown)
+			}
+		})
+	}
+}
+
+func TestCreateClientIDFailureRemovesRoute(t *testing.T) {
+	r, p := newPeer(t, Config{})
+	errc := make(chan error, 1)
+	go func() {
+		_, err := r.Create(ctxT(t), "bad", map[string]string{"sessionId": "bad"}, nil)
+		errc <- err
+	}()
+	f := p.expect("session.create")
+	p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32602,"message":"unknown model"}}`, *f.ID))
+	if err := <-errc; err == nil {
+		t.Fatal("create succeeded")
+	}
+	if s := r.Stats(); s.Sessions != 0 {
+		t.Fatalf("Sessions = %d after a failed create", s.Sessions)
+	}
+	if _, err := r.Open("bad"); err != nil {
+		t.Fatalf("the id should be free again: %v", err)
+	}
+}
+
+// Contract 3b: with a server-assigned id, creation is serialised and nothing
+// of the new session is lost, session.start included, in either order; an
+// event that precedes session.start is held and handed over in order.
+func TestCreateAssignedBothOrders(t *testing.T) {
+	for _, startFirst := range []bool{true, false} {
+		t.Run(fmt.Sprint("startFirst=", startFirst), func(t *testing.T) {
+			r, p := newPeer(t, Config{})
+			type out struct {
+				ch  *session.Channel
+				err error
+			}
+			done := make(chan out, 1)
+			go func() {
+				ch, err := r.CreateAssigned(ctxT(t), map[string]string{"model": "m"}, nil)
+				done <- out{ch, err}
+			}()
+			f := p.expect("session.create")
+			p.event("srv-1", "session.info", `{"n":0}`) // before session.start: held
+			if startFirst {
+				p.event("srv-1", "session.start", `{"sessionId":"srv-1"}`)
+				p.event("srv-1", "session.info", `{"n":1}`)
+				p.respond(f, `{"sessionId":"srv-1"}`)
+			} else {
+				p.respond(f, `{"sessionId":"srv-1"}`)
+				// Race-free: the response binds the route before returning.
+			}
+			o := <-done
+			if o.err != nil {
+				t.Fatal(o.err)
+			}
+			if !startFirst {
+				p.event("srv-1", "session.start", `{"sessionId":"srv-1"}`)
+				p.event("srv-1", "session.info", `{"n":1}`)
+			}
+			want := []string{"session.info", "session.start", "session.info"}
+			for _, w := range want {
+				if ev := receiveEvent(t, o.ch); ev.Type != w {
+					t.Fatalf("got %s, want %s", ev.Type, w)
+				}
+			}
+			if o.ch.ID() != "srv-1" {
+				t.Errorf("ID = %q", o.ch.ID())
+			}
+		})
+	}
+}
+
+// An event held for an id the response does not name is not handed over,
+// and a held request for it is answered.
+func TestCreateAssignedDropsStrangers(t *testing.T) {
+	r, p := newPeer(t, Config{})
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.CreateAssigned(ctxT(t), map[string]string{"model": "m"}, nil)
+		done <- err
+	}()
+	f := p.expect("session.create")
+	p.event("other", "session.info", "")
+	p.send(`{"jsonrpc":"2.0","id":7,"method":"tool.call","params":{"sessionId":"other"}}`)
+	p.respond(f, `{"sessionId":"mine"}`)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	a := p.next()
+	if a.Error == nil || string(*a.ID) != "7" {
+		t.Fatalf("held request for a stranger was not answered: %+v", a)
+	}
+	if s := r.Stats(); s.DroppedUnknown != 2 {
+		t.Errorf("DroppedUnknown = %d, want 2", s.DroppedUnknown)
+	}
+}
+
+// Contract 4: close deregisters; later events are counted and dropped and
+// later requests answered with an error.
+func TestCloseDeregisters(t *testing.T) {
+	r, p := newPeer(t, Config{})
+	ch := open(t, r, "s1")
+	p.event("s1", "x", "")
+	receiveEvent(t, ch)
+	if r.Stats().Sessions != 1 {
+		t.Fatal("no route")
+	}
+	if err := ch.Close(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	if err := ch.Close(ctxT(t)); err != nil { // idempotent
+		t.Fatal(err)
+	}
+	if s := r.Stats(); s.Sessions != 0 {
+		t.Fatalf("Sessions = %d after close", s.Sessions)
+	}
+	p.event("s1", "x", "")
+	p.send(`{"jsonrpc":"2.0","id":9,"method":"tool.call","params":{"sessionId":"s1"}}`)
+	a := p.next()
+	if a.Error == nil || a.Error.Code != session.CodeUnavailable {
+		t.Fatalf("request to a closed session: %+v", a)
+	}
+	if s := r.Stats(); s.DroppedUnknown != 2 || s.RequestsRefused != 1 {
+		t.Errorf("stats = %+v, want 2 dropped and 1 refused", s)
+	}
+	if _, err := ch.Receive(ctxT(t)); !errors.Is(err, session.ErrClosed) {
+		t.Errorf("Receive after close = %v", err)
+	}
+}
+
+// Close with Destroy ends the session on the server; unread requests are
+// answered.
+func TestCloseDestroyAndAnswersHeldRequests(t *testing.T) {
+	r, p := newPeer(t, Config{})
+	ch := open(t, r, "s1")
+	p.send(`{"jsonrpc":"2.0","id":"t1","method":"tool.call","params":{"sessionId":"s1"}}`)
+	// Wait until the request is in the mailbox.
+	for n, _ := ch.Buffered(); n == 0; n, _ = ch.Buffered() {
+		select {
+		case <-ctxT(t).Done():
+			t.Fatal("request never arrived")
+		default:
+		}
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- ch.Close(ctxT(t), session.Destroy()) }()
+	a := p.next()
+	if a.Error == nil || string(*a.ID) != `"t1"` {
+		t.Fatalf("unread request was not answered on close: %+v", a)
+	}
+	f := p.expect("session.destroy")
+	if string(f.Params) != `{"sessionId":"s1"}` {
+		t.Errorf("destroy params = %s", f.Params)
+	}
+	p.respond(f, `{"success":true}`)
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Contract 5: the connection's end reaches every pending call and channel
+// at once, with an error wrapping ErrStopped and the cause.
+func TestPeerCloseFailsEveryone(t *testing.T) {
+	r, p := newPeer(t, Config{})
+	ch := open(t, r, "s1")
+	ctx := ctxT(t)
+	var wg sync.WaitGroup
+	errs := make(chan error, 6)
+	for i := 0; i < 3; i++ {
+		wg.Add(1)
+		go func() { defer wg.Done(); errs <- r.Call(ctx, "slow", nil, nil) }()
+	}
+	for i := 0; i < 3; i++ {
+		p.expect("slow")
+	}
+	wg.Add(1)
+	go func() { defer wg.Done(); _, err := ch.Receive(ctx); errs <- err }()
+	p.conn.Close()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if !errors.Is(err, ErrStopped) || !strings.Contains(err.Error(), "closed by the peer") {
+			t.Errorf("err = %v, want ErrStopped with the cause", err)
+		}
+	}
+	<-r.Done()
+	if err := r.Call(ctx, "after", nil, nil); !errors.Is(err, ErrStopped) {
+		t.Errorf("call after stop = %v", err)
+	}
+	if _, err := r.Open("s2"); !errors.Is(err, ErrStopped) {
+		t.Errorf("open after stop = %v", err)
+	}
+}
+
+// Messages buffered before the stop are still delivered, then the error.
+func TestStopKeepsBufferedMessages(t *testing.T) {
+	r, p := newPeer(t, Config{})
+	ch := open(t, r, "s1")
+	p.event("s1", "a", "")
+	p.event("s1", "b", "")
+	p.conn.Close()
+	<-r.Done()
+	for _, w := range []string{"a", "b"} {
+		if ev := receiveEvent(t, ch); ev.Type != w {
+			t.Fatalf("got %s want %s", ev.Type, w)
+		}
+	}
+	if _, err := ch.Receive(ctxT(t)); !errors.Is(err, ErrStopped) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestCloseWithErrorGivesCause(t *testing.T) {
+	r, _ := newPeer(t, Config{})
+	ch := open(t, r, "s1")
+	cause := errors.New("copilot exited with status 3")
+	r.CloseWithError(cause)
+	_, err := ch.Receive(ctxT(t))
+	if !errors.Is(err, ErrStopped) || !errors.Is(err, cause) {
+		t.Fatalf("err = %v", err)
+	}
+	r.Close() // the first cause stands
+	if !errors.Is(r.Err(), cause) {
+		t.Fatalf("Err = %v", r.Err())
+	}
+}
+
+// Contract 6: bad input is counted and skipped, or ends the connection with
+// a clear error; never a panic.
+func TestMalformedFramesAreSkipped(t *testing.T) {
+	r, p := newPeer(t, Config{})
+	ch := open(t, r, "s1")
+	p.send(`{not json`)
+	p.send(`42`)
+	p.send(`{}`)
+	p.send(`[]`)
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"x","result":1}`)
+	p.send(`{"jsonrpc":"2.0","id":12345,"result":{}}`) // unknown id
+	p.send(`{"jsonrpc":"2.0","id":"zz","error":{"code":1,"message":"m"}}`)
+	p.event("nobody", "x", "")
+	p.event("s1", "still.alive", "")
+	if ev := receiveEvent(t, ch); ev.Type != "still.alive" {
+		t.Fatalf("got %s", ev.Type)
+	}
+	s := r.Stats()
+	if s.Malformed != 5 || s.UnknownResponses != 2 || s.DroppedUnknown != 1 {
+		t.Errorf("stats = %+v, want 5 malformed, 2 unknown responses, 1 dropped", s)
+	}
+}
+
+func TestDuplicateResponseCounted(t *testing.T) {
+	r, p := newPeer(t, Config{})
+	ch := open(t, r, "s1")
+	errc := make(chan error, 1)
+	go func() { errc <- r.Call(ctxT(t), "once", nil, nil) }()
+	f := p.expect("once")
+	p.respond(f, `1`)
+	p.respond(f, `2`)
+	p.event("s1", "sync", "")
+	receiveEvent(t, ch) // the reader has passed both responses
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	if s := r.Stats(); s.Responses != 1 || s.UnknownResponses != 1 {
+		t.Errorf("stats = %+v", s)
+	}
+}
+
+func TestFramingErrorsStopTheRouter(t *testing.T) {
+	cases := map[string]struct {
+		bytes string
+		want  error
+	}{
+		"oversize":     {"Content-Length: 999999999\r\n\r\n", wire.ErrFrameTooLarge},
+		"no length":    {"Content-Type: x\r\n\r\n{}", wire.ErrBadHeader},
+		"bad length":   {"Content-Length: -4\r\n\r\n", wire.ErrBadHeader},
+		"no colon":     {"garbage\r\n\r\n", wire.ErrBadHeader},
+		"bare newline": {"Content-Length: 2\n\n{}", wire.ErrBadHeader},
+		"endless":      {"Content-Length: 1" + strings.Repeat("1", 9000), wire.ErrBadHeader},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			r, p := newPeer(t, Config{MaxFrameBytes: 1 << 20})
+			ch := open(t, r, "s1")
+			go p.raw([]byte(c.bytes))
+			_, err := ch.Receive(ctxT(t))
+			if !errors.Is(err, ErrStopped) || !errors.Is(err, c.want) {
+				t.Fatalf("err = %v, want ErrStopped wrapping %v", err, c.want)
+			}
+		})
+	}
+}
+
+// Contract 7: a cancelled call removes its pending entry; its late answer
+// is counted as unknown. A cancelled receive returns ctx.Err().
+func TestCancelledCallForgetsItself(t *testing.T) {
+	r, p := newPeer(t, Config{})
+	ctx, cancel := context.WithCancel(ctxT(t))
+	errc := make(chan error, 1)
+	go func() { errc <- r.Call(ctx, "slow", nil, nil) }()
+	f := p.expect("slow")
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+	r.mu.Lock()
+	n := len(r.pending)
+	r.mu.Unlock()
+	if n != 0 {
+		t.Fatalf("%d pending entries after cancel", n)
+	}
+	ch := open(t, r, "s1")
+	p.respond(f, `{}`)
+	p.event("s1", "sync", "")
+	receiveEvent(t, ch)
+	if s := r.Stats(); s.UnknownResponses != 1 {
+		t.Errorf("UnknownResponses = %d", s.UnknownResponses)
+	}
+}
+
+func TestCancelledReceive(t *testing.T) {
+	r, p := newPeer(t, Config{})
+	ch := open(t, r, "s1")
+	ctx, cancel := context.WithCancel(ctxT(t))
+	cancel()
+	if _, err := ch.Receive(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+	p.event("s1", "after", "") // nothing was lost by the cancelled receive
+	if ev := receiveEvent(t, ch); ev.Type != "after" {
+		t.Fatal(ev.Type)
+	}
+}
+
+// Contract 8: a consumer that reacts to a request by calling back into the
+// router cannot deadlock it, even while another session's buffer is full
+// and the peer keeps writing.
+func TestHandlerMayCallBack(t *testing.T) {
+	r, p := newPeer(t, Config{MaxSessionBufferBytes: 16 << 10})
+	ch := open(t, r, "tools")
+	open(t, r, "full") // never read
+	ctx := ctxT(t)
+	go func() {
+		for i := 0; i < 100; i++ {
+			p.delta("full", strings.Repeat("y", 500))
+		}
+		p.send(`{"jsonrpc":"2.0","id":"tc","method":"tool.call","params":{"sessionId":"tools","toolName":"lookup","toolCallId":"c1","arguments":{}}}`)
+	}()
+	consumer := make(chan error, 1)
+	go func() {
+		step, err := ch.Next(ctx, nil)
+		if err != nil {
+			consumer <- err
+			return
+		}
+		if step.Tool == nil || step.Tool.Request == nil {
+			consumer <- fmt.Errorf("step = %+v, want a tool.call", step)
+			return
+		}
+		var out json.RawMessage
+		if err := r.Call(ctx, "lookup.backend", nil, &out); err != nil {
+			consumer <- err
+			return
+		}
+		consumer <- step.Tool.Request.Reply(ctx, map[string]any{"result": string(out)})
+	}()
+	p.respond(p.expect("lookup.backend"), `"42"`)
+	if err := <-consumer; err != nil {
+		t.Fatal(err)
+	}
+	a := p.next()
+	if string(*a.ID) != `"tc"` || !strings.Contains(string(a.Result), "42") {
+		t.Fatalf("tool answer = %+v", a)
+	}
+}
+
+func TestSubscriptions(t *testing.T) {
+	r, p := newPeer(t, Config{})
+	life, err := r.Subscribe("session.lifecycle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, _ := r.Subscribe()
+	p.send(`{"jsonrpc":"2.0","method":"session.lifecycle","params":{"type":"session.created","sessionId":"s"}}`)
+	p.send(`{"jsonrpc":"2.0","method":"other.note","params":{}}`)
+	m, err := life.Receive(ctxT(t))
+	if err != nil || m.Method != "session.lifecycle" {
+		t.Fatalf("%v %v", m, err)
+	}
+	for _, w := range []string{"session.lifecycle", "other.note"} {
+		if m, err := all.Receive(ctxT(t)); err != nil || m.Method != w {
+			t.Fatalf("got %v %v want %s", m.Method, err, w)
+		}
+	}
+	life.Close()
+	all.Close()
+	p.send(`{"jsonrpc":"2.0","method":"other.note","params":{}}`)
+	ch := open(t, r, "sync")
+	p.event("sync", "x", "")
+	receiveEvent(t, ch)
+	if s := r.Stats(); s.Unsubscribed != 1 {
+		t.Errorf("Unsubscribed = %d", s.Unsubscribed)
+	}
+}
+
+// A request naming no session, or a method nobody handles, is answered.
+func TestRequestWithoutSessionIsAnswered(t *testing.T) {
+	_, p := newPeer(t, Config{})
+	p.send(`{"jsonrpc":"2.0","id":5,"method":"hooks.invoke","params":{}}`)
+	a := p.next()
+	if a.Error == nil || a.Error.Code != -32601 {
+		t.Fatalf("%+v", a)
+	}
+}

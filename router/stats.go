@@ -1,0 +1,58 @@
+package router
+
+import "sync/atomic"
+
+// Stats are the router's counters since it started. Each is read atomically
+// on its own; the set is not one snapshot.
+type Stats struct {
+	// Routed counts messages delivered to a session's channel.
+	Routed uint64
+	// Responses counts responses matched to a waiting call.
+	Responses uint64
+	// DroppedUnknown counts messages for a session with no route: never
+	// created, already closed, or an assigned id that never bound.
+	DroppedUnknown uint64
+	// DroppedRefused counts messages a session's channel did not accept
+	// because it had failed or closed.
+	DroppedRefused uint64
+	// FellBehind counts sessions failed for passing their buffer bound.
+	FellBehind uint64
+	// Malformed counts frames skipped because their body was not a JSON-RPC
+	// message.
+	Malformed uint64
+	// UnknownResponses counts responses to no waiting call: unknown ids,
+	// duplicates, and answers to calls whose context had ended.
+	UnknownResponses uint64
+	// RequestsRefused counts incoming requests the router answered with an
+	// error itself: no session id, unknown session, closed session.
+	RequestsRefused uint64
+	// Unsubscribed counts global notifications that no subscriber wanted.
+	Unsubscribed uint64
+	// Sessions is the number of routes registered now.
+	Sessions int
+}
+
+type counters struct {
+	routed, responses, droppedUnknown, droppedRefused, fellBehind,
+	malformed, unknownResponses, requestsRefused, unsubscribed atomic.Uint64
+}
+
+// Stats returns the current counters.
+func (r *Router) Stats() Stats {
+	r.mu.Lock()
+	n := len(r.routes)
+	r.mu.Unlock()
+	c := &r.count
+	return Stats{
+		Routed:           c.routed.Load(),
+		Responses:        c.responses.Load(),
+		DroppedUnknown:   c.droppedUnknown.Load(),
+		DroppedRefused:   c.droppedRefused.Load(),
+		FellBehind:       c.fellBehind.Load(),
+		Malformed:        c.malformed.Load(),
+		UnknownResponses: c.unknownResponses.Load(),
+		RequestsRefused:  c.requestsRefused.Load(),
+		Unsubscribed:     c.unsubscribed.Load(),
+		Sessions:         n,
+	}
+}

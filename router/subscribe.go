@@ -1,0 +1,70 @@
+package router
+
+import (
+	"context"
+	"slices"
+
+	"github.com/quorum-go/quorum/session"
+)
+
+// Subscription receives global notifications (session.lifecycle and any
+// method other than session.event) in the order they were read. It is
+// buffered and fails with session.ErrFellBehind like a session channel.
+type Subscription struct {
+	methods []string // empty: every global notification
+	sink    *session.Sink
+}
+
+// Subscribe returns a subscription to the named notification methods, or to
+// all global notifications when none are named. Close it when done.
+func (r *Router) Subscribe(methods ...string) (*Subscription, error) {
+	s := &Subscription{methods: slices.Clone(methods)}
+	_, s.sink = session.New("", session.Config{MaxBufferedBytes: r.cfg.MaxSessionBufferBytes},
+		func(context.Context, string, bool) error { r.unsubscribe(s); return nil })
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.err != nil {
+		return nil, r.err
+	}
+	r.subs = append(r.subs, s)
+	return s, nil
+}
+
+// Receive returns the next notification; see session.Channel.Receive.
+func (s *Subscription) Receive(ctx context.Context) (session.Message, error) {
+	return s.sink.Channel().Receive(ctx)
+}
+
+// Close ends the subscription. It is idempotent.
+func (s *Subscription) Close() error { return s.sink.Channel().Close(context.Background()) }
+
+func (s *Subscription) wants(method string) bool {
+	return len(s.methods) == 0 || slices.Contains(s.methods, method)
+}
+
+func (r *Router) unsubscribe(s *Subscription) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.subs = slices.DeleteFunc(r.subs, func(x *Subscription) bool { return x == s })
+}
+
+// publish hands a global notification to every subscriber that wants it.
+func (r *Router) publish(m session.Message) {
+	r.mu.Lock()
+	var targets []*Subscription
+	for _, s := range r.subs {
+		if s.wants(m.Method) {
+			targets = append(targets, s)
+		}
+	}
+	r.mu.Unlock()
+	if len(targets) == 0 {
+		r.count.unsubscribed.Add(1)
+		return
+	}
+	for _, s := range targets {
+		if s.sink.Deliver(m) == session.Overflowed {
+			r.count.fellBehind.Add(1)
+		}
+	}
+}

@@ -1,0 +1,149 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"sync"
+)
+
+// DefaultMaxBufferedBytes is the default bound on what one session may have
+// buffered and unread before it fails with ErrFellBehind. At the CLI's
+// typical 400-byte event this is about 20,000 events.
+const DefaultMaxBufferedBytes = 8 << 20
+
+// CodeUnavailable is the JSON-RPC error code sent in answer to a request
+// whose session is unknown, closed or failed.
+const CodeUnavailable = -32001
+
+// Config configures one Channel. The zero value means the defaults.
+type Config struct {
+	// MaxBufferedBytes bounds the unread messages (by params size plus a
+	// small fixed overhead each). Default DefaultMaxBufferedBytes.
+	MaxBufferedBytes int
+}
+
+// CloseFunc is how a Channel leaves its router: it removes the route and,
+// when destroy is true, also ends the session on the server. The router
+// supplies it, so this package does not import the router.
+type CloseFunc func(ctx context.Context, id string, destroy bool) error
+
+// Channel is one session's end of the router: its own ordered mailbox of
+// messages. The design calls it SessionChannel. See the package doc for the
+// concurrency contract.
+type Channel struct {
+	id      string
+	mb      *mailbox
+	onClose CloseFunc
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// New returns a channel for session id and the Sink its router delivers
+// through. onClose may be nil (nothing to deregister from).
+func New(id string, cfg Config, onClose CloseFunc) (*Channel, *Sink) {
+	if cfg.MaxBufferedBytes <= 0 {
+		cfg.MaxBufferedBytes = DefaultMaxBufferedBytes
+	}
+	overflow := fmt.Errorf("%w (session %s, limit %d bytes)", ErrFellBehind, id, cfg.MaxBufferedBytes)
+	c := &Channel{id: id, mb: newMailbox(cfg.MaxBufferedBytes, overflow), onClose: onClose}
+	return c, &Sink{c: c}
+}
+
+// ID is the session id.
+func (c *Channel) ID() string { return c.id }
+
+// Receive returns the next message in the order the router read them. It
+// waits until one arrives, the channel fails or closes, or ctx ends (then
+// it returns ctx.Err() and nothing is lost: the next Receive gets the
+// message). After a failure it returns the error for every later call.
+func (c *Channel) Receive(ctx context.Context) (Message, error) {
+	return c.mb.get(ctx)
+}
+
+// Done is closed when the channel has failed or been closed.
+func (c *Channel) Done() <-chan struct{} { return c.mb.done }
+
+// Err is why the channel stopped, or nil while it works.
+func (c *Channel) Err() error {
+	c.mb.mu.Lock()
+	defer c.mb.mu.Unlock()
+	return c.mb.err
+}
+
+// Buffered reports how many messages, and how many bytes of them, wait.
+func (c *Channel) Buffered() (messages, bytes int) { return c.mb.buffered() }
+
+// CloseOption changes what Close does.
+type CloseOption func(*closeOptions)
+
+type closeOptions struct{ destroy bool }
+
+// Destroy makes Close also end the session on the server (session.destroy).
+func Destroy() CloseOption { return func(o *closeOptions) { o.destroy = true } }
+
+// Close deregisters the channel from its router: later messages for the
+// session are dropped and counted by the router, later requests answered
+// with an error. Unread messages are discarded and every request among them
+// is answered with an error, so the peer never waits on a closed session.
+// Receive returns ErrClosed afterwards. Only the first call has an effect;
+// ctx bounds only the optional server-side destroy.
+func (c *Channel) Close(ctx context.Context, opts ...CloseOption) error {
+	var o closeOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	c.closeOnce.Do(func() {
+		dropped := c.mb.fail(fmt.Errorf("%w (session %s)", ErrClosed, c.id), true)
+		refuse(dropped, "session "+c.id+" was closed by the client")
+		if c.onClose != nil {
+			c.closeErr = c.onClose(ctx, c.id, o.destroy)
+		}
+	})
+	return c.closeErr
+}
+
+// Sink is the router's side of a Channel. Its methods never block.
+type Sink struct{ c *Channel }
+
+// Delivery is the outcome of Sink.Deliver.
+type Delivery uint8
+
+const (
+	// Delivered: the message is in the channel.
+	Delivered Delivery = iota
+	// Overflowed: the message made the channel pass its bound; the channel
+	// has just failed with ErrFellBehind and dropped what it held.
+	Overflowed
+	// Refused: the channel had already closed or failed.
+	Refused
+)
+
+// Deliver appends m to the channel without waiting. A request that is not
+// delivered has been answered with an error already (as have the requests
+// an overflow drops); the caller only counts the drop.
+func (s *Sink) Deliver(m Message) Delivery {
+	d, dropped := s.c.mb.put(m)
+	if d != Delivered {
+		refuse(dropped, "session "+s.c.id+" fell behind and was failed")
+		refuse([]Message{m}, "session "+s.c.id+" is not accepting messages")
+	}
+	return d
+}
+
+// Fail ends the channel with err. Messages already buffered stay
+// receivable ahead of err: they were read before the failure.
+func (s *Sink) Fail(err error) { s.c.mb.fail(err, false) }
+
+// Channel returns the channel this sink feeds.
+func (s *Sink) Channel() *Channel { return s.c }
+
+// refuse answers every request among msgs with CodeUnavailable. Replies go
+// through the router's non-blocking writer, so this is safe on its reader.
+func refuse(msgs []Message, why string) {
+	for _, m := range msgs {
+		if m.IsRequest() {
+			_ = m.ReplyError(context.Background(), CodeUnavailable, why)
+		}
+	}
+}

@@ -1,0 +1,35 @@
+// Package session is one Copilot CLI session's end of a router: Channel
+// (the design's SessionChannel) holds the session's messages (Message, the
+// design's RoutedMessage) in the order the router read them, and reads
+// turns out of them.
+//
+// # Buffering and blocking
+//
+// A Channel's mailbox is a queue the router appends to without ever
+// waiting. It holds up to Config.MaxBufferedBytes (8 MiB by default) of
+// unread messages; past that the channel fails with ErrFellBehind, drops
+// what it held and refuses further messages, so one slow consumer cannot
+// hold back the connection. Every request the channel drops or refuses is
+// answered with an error (code CodeUnavailable).
+//
+// Receive blocks until a message, the channel's end or the end of its
+// context. A Receive cut short by its context loses nothing. Several
+// goroutines may Receive at once; each message goes to one of them, and a
+// turn should be read by one goroutine.
+//
+// # Turns
+//
+// A turn is the events that follow session.send up to session.idle. Next
+// reads them and stops early for a tool or permission request so the caller
+// can answer it; ReadTurn reads a turn that needs no tools. Both stream text
+// deltas to Handlers.OnDelta as they arrive. A session.error ends the turn
+// with a *TurnError carrying the CLI's message; an abort with ErrAborted.
+// Handlers run on the reading goroutine and may call the router.
+//
+// # Closing
+//
+// Close deregisters the channel from its router, answers the requests it
+// still held, and, with the Destroy option, ends the session on the server.
+// It is idempotent. A channel's own goroutine count is zero: it costs
+// memory only for what it buffers.
+package session

@@ -1,0 +1,44 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+)
+
+var (
+	// ErrFellBehind reports that the session's consumer did not keep up: its
+	// buffered messages passed the configured bound, so the router failed
+	// this session alone and dropped what it had buffered.
+	ErrFellBehind = errors.New("session: consumer fell behind; buffered messages passed the limit (read faster or raise MaxBufferedBytes)")
+
+	// ErrClosed reports a receive on a channel that was closed.
+	ErrClosed = errors.New("session: channel closed")
+
+	// ErrTurnFailed is wrapped by *TurnError, the error of a turn that ended
+	// with a session.error event.
+	ErrTurnFailed = errors.New("session: turn failed")
+
+	// ErrAborted reports a turn that ended because it was aborted.
+	ErrAborted = errors.New("session: turn aborted")
+
+	// ErrUnexpectedTool reports a tool or permission request met by ReadTurn,
+	// which has nobody to answer it; use Next to handle tools.
+	ErrUnexpectedTool = errors.New("session: the model asked for a tool, but the turn is being read without a tool handler")
+)
+
+// TurnError is a session.error event: the Copilot CLI's own account of why a
+// turn failed. errors.Is(err, ErrTurnFailed) holds for it.
+type TurnError struct {
+	Type    string // the CLI's errorType, e.g. "model_call"
+	Message string // the CLI's message, as sent
+}
+
+func (e *TurnError) Error() string {
+	if e.Type == "" {
+		return fmt.Sprintf("session: turn failed: %s", e.Message)
+	}
+	return fmt.Sprintf("session: turn failed (%s): %s", e.Type, e.Message)
+}
+
+// Unwrap makes errors.Is(err, ErrTurnFailed) true.
+func (e *TurnError) Unwrap() error { return ErrTurnFailed }

@@ -1,0 +1,89 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// Method names the router routes by session.
+const (
+	// MethodEvent is the notification that carries one session event.
+	MethodEvent = "session.event"
+	// MethodToolCall is the protocol-2 request asking the client to run a tool.
+	MethodToolCall = "tool.call"
+)
+
+// Replier answers one incoming request. The router supplies it; it must not
+// block on the peer.
+type Replier interface {
+	Reply(ctx context.Context, id jsonrpc2.ID, result any) error
+	ReplyWithError(ctx context.Context, id jsonrpc2.ID, err *jsonrpc2.Error) error
+}
+
+// Message is one message routed to a session: a notification (almost always
+// session.event) or an incoming request that must be answered. The design
+// calls it RoutedMessage.
+type Message struct {
+	Method string
+	Params json.RawMessage
+	// ID is the request id; meaningful only when IsRequest.
+	ID      jsonrpc2.ID
+	replier Replier
+}
+
+// NewNotification returns a notification message.
+func NewNotification(method string, params json.RawMessage) Message {
+	return Message{Method: method, Params: params}
+}
+
+// NewRequest returns a request message answered through r.
+func NewRequest(method string, id jsonrpc2.ID, params json.RawMessage, r Replier) Message {
+	return Message{Method: method, Params: params, ID: id, replier: r}
+}
+
+// IsRequest reports whether the peer waits for an answer to m.
+func (m Message) IsRequest() bool { return m.replier != nil }
+
+// ErrNotRequest is returned when replying to a notification.
+var ErrNotRequest = errors.New("session: message is a notification; there is nothing to reply to")
+
+// Reply answers the request with result.
+func (m Message) Reply(ctx context.Context, result any) error {
+	if m.replier == nil {
+		return ErrNotRequest
+	}
+	return m.replier.Reply(ctx, m.ID, result)
+}
+
+// ReplyError answers the request with a JSON-RPC error.
+func (m Message) ReplyError(ctx context.Context, code int64, message string) error {
+	if m.replier == nil {
+		return ErrNotRequest
+	}
+	return m.replier.ReplyWithError(ctx, m.ID, &jsonrpc2.Error{Code: code, Message: message})
+}
+
+// Event decodes a session.event notification.
+func (m Message) Event() (Event, error) {
+	if m.Method != MethodEvent {
+		return Event{}, fmt.Errorf("session: %s is not a %s", m.Method, MethodEvent)
+	}
+	var p struct {
+		Event *Event `json:"event"`
+	}
+	if err := json.Unmarshal(m.Params, &p); err != nil {
+		return Event{}, fmt.Errorf("session: decoding %s: %w", MethodEvent, err)
+	}
+	if p.Event == nil {
+		return Event{}, fmt.Errorf("session: %s without an event", MethodEvent)
+	}
+	return *p.Event, nil
+}
+
+// size is what the message costs against the mailbox bound: its params plus
+// a fixed overhead, so that a flood of empty messages is bounded too.
+func (m Message) size() int { return len(m.Params) + len(m.Method) + 128 }
