@@ -62,12 +62,15 @@ func (q *queueWriter) drain() {
 			return
 		}
 		q.mu.Lock()
-		buf := q.pending
-		q.pending = q.spare[:0]
-		q.mu.Unlock()
-		if len(buf) == 0 {
+		if len(q.pending) == 0 {
+			q.mu.Unlock()
 			continue
 		}
+		// Hand the writer the filled buffer and let Write fill the spare. The
+		// spare is taken, not shared: the two must never alias.
+		buf := q.pending
+		q.pending, q.spare = q.spare[:0], nil
+		q.mu.Unlock()
 		_, err := q.w.Write(buf)
 		q.mu.Lock()
 		if err != nil && q.err == nil {
