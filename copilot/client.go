@@ -1,0 +1,260 @@
+package copilot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/rs/zerolog"
+
+	"github.com/quorum-go/quorum/router"
+)
+
+// Client is a connection to one Copilot CLI, usually a child process it
+// started, over which any number of sessions run at once.
+type Client struct {
+	opts Options
+	log  zerolog.Logger
+
+	ctx    context.Context // ends when the client closes; bounds restarts
+	cancel context.CancelFunc
+
+	mu         sync.Mutex
+	cur        *link
+	restarting chan struct{} // non-nil while a restart runs; closed after
+	closed     bool
+	restarts   int
+
+	wg sync.WaitGroup // supervisors and child watchers
+}
+
+// link is one live connection: a router, its handshake, and the child
+// behind it (nil for Connect).
+type link struct {
+	r     *router.Router
+	child *child
+	info  ConnectResult
+}
+
+// Start starts the Copilot CLI as a child process in headless server mode,
+// connects to it over Options.Transport and checks the protocol version.
+// Close the client to stop the child.
+func Start(ctx context.Context, opts Options) (*Client, error) {
+	c := newClient(opts)
+	l, err := c.startLink(ctx)
+	if err != nil {
+		c.cancel()
+		return nil, err
+	}
+	c.cur = l
+	if c.opts.Restart != nil {
+		c.wg.Add(1)
+		go c.supervise(l)
+	}
+	return c, nil
+}
+
+// Connect runs the client over an existing connection to a CLI server (a
+// TCP connection to a CLI started elsewhere, or an in-memory pipe to a
+// simulator) and checks the protocol version. Options about the child
+// process are ignored. The client owns conn.
+func Connect(ctx context.Context, conn io.ReadWriteCloser, opts Options) (*Client, error) {
+	c := newClient(opts)
+	r := router.New(conn, c.opts.Router)
+	info, err := handshake(ctx, r, c.opts)
+	if err != nil {
+		r.Close()
+		c.cancel()
+		return nil, err
+	}
+	c.cur = &link{r: r, info: info}
+	return c, nil
+}
+
+func newClient(opts Options) *Client {
+	opts = opts.withDefaults()
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Client{opts: opts, log: *opts.Logger, ctx: ctx, cancel: cancel}
+}
+
+// startLink starts a child, routes its connection and shakes hands, all
+// within StartTimeout.
+func (c *Client) startLink(ctx context.Context) (*link, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.opts.StartTimeout)
+	defer cancel()
+	ch, err := startChild(ctx, c.opts)
+	if err != nil {
+		return nil, err
+	}
+	r := router.New(ch.conn, c.opts.Router)
+	// The child's death is the router's end, with the exit status and the
+	// end of stderr as the cause every waiter sees.
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		select {
+		case <-ch.exited:
+			r.CloseWithError(ch.exitCause())
+		case <-r.Done():
+		}
+	}()
+	info, err := handshake(ctx, r, c.opts)
+	if err != nil {
+		r.Close()
+		ch.stop(0)
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
+			err = fmt.Errorf("%w: no handshake within %v (%v); its stderr: %s", ErrStartTimeout, c.opts.StartTimeout, err, ch.stderrTail())
+		}
+		return nil, err
+	}
+	return &link{r: r, child: ch, info: info}, nil
+}
+
+// handshake sends connect and checks the protocol version; a server
+// without connect is asked with ping instead.
+func handshake(ctx context.Context, r *router.Router, o Options) (ConnectResult, error) {
+	var info ConnectResult
+	err := r.Call(ctx, methodConnect, struct{}{}, &info)
+	var ce *router.CallError
+	if errors.As(err, &ce) && ce.Code == -32601 {
+		var p PingResult
+		if err = r.Call(ctx, methodPing, map[string]string{"message": "quorum"}, &p); err == nil {
+			info = ConnectResult{OK: true, ProtocolVersion: p.ProtocolVersion}
+		}
+	}
+	if err != nil {
+		return info, fmt.Errorf("copilot: handshake with the Copilot CLI: %w", err)
+	}
+	if info.ProtocolVersion != ProtocolVersion {
+		return info, &VersionError{Got: info.ProtocolVersion, Want: ProtocolVersion, CLIVersion: info.Version}
+	}
+	o.Logger.Debug().Str("version", info.Version).Int("protocol", info.ProtocolVersion).Msg("connected to the Copilot CLI")
+	return info, nil
+}
+
+// link returns the current connection, waiting for a restart in progress.
+func (c *Client) link(ctx context.Context) (*link, error) {
+	for {
+		c.mu.Lock()
+		if c.closed {
+			c.mu.Unlock()
+			return nil, ErrClosed
+		}
+		l, wait := c.cur, c.restarting
+		c.mu.Unlock()
+		if wait == nil {
+			return l, nil
+		}
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// Router returns the router of the current connection, for calls this
+// package does not wrap.
+func (c *Client) Router() *router.Router {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cur.r
+}
+
+// Info returns what the CLI said in the handshake.
+func (c *Client) Info() ConnectResult {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cur.info
+}
+
+// Restarts counts the restarts of a supervised child.
+func (c *Client) Restarts() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.restarts
+}
+
+// Close stops every session (they get an error wrapping router.ErrStopped
+// and ErrClosed), closes the connection, stops the child gracefully within
+// Options.ShutdownTimeout and then kills its process group. It returns
+// once every goroutine the client started has ended. Safe to call twice.
+func (c *Client) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	l := c.cur
+	c.mu.Unlock()
+	c.cancel()
+	l.r.Close()
+	if l.child != nil {
+		l.child.stop(c.opts.ShutdownTimeout)
+	}
+	c.wg.Wait()
+	// A restart may have installed a newer link while we closed the old one.
+	c.mu.Lock()
+	last := c.cur
+	c.mu.Unlock()
+	if last != l {
+		last.r.Close()
+		if last.child != nil {
+			last.child.stop(c.opts.ShutdownTimeout)
+		}
+	}
+	return nil
+}
+
+// call makes a call on the current connection.
+func (c *Client) call(ctx context.Context, method string, params, result any) error {
+	l, err := c.link(ctx)
+	if err != nil {
+		return err
+	}
+	return l.r.Call(ctx, method, params, result)
+}
+
+// Ping checks that the CLI answers.
+func (c *Client) Ping(ctx context.Context, message string) (PingResult, error) {
+	var p PingResult
+	err := c.call(ctx, methodPing, map[string]string{"message": message}, &p)
+	return p, err
+}
+
+// Models lists the models the CLI offers.
+func (c *Client) Models(ctx context.Context) ([]Model, error) {
+	var res struct {
+		Models []Model `json:"models"`
+	}
+	if err := c.call(ctx, methodModelsList, struct{}{}, &res); err != nil {
+		return nil, err
+	}
+	return res.Models, nil
+}
+
+// AuthStatus reports whether the CLI is logged in.
+func (c *Client) AuthStatus(ctx context.Context) (AuthStatus, error) {
+	var s AuthStatus
+	err := c.call(ctx, methodAuthStatus, struct{}{}, &s)
+	return s, err
+}
+
+// RequireAuth returns an error wrapping ErrNotAuthenticated, which says how
+// to log in, unless the CLI is logged in.
+func (c *Client) RequireAuth(ctx context.Context) error {
+	s, err := c.AuthStatus(ctx)
+	if err != nil {
+		return err
+	}
+	if !s.IsAuthenticated {
+		if s.StatusMessage != "" {
+			return fmt.Errorf("%w (%s)", ErrNotAuthenticated, s.StatusMessage)
+		}
+		return ErrNotAuthenticated
+	}
+	return nil
+}

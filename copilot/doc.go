@@ -1,0 +1,60 @@
+// Package copilot drives the GitHub Copilot CLI (npm @github/copilot) as a
+// headless JSON-RPC server and runs many model sessions on it at once. It
+// is what most users of this module import.
+//
+//	c, err := copilot.Start(ctx, copilot.Options{})   // finds `copilot`, starts it over stdio
+//	defer c.Close()
+//	s, err := c.NewSession(ctx, copilot.SessionConfig{Model: "claude-sonnet-4.5"})
+//	answer, err := s.Ask(ctx, "Why is the sky blue?")
+//
+// # The child process
+//
+// Start finds the binary (Options.CLIPath, then $COPILOT_CLI_PATH, then
+// `copilot` on PATH; otherwise an error wrapping ErrCLINotFound that says
+// how to install it), starts it in its own process group over stdio or TCP,
+// keeps draining its output (the end of stderr is kept for error messages),
+// and checks the protocol version with the connect handshake (ping for
+// servers without it). Start-up is bounded by Options.StartTimeout, which
+// fires even while the child prints nothing. Close asks the child to exit
+// (stdin closed, then SIGTERM), kills its process group after
+// Options.ShutdownTimeout, and returns once every goroutine it started has
+// ended. Connect runs the same client over a connection you already have
+// (a simulator, a CLI started elsewhere).
+//
+// # Sessions and turns
+//
+// Sessions run concurrently over the one connection; the router below
+// delivers each session's events to its own channel, so a slow session
+// never holds up another (see package router). A session runs one turn at
+// a time: Stream sends a prompt and reads the turn to session.idle,
+// passing text deltas and events to its handlers as they arrive; Ask waits
+// for the final answer. A session.error ends the turn with an error
+// wrapping ErrTurnFailed that carries the CLI's message. Cancelling a
+// turn's context aborts the turn on the CLI.
+//
+// # Tools and permissions
+//
+// Client tools (SessionConfig.Tools) are Go functions the model may call.
+// Calls arrive as protocol-3 external_tool.requested events or as the older
+// tool.call request, and are answered automatically. Each call passes the
+// session's tool pipeline, a chain of stages assembled at creation: a trace
+// recorder, a per-turn call limit (past it the turn is aborted with
+// ErrToolLimit), a tool profile, your own stages, and output truncation. A
+// handler's error or panic becomes a failed result for the model; a stage
+// that panics is logged and skipped.
+//
+// Permission requests go to SessionConfig.Permissions, which denies
+// everything by default: choose ApproveAll or your own policy explicitly,
+// or mark trusted tools SkipPermission. SessionConfig.BuiltinTools set to
+// NoBuiltinTools switches the CLI's own tools (shell, files, web) off.
+//
+// # Failure and restart
+//
+// When the child dies, every waiter gets an error wrapping
+// router.ErrStopped and ErrCLIExited with the exit status and the end of
+// stderr. With Options.Restart, the client then starts a new child with
+// exponential backoff, and new sessions work again; sessions of the dead
+// child stay failed.
+//
+// All methods are safe for concurrent use.
+package copilot

@@ -1,0 +1,55 @@
+package copilot
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/quorum-go/quorum/router"
+	"github.com/quorum-go/quorum/session"
+)
+
+var (
+	// ErrCLINotFound reports that no Copilot CLI binary could be found.
+	ErrCLINotFound = errors.New("copilot: the GitHub Copilot CLI was not found; install it with `npm install -g @github/copilot`, or set COPILOT_CLI_PATH or Options.CLIPath to its binary")
+
+	// ErrStartTimeout reports a CLI that did not become ready in time.
+	ErrStartTimeout = errors.New("copilot: the Copilot CLI did not start in time")
+
+	// ErrCLIExited reports that the CLI child process ended. It is the cause
+	// wrapped, with router.ErrStopped, by every waiter's error.
+	ErrCLIExited = errors.New("copilot: the Copilot CLI exited")
+
+	// ErrProtocolVersion reports a CLI that speaks another protocol version;
+	// *VersionError carries both versions.
+	ErrProtocolVersion = errors.New("copilot: protocol version mismatch")
+
+	// ErrNotAuthenticated reports a CLI with no usable login.
+	ErrNotAuthenticated = errors.New("copilot: the Copilot CLI is not logged in; run `copilot login`, or pass a token (Options.AuthToken or COPILOT_SDK_AUTH_TOKEN)")
+
+	// ErrToolLimit reports a turn aborted because the model called tools
+	// more often than SessionConfig.MaxToolCalls allows.
+	ErrToolLimit = errors.New("copilot: tool-call limit reached; the turn was aborted")
+
+	// ErrClosed reports use of a closed Client.
+	ErrClosed = errors.New("copilot: client closed")
+
+	// Re-exported so callers need not import the lower packages.
+	ErrStopped    = router.ErrStopped
+	ErrTurnFailed = session.ErrTurnFailed
+	ErrAborted    = session.ErrAborted
+	ErrFellBehind = session.ErrFellBehind
+)
+
+// VersionError is a protocol version mismatch.
+type VersionError struct {
+	Got, Want  int
+	CLIVersion string
+}
+
+func (e *VersionError) Error() string {
+	return fmt.Sprintf("copilot: the Copilot CLI %s speaks protocol version %d, this package speaks %d; install a matching CLI (npm install -g @github/copilot) or upgrade this module",
+		e.CLIVersion, e.Got, e.Want)
+}
+
+// Unwrap makes errors.Is(err, ErrProtocolVersion) true.
+func (e *VersionError) Unwrap() error { return ErrProtocolVersion }

@@ -1,0 +1,256 @@
+package copilot
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// child is one running Copilot CLI process and the connection to it.
+type child struct {
+	cmd    *exec.Cmd
+	conn   io.ReadWriteCloser
+	stdin  *os.File // our end of the child's stdin; closing it asks stdio mode to exit
+	stderr *tailBuffer
+	log    zerolog.Logger
+
+	exited  chan struct{} // closed once the process has been reaped
+	exitErr error         // set before exited closes
+
+	drains sync.WaitGroup // stdout (TCP) and stderr readers
+}
+
+var portLine = regexp.MustCompile(`listening on port (\d+)`)
+
+// startChild starts the CLI in headless server mode and connects to it.
+// Everything it starts is stopped again if it fails.
+func startChild(ctx context.Context, o Options) (*child, error) {
+	bin, err := FindCLI(o.CLIPath)
+	if err != nil {
+		return nil, err
+	}
+	args := []string{"--headless", "--no-auto-update", "--no-auto-login"}
+	if o.Transport == TCP {
+		args = append(args, "--port", "0")
+	} else {
+		args = append(args, "--stdio")
+	}
+	env := o.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	if o.AuthToken != "" {
+		env = append(env, "COPILOT_SDK_AUTH_TOKEN="+o.AuthToken)
+	}
+	if o.AuthToken != "" || hasEnv(env, "COPILOT_SDK_AUTH_TOKEN") {
+		args = append(args, "--auth-token-env", "COPILOT_SDK_AUTH_TOKEN")
+	}
+	if o.LogLevel != "" {
+		args = append(args, "--log-level", o.LogLevel)
+	}
+	if o.LogDir != "" {
+		args = append(args, "--log-dir", o.LogDir)
+	}
+	args = append(args, o.Args...)
+
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = o.WorkingDir
+	cmd.Env = env
+	// Its own process group, so that Close can end the CLI and anything it
+	// started without touching ours.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+
+	// Pipes of our own rather than cmd.StdoutPipe: exec.Cmd.Wait closes
+	// those, and Wait runs while the router still reads.
+	var ours, theirs []*os.File
+	pipe := func() (r, w *os.File) {
+		if err == nil {
+			r, w, err = os.Pipe()
+		}
+		return r, w
+	}
+	inR, inW := pipe()
+	outR, outW := pipe()
+	errR, errW := pipe()
+	ours, theirs = []*os.File{inW, outR, errR}, []*os.File{inR, outW, errW}
+	closeAll := func(fs []*os.File) {
+		for _, f := range fs {
+			if f != nil {
+				f.Close()
+			}
+		}
+	}
+	if err != nil {
+		closeAll(ours)
+		closeAll(theirs)
+		return nil, fmt.Errorf("copilot: creating pipes: %w", err)
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+
+	c := &child{
+		cmd:    cmd,
+		stdin:  inW,
+		stderr: &tailBuffer{max: 8 << 10},
+		log:    o.Logger.With().Str("component", "copilot-cli").Logger(),
+		exited: make(chan struct{}),
+	}
+	if err := cmd.Start(); err != nil {
+		closeAll(ours)
+		closeAll(theirs)
+		return nil, fmt.Errorf("copilot: starting %s: %w", bin, err)
+	}
+	closeAll(theirs) // the child holds them now; keeping ours would hide its EOF
+	c.log.Debug().Int("pid", cmd.Process.Pid).Strs("args", args).Msg("started the Copilot CLI")
+
+	go func() {
+		c.exitErr = cmd.Wait()
+		close(c.exited)
+	}()
+	c.drains.Add(1)
+	go c.drainStderr(errR)
+
+	if o.Transport != TCP {
+		c.conn = &stdioConn{r: outR, w: inW}
+		return c, nil
+	}
+	ports := make(chan string, 1)
+	c.drains.Add(1)
+	go c.drainStdout(outR, ports)
+	timer := time.NewTimer(o.StartTimeout)
+	defer timer.Stop()
+	var port string
+	select {
+	case port = <-ports:
+	case <-c.exited:
+		err = c.exitCause()
+	case <-timer.C:
+		err = fmt.Errorf("%w: no `listening on port` line within %v; stderr: %s", ErrStartTimeout, o.StartTimeout, c.stderrTail())
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	if err == nil {
+		d := net.Dialer{Timeout: o.StartTimeout}
+		var conn net.Conn
+		if conn, err = d.DialContext(ctx, "tcp", net.JoinHostPort("127.0.0.1", port)); err == nil {
+			c.conn = conn
+			return c, nil
+		}
+		err = fmt.Errorf("copilot: dialling the CLI on port %s: %w", port, err)
+	}
+	c.stop(0)
+	return nil, err
+}
+
+func hasEnv(env []string, name string) bool {
+	for _, kv := range env {
+		if strings.HasPrefix(kv, name+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// drainStderr keeps reading the child's stderr, so a full pipe never blocks
+// it, remembering the end for error messages.
+func (c *child) drainStderr(r *os.File) {
+	defer c.drains.Done()
+	defer r.Close()
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		c.stderr.Write(append(sc.Bytes(), '\n'))
+		c.log.Debug().Str("stream", "stderr").Msg(sc.Text())
+	}
+	io.Copy(io.Discard, r) // after a line too long for the scanner
+}
+
+// drainStdout reports the TCP port line, then keeps draining.
+func (c *child) drainStdout(r *os.File, ports chan<- string) {
+	defer c.drains.Done()
+	defer r.Close()
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	sent := false
+	for sc.Scan() {
+		line := sc.Text()
+		if m := portLine.FindStringSubmatch(line); m != nil && !sent {
+			ports <- m[1]
+			sent = true
+		}
+		c.log.Debug().Str("stream", "stdout").Msg(line)
+	}
+	io.Copy(io.Discard, r)
+}
+
+func (c *child) stderrTail() string {
+	s := strings.TrimSpace(c.stderr.String())
+	if s == "" {
+		return "(empty)"
+	}
+	return s
+}
+
+// exitCause describes the child's end; call it after exited is closed.
+func (c *child) exitCause() error {
+	status := "exit status 0"
+	if c.exitErr != nil {
+		status = c.exitErr.Error()
+	}
+	return fmt.Errorf("%w (%s); its stderr ended with: %s", ErrCLIExited, status, c.stderrTail())
+}
+
+// stop ends the child: it asks it to exit (stdin closed, then SIGTERM), waits
+// up to grace, then kills its process group, and waits for it to be reaped
+// and for its pipes to drain. It is safe to call more than once.
+func (c *child) stop(grace time.Duration) {
+	c.stdin.Close()
+	if c.conn != nil {
+		c.conn.Close()
+	}
+	pgid := c.cmd.Process.Pid
+	if grace > 0 {
+		select {
+		case <-c.exited:
+		case <-time.After(grace / 2):
+			syscall.Kill(-pgid, syscall.SIGTERM)
+			select {
+			case <-c.exited:
+			case <-time.After(grace / 2):
+			}
+		}
+	}
+	// Also after a clean exit: whatever the CLI started must not outlive it.
+	if err := syscall.Kill(-pgid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+		c.log.Debug().Err(err).Msg("killing the CLI's process group")
+	}
+	<-c.exited
+	c.drains.Wait()
+}
+
+// stdioConn is the child's stdout and stdin as one connection.
+type stdioConn struct {
+	r *os.File
+	w *os.File
+}
+
+func (s *stdioConn) Read(p []byte) (int, error)  { return s.r.Read(p) }
+func (s *stdioConn) Write(p []byte) (int, error) { return s.w.Write(p) }
+func (s *stdioConn) Close() error {
+	err := s.w.Close()
+	if rerr := s.r.Close(); err == nil {
+		err = rerr
+	}
+	return err
+}

@@ -1,0 +1,67 @@
+package copilot
+
+import (
+	"errors"
+
+	"github.com/cenkalti/backoff/v4"
+)
+
+// supervise waits for l's child to die and starts a new one with
+// exponential backoff, so that new sessions work again. Sessions of the
+// dead child have already failed with router.ErrStopped and the exit cause.
+func (c *Client) supervise(l *link) {
+	defer c.wg.Done()
+	select {
+	case <-l.child.exited:
+	case <-c.ctx.Done():
+		return
+	}
+	<-l.r.Done()
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	done := make(chan struct{})
+	c.restarting = done
+	c.mu.Unlock()
+	c.log.Warn().Err(l.r.Err()).Msg("the Copilot CLI died; restarting it")
+	l.child.stop(0) // reap it and its group
+
+	p := c.opts.Restart
+	b := backoff.NewExponentialBackOff()
+	b.InitialInterval, b.MaxInterval, b.MaxElapsedTime = p.InitialInterval, p.MaxInterval, 0
+	policy := backoff.WithContext(backoff.WithMaxRetries(b, uint64(p.MaxAttempts-1)), c.ctx)
+	var next *link
+	attempt := 0
+	err := backoff.Retry(func() error {
+		attempt++
+		var err error
+		next, err = c.startLink(c.ctx)
+		if err != nil {
+			c.log.Warn().Err(err).Int("attempt", attempt).Msg("restarting the Copilot CLI failed")
+			if errors.Is(err, ErrCLINotFound) {
+				return backoff.Permanent(err)
+			}
+		}
+		return err
+	}, policy)
+
+	c.mu.Lock()
+	defer close(done)
+	defer c.mu.Unlock()
+	c.restarting = nil
+	if err != nil {
+		c.log.Error().Err(err).Msg("giving up restarting the Copilot CLI")
+		return
+	}
+	if c.closed || c.ctx.Err() != nil {
+		// Close ran meanwhile; it stops whatever c.cur is, so hand it over.
+		c.cur = next
+		return
+	}
+	c.cur = next
+	c.restarts++
+	c.wg.Add(1)
+	go c.supervise(next)
+}

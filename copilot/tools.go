@@ -1,0 +1,210 @@
+package copilot
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime/debug"
+	"slices"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/rs/zerolog"
+)
+
+// ToolCall is one call of a client tool by the model.
+type ToolCall struct {
+	SessionID string
+	ID        string // the CLI's toolCallId
+	Name      string
+	Arguments json.RawMessage
+}
+
+// ToolHandler runs a tool. Its text goes back to the model; an error is
+// given to the model as a failed tool result (the turn goes on).
+type ToolHandler func(ctx context.Context, call ToolCall) (string, error)
+
+// Tool is a client tool the model may call.
+type Tool struct {
+	Name        string
+	Description string
+	// Parameters is the JSON Schema of the arguments.
+	Parameters json.RawMessage
+	// SkipPermission exempts the tool from the permission policy: the CLI
+	// then calls it without asking.
+	SkipPermission bool
+	Handler        ToolHandler
+}
+
+// ToolStage wraps the handling of every tool call of a session: a
+// middleware. Stages are assembled once, when the session is created. A
+// stage that panics is logged and skipped for that call; it never breaks
+// the turn.
+type ToolStage struct {
+	Name string
+	Wrap func(next ToolHandler) ToolHandler
+}
+
+// LimitToolCalls allows at most n tool calls per turn. Past that, the call
+// gets an error result and the turn is aborted with ErrToolLimit.
+func LimitToolCalls(n int) ToolStage {
+	return ToolStage{Name: "limit", Wrap: func(next ToolHandler) ToolHandler {
+		return func(ctx context.Context, call ToolCall) (string, error) {
+			if t := turnOf(ctx); t != nil {
+				t.calls++
+				if t.calls > n {
+					return "", fmt.Errorf("%w (at most %d per turn)", ErrToolLimit, n)
+				}
+			}
+			return next(ctx, call)
+		}
+	}}
+}
+
+// TruncateToolOutput cuts results longer than max bytes, at a character
+// boundary, and says so in the text the model reads.
+func TruncateToolOutput(max int) ToolStage {
+	return ToolStage{Name: "truncate", Wrap: func(next ToolHandler) ToolHandler {
+		return func(ctx context.Context, call ToolCall) (string, error) {
+			out, err := next(ctx, call)
+			if len(out) <= max {
+				return out, err
+			}
+			cut := max
+			for cut > 0 && !utf8.RuneStart(out[cut]) {
+				cut--
+			}
+			return out[:cut] + fmt.Sprintf("\n[output truncated: %d of %d bytes shown]", cut, len(out)), err
+		}
+	}}
+}
+
+// ProfileTools restricts a session to the named tools: only they are
+// declared to the CLI (see SessionConfig.Profile) and a call to any other is
+// refused.
+func ProfileTools(profile string, allowed []string) ToolStage {
+	return ToolStage{Name: "profile", Wrap: func(next ToolHandler) ToolHandler {
+		return func(ctx context.Context, call ToolCall) (string, error) {
+			if !slices.Contains(allowed, call.Name) {
+				return "", fmt.Errorf("tool %q is not in profile %q", call.Name, profile)
+			}
+			return next(ctx, call)
+		}
+	}}
+}
+
+// TraceEntry is one recorded tool call.
+type TraceEntry struct {
+	Session   string          `json:"session"`
+	Tool      string          `json:"tool"`
+	CallID    string          `json:"callId"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Result    string          `json:"result,omitempty"`
+	Error     string          `json:"error,omitempty"`
+	Start     time.Time       `json:"start"`
+	Duration  time.Duration   `json:"duration"`
+}
+
+// ToolTrace records every tool call that passes its stage, for
+// transcripts. Safe for concurrent use; one trace may serve many sessions.
+type ToolTrace struct {
+	mu      sync.Mutex
+	entries []TraceEntry
+	// OnEntry, if set, gets each entry as it is recorded.
+	OnEntry func(TraceEntry)
+}
+
+// Entries returns a copy of what was recorded.
+func (t *ToolTrace) Entries() []TraceEntry {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.Clone(t.entries)
+}
+
+// Stage is the recording stage.
+func (t *ToolTrace) Stage() ToolStage {
+	return ToolStage{Name: "trace", Wrap: func(next ToolHandler) ToolHandler {
+		return func(ctx context.Context, call ToolCall) (string, error) {
+			start := time.Now()
+			out, err := next(ctx, call)
+			e := TraceEntry{Session: call.SessionID, Tool: call.Name, CallID: call.ID, Arguments: call.Arguments,
+				Result: out, Start: start, Duration: time.Since(start)}
+			if err != nil {
+				e.Error = err.Error()
+			}
+			t.mu.Lock()
+			t.entries = append(t.entries, e)
+			onEntry := t.OnEntry
+			t.mu.Unlock()
+			if onEntry != nil {
+				onEntry(e)
+			}
+			return out, err
+		}
+	}}
+}
+
+// buildPipeline composes stages around the tool dispatch, outermost first.
+func buildPipeline(stages []ToolStage, dispatch ToolHandler, log zerolog.Logger) ToolHandler {
+	h := dispatch
+	for i := len(stages) - 1; i >= 0; i-- {
+		h = guardStage(stages[i], h, log)
+	}
+	return h
+}
+
+// guardStage skips a stage that panics, calling next directly (or keeping
+// next's answer if the stage panicked after calling it).
+func guardStage(s ToolStage, next ToolHandler, log zerolog.Logger) ToolHandler {
+	type answer struct {
+		out string
+		err error
+	}
+	return func(ctx context.Context, call ToolCall) (out string, err error) {
+		var got *answer
+		inner := func(ctx context.Context, call ToolCall) (string, error) {
+			o, e := next(ctx, call)
+			got = &answer{o, e}
+			return o, e
+		}
+		defer func() {
+			if p := recover(); p != nil {
+				log.Error().Str("stage", s.Name).Interface("panic", p).Str("stack", string(debug.Stack())).
+					Msg("a tool stage panicked; skipping it")
+				if got != nil {
+					out, err = got.out, got.err
+				} else {
+					out, err = next(ctx, call)
+				}
+			}
+		}()
+		return s.Wrap(inner)(ctx, call)
+	}
+}
+
+// safeHandler turns a handler's panic into an error for the model.
+func safeHandler(h ToolHandler) ToolHandler {
+	return func(ctx context.Context, call ToolCall) (out string, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				out, err = "", fmt.Errorf("tool %s panicked: %v", call.Name, p)
+			}
+		}()
+		return h(ctx, call)
+	}
+}
+
+// turnState is per-turn state that stages may read from the context.
+type turnState struct{ calls int }
+
+type turnKey struct{}
+
+func withTurn(ctx context.Context, t *turnState) context.Context {
+	return context.WithValue(ctx, turnKey{}, t)
+}
+
+func turnOf(ctx context.Context) *turnState {
+	t, _ := ctx.Value(turnKey{}).(*turnState)
+	return t
+}
