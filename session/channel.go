@@ -86,8 +86,9 @@ func Destroy() CloseOption { return func(o *closeOptions) { o.destroy = true } }
 // session are dropped and counted by the router, later requests answered
 // with an error. Unread messages are discarded and every request among them
 // is answered with an error, so the peer never waits on a closed session.
-// Receive returns ErrClosed afterwards. Only the first call has an effect;
-// ctx bounds only the optional server-side destroy.
+// Receive returns ErrClosed afterwards (or the channel's earlier failure,
+// if it had failed before). Only the first call has an effect, and every
+// call returns its result; ctx bounds only the optional server-side destroy.
 func (c *Channel) Close(ctx context.Context, opts ...CloseOption) error {
 	var o closeOptions
 	for _, opt := range opts {

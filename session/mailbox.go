@@ -22,6 +22,10 @@ type mailbox struct {
 
 	ready chan struct{} // one-slot signal: something was appended
 	done  chan struct{} // closed when err is set
+
+	// beforeWait, if set (by tests only), runs when get has found the queue
+	// empty and is about to wait.
+	beforeWait func()
 }
 
 func newMailbox(maxBytes int, overflow error) *mailbox {
@@ -89,6 +93,9 @@ func (b *mailbox) get(ctx context.Context) (Message, error) {
 		if ctx.Err() != nil {
 			return Message{}, ctx.Err()
 		}
+		if b.beforeWait != nil {
+			b.beforeWait()
+		}
 		select {
 		case <-b.ready:
 		case <-b.done:
@@ -100,6 +107,9 @@ func (b *mailbox) get(ctx context.Context) (Message, error) {
 
 // fail sets err unless already set. With discard, buffered messages are
 // dropped and returned; otherwise they stay receivable ahead of the error.
+// Discarding applies even when the mailbox had already failed: a Close
+// after the router's failure must still drop, and answer, what the failure
+// kept.
 func (b *mailbox) fail(err error, discard bool) []Message {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -107,12 +117,11 @@ func (b *mailbox) fail(err error, discard bool) []Message {
 }
 
 func (b *mailbox) failLocked(err error, discard bool) []Message {
-	if b.err != nil {
-		return nil
+	if b.err == nil {
+		b.err = err
+		close(b.done)
 	}
-	b.err = err
-	close(b.done)
-	if !discard {
+	if !discard || b.head == len(b.queue) {
 		return nil
 	}
 	dropped := append([]Message(nil), b.queue[b.head:]...)

@@ -72,15 +72,17 @@ func (c *Channel) Next(ctx context.Context, h *Handlers) (Step, error) {
 		h = &Handlers{}
 	}
 	var (
-		deltas   strings.Builder
-		messages []string
+		messages []string        // complete assistant messages
+		partial  strings.Builder // deltas of a message not yet complete
 		failure  error
 	)
+	// text is everything read: the complete messages and, when the step
+	// ends mid-message (a lost connection, an abort), the streamed part.
 	text := func() string {
-		if len(messages) > 0 {
+		if partial.Len() == 0 {
 			return strings.Join(messages, "\n\n")
 		}
-		return deltas.String()
+		return strings.Join(append(messages[:len(messages):len(messages)], partial.String()), "\n\n")
 	}
 	for {
 		m, err := c.Receive(ctx)
@@ -91,7 +93,11 @@ func (c *Channel) Next(ctx context.Context, h *Handlers) (Step, error) {
 			if m.Method == MethodToolCall {
 				var t ToolRequest
 				if err := json.Unmarshal(m.Params, &t); err != nil || t.ToolName == "" {
-					_ = m.ReplyError(ctx, jsonrpc2.CodeInvalidParams, fmt.Sprintf("tool.call params not understood: %v", err))
+					why := "no toolName"
+					if err != nil {
+						why = err.Error()
+					}
+					_ = m.ReplyError(ctx, jsonrpc2.CodeInvalidParams, "tool.call params not understood: "+why)
 					continue
 				}
 				t.Request = &m
@@ -120,7 +126,7 @@ func (c *Channel) Next(ctx context.Context, h *Handlers) (Step, error) {
 				DeltaContent string `json:"deltaContent"`
 			}
 			if ev.Decode(&d) == nil && d.DeltaContent != "" {
-				deltas.WriteString(d.DeltaContent)
+				partial.WriteString(d.DeltaContent)
 				if h.OnDelta != nil {
 					h.OnDelta(d.DeltaContent)
 				}
@@ -129,8 +135,12 @@ func (c *Channel) Next(ctx context.Context, h *Handlers) (Step, error) {
 			var d struct {
 				Content string `json:"content"`
 			}
-			if ev.Decode(&d) == nil && d.Content != "" {
-				messages = append(messages, d.Content)
+			if ev.Decode(&d) == nil {
+				// The message supersedes the deltas that streamed it.
+				partial.Reset()
+				if d.Content != "" {
+					messages = append(messages, d.Content)
+				}
 			}
 		case EventToolRequested:
 			var t ToolRequest

@@ -27,7 +27,8 @@ type Codec struct {
 
 // NewCodec returns a codec with the given limits. malformed, if not nil, is
 // called for every well-framed body that is skipped because it is not a
-// JSON-RPC message; it must not block.
+// JSON-RPC message; it must not block, and body is valid only during the
+// call (the codec reuses it).
 func NewCodec(limits Limits, malformed func(err error, body []byte)) *Codec {
 	return &Codec{limits: limits.WithDefaults(), malformed: malformed}
 }
@@ -45,7 +46,15 @@ const keepBody = 256 << 10
 // framing but a body that is not a JSON-RPC message is reported and skipped:
 // the next frame is still aligned, so one bad message need not end the
 // connection. Framing errors end it, since the stream cannot be realigned.
+// After a skipped frame v is reset to its zero value, so nothing of the
+// failed decode leaks into the next. v must be a non-nil pointer; otherwise
+// ReadObject returns a *json.InvalidUnmarshalError and reads nothing.
 func (c *Codec) ReadObject(stream *bufio.Reader, v any) error {
+	if rv := reflect.ValueOf(v); rv.Kind() != reflect.Pointer || rv.IsNil() {
+		// Every frame would fail to decode; skipping them all as malformed
+		// would swallow the connection.
+		return &json.InvalidUnmarshalError{Type: reflect.TypeOf(v)}
+	}
 	for {
 		n, err := c.readHeader(stream)
 		if err != nil {

@@ -56,7 +56,14 @@ func (m *rpcMessage) UnmarshalJSON(data []byte) error {
 		return json.Unmarshal(data, m.Request)
 	case isResponse && !isRequest:
 		m.Response = new(jsonrpc2.Response)
-		return json.Unmarshal(data, m.Response)
+		if err := json.Unmarshal(data, m.Response); err != nil {
+			return err
+		}
+		if m.Response.Error == nil && m.Response.Result == nil {
+			null := json.RawMessage("null") // as anyMessage does
+			m.Response.Result = &null
+		}
+		return nil
 	}
 	return errors.New("unable to determine message type (request or response)")
 }

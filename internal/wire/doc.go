@@ -13,8 +13,11 @@
 //   - Writing never blocks the writer's caller on the peer. Frames go to an
 //     in-memory queue drained by one goroutine, so a peer that stops reading
 //     cannot wedge the reader (which answers unknown requests) or a caller
-//     whose context has ended. The queue is bounded; past the bound a write
-//     fails with ErrWriteBacklog rather than waiting.
+//     whose context has ended. The queue is bounded, counting the bytes
+//     being written as well as those waiting; past the bound a write fails
+//     with ErrWriteBacklog rather than waiting. A frame is queued whole or
+//     not at all, so a refused write never leaves part of a frame on the
+//     wire.
 //
 // Writes still use VSCodeObjectCodec.WriteObject for the bytes on the wire.
 package wire

@@ -10,17 +10,28 @@ import (
 // queue and returns at once; one goroutine drains the queue to the real
 // writer. Two buffers take turns so the steady state allocates nothing, and
 // everything queued while a write was in progress goes out in one write.
+//
+// Each Write is queued whole or not at all, so a caller that writes one
+// frame per Write never leaves half a frame on the wire.
 type queueWriter struct {
 	w   io.Writer
 	max int
 
-	mu      sync.Mutex
-	pending []byte // queued, not yet handed to the drain goroutine
-	spare   []byte // the drain goroutine's last buffer, ready for reuse
-	err     error  // first write error, or ErrStreamClosed
-	wake    chan struct{}
-	stopped chan struct{}
-	drained chan struct{}
+	mu sync.Mutex
+	// pending is queued and not yet handed to the drain goroutine. spare is
+	// the drain goroutine's last buffer, kept for reuse. pending, spare and
+	// the buffer being written are always distinct arrays: Write appends to
+	// pending while the drain goroutine writes its buffer unlocked.
+	pending  []byte
+	spare    []byte
+	inflight int   // bytes the drain goroutine is writing; they count against max
+	writeErr error // the first write error
+	closed   bool
+
+	wake     chan struct{}
+	stopped  chan struct{}
+	stopOnce sync.Once
+	drained  chan struct{}
 }
 
 func newQueueWriter(w io.Writer, maxBacklog int) *queueWriter {
@@ -35,15 +46,20 @@ func newQueueWriter(w io.Writer, maxBacklog int) *queueWriter {
 	return q
 }
 
-// Write queues a copy of p. It never waits for the peer.
+// Write queues a copy of p. It never waits for the peer. It fails, queuing
+// nothing, when the stream is closed or broken or when p would take the
+// bytes not yet written past the bound.
 func (q *queueWriter) Write(p []byte) (int, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.err != nil {
-		return 0, q.err
+	switch {
+	case q.closed:
+		return 0, ErrStreamClosed
+	case q.writeErr != nil:
+		return 0, q.writeErr
 	}
-	if len(q.pending)+len(p) > q.max {
-		return 0, fmt.Errorf("%w (%d bytes queued)", ErrWriteBacklog, len(q.pending))
+	if backlog := len(q.pending) + q.inflight; backlog+len(p) > q.max {
+		return 0, fmt.Errorf("%w (%d bytes unwritten, %d more refused)", ErrWriteBacklog, backlog, len(p))
 	}
 	q.pending = append(q.pending, p...)
 	select {
@@ -63,53 +79,54 @@ func (q *queueWriter) drain() {
 		}
 		q.mu.Lock()
 		if len(q.pending) == 0 {
+			// A wake-up left over from writes an earlier round took.
 			q.mu.Unlock()
 			continue
 		}
-		// Hand the writer the filled buffer and let Write fill the spare. The
-		// spare is taken, not shared: the two must never alias.
+		// Take the spare rather than share it: were pending and spare the
+		// same array, the next round would append to the buffer in flight.
 		buf := q.pending
 		q.pending, q.spare = q.spare[:0], nil
+		q.inflight = len(buf)
 		q.mu.Unlock()
+
 		_, err := q.w.Write(buf)
+
 		q.mu.Lock()
-		if err != nil && q.err == nil {
-			q.err = fmt.Errorf("wire: writing to the peer: %w", err)
+		q.inflight = 0
+		// An error caused by Close closing the connection is not a failure.
+		if err != nil && q.writeErr == nil && !q.closed {
+			q.writeErr = fmt.Errorf("wire: writing to the peer: %w", err)
 		}
 		if cap(buf) <= keepBody {
 			q.spare = buf[:0]
-		} else {
-			q.spare = nil
 		}
-		failed := q.err != nil
+		end := q.closed || q.writeErr != nil
 		q.mu.Unlock()
-		if failed {
+		if end {
 			return
 		}
 	}
 }
 
-// stop makes later writes fail and ends the drain goroutine once any write in
-// progress returns; the caller closes the underlying connection first so that
-// a write blocked on the peer returns.
-func (q *queueWriter) stop() {
+// close makes later writes fail with ErrStreamClosed, discards what is
+// queued and tells the drain goroutine to end. It does not wait: a write
+// blocked on the peer returns only once the caller closes the connection,
+// after which wait returns.
+func (q *queueWriter) close() {
 	q.mu.Lock()
-	if q.err == nil {
-		q.err = ErrStreamClosed
-	}
-	q.pending = nil
+	q.closed = true
+	q.pending, q.spare = nil, nil
 	q.mu.Unlock()
-	select {
-	case <-q.stopped:
-	default:
-		close(q.stopped)
-	}
-	<-q.drained
+	q.stopOnce.Do(func() { close(q.stopped) })
 }
 
-// failure is the first write error, if any.
+// wait returns once the drain goroutine has ended.
+func (q *queueWriter) wait() { <-q.drained }
+
+// failure is the first write error, if any. Closing is not one.
 func (q *queueWriter) failure() error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return q.err
+	return q.writeErr
 }

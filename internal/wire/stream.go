@@ -2,7 +2,7 @@ package wire
 
 import (
 	"bufio"
-	"errors"
+	"bytes"
 	"io"
 	"sync"
 )
@@ -14,9 +14,9 @@ type Stream struct {
 	r     *bufio.Reader
 	codec *Codec
 	out   *queueWriter
-	w     *bufio.Writer // frames one object into out with a single Write
 
 	writeMu sync.Mutex
+	frame   bytes.Buffer // one encoded frame, handed to out in a single Write
 
 	errMu    sync.Mutex
 	readErr  error
@@ -28,7 +28,8 @@ type Stream struct {
 
 // Hooks observe a Stream. Each may be nil; none may block.
 type Hooks struct {
-	// Malformed is called for every skipped frame (see Codec.ReadObject).
+	// Malformed is called for every skipped frame (see Codec.ReadObject),
+	// on the reading goroutine. body is valid only during the call.
 	Malformed func(err error, body []byte)
 }
 
@@ -41,21 +42,26 @@ func NewStream(rwc io.ReadWriteCloser, limits Limits, hooks Hooks) *Stream {
 		r:     bufio.NewReaderSize(rwc, max(64<<10, limits.MaxHeaderBytes+16)),
 		codec: NewCodec(limits, hooks.Malformed),
 		out:   out,
-		w:     bufio.NewWriterSize(out, 8<<10),
 
 		readDone: make(chan struct{}),
 	}
 }
 
 // WriteObject queues obj as one frame. It returns before the peer reads it.
+// The frame is queued whole or not at all: a write refused with
+// ErrWriteBacklog leaves nothing of it on the wire.
 func (s *Stream) WriteObject(obj any) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	if err := s.codec.WriteObject(s.w, obj); err != nil {
-		s.w.Reset(s.out) // drop a half-framed object
+	s.frame.Reset()
+	if err := s.codec.WriteObject(&s.frame, obj); err != nil {
 		return err
 	}
-	return s.w.Flush()
+	_, err := s.out.Write(s.frame.Bytes()) // copies
+	if s.frame.Cap() > keepBody {
+		s.frame = bytes.Buffer{} // a rare huge frame need not pin its memory
+	}
+	return err
 }
 
 // ReadObject reads the next message into v. The first error is kept as the
@@ -77,7 +83,7 @@ func (s *Stream) ReadObject(v any) error {
 func (s *Stream) ReadDone() <-chan struct{} { return s.readDone }
 
 // Err returns why the stream stopped working: the first read error, else the
-// first write error, else nil.
+// first write error, else nil. Close itself is not an error.
 func (s *Stream) Err() error {
 	s.errMu.Lock()
 	err := s.readErr
@@ -85,18 +91,19 @@ func (s *Stream) Err() error {
 	if err != nil {
 		return err
 	}
-	if err := s.out.failure(); err != nil && !errors.Is(err, ErrStreamClosed) {
-		return err
-	}
-	return nil
+	return s.out.failure()
 }
 
 // Close closes the connection, discards unwritten frames and waits for the
-// writing goroutine to end. It is safe to call more than once.
+// writing goroutine to end; later writes fail with ErrStreamClosed. It is
+// safe to call more than once.
 func (s *Stream) Close() error {
 	s.closeOnce.Do(func() {
+		// Refuse writes first, so that the error a blocked write gets from
+		// the closing connection is not taken for the peer's failure.
+		s.out.close()
 		s.closeErr = s.rwc.Close()
-		s.out.stop()
+		s.out.wait()
 	})
 	return s.closeErr
 }

@@ -1,0 +1,334 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+func isDone(ch *Channel) bool {
+	select {
+	case <-ch.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+func request(id uint64, rec *recorder) Message {
+	return NewRequest("userInput.request", num(id), json.RawMessage(`{"sessionId":"s1"}`), rec)
+}
+
+// Past the bound the channel fails once (Overflowed), answers every request
+// it held and the one that overflowed it, and refuses the rest.
+func TestOverflowFailsTheChannel(t *testing.T) {
+	rec := &recorder{}
+	// The bound is exactly what the first ten messages take.
+	var first []Message
+	var held []jsonrpc2.ID
+	total := 0
+	for i := range 10 {
+		m := numbered(i)
+		if i%3 == 1 {
+			m = request(uint64(100+i), rec)
+			held = append(held, m.ID)
+		}
+		first = append(first, m)
+		total += m.size()
+	}
+	ch, sink := New("sess-42", Config{MaxBufferedBytes: total}, nil)
+	defer ch.Close(context.Background())
+	for i, m := range first {
+		if d := sink.Deliver(m); d != Delivered {
+			t.Fatalf("message %d within the bound: %v", i, d)
+		}
+	}
+	if msgs, bytes := ch.Buffered(); msgs != 10 || bytes != total {
+		t.Fatalf("Buffered = %d, %d; want 10, %d", msgs, bytes, total)
+	}
+	if len(rec.all()) != 0 || isDone(ch) || ch.Err() != nil {
+		t.Fatal("the channel reacted before the bound was passed")
+	}
+
+	if d := sink.Deliver(request(200, rec)); d != Overflowed {
+		t.Fatalf("the message past the bound: %v, want Overflowed", d)
+	}
+	rec.wantUnavailable(t, append(held, num(200))...)
+	if d := sink.Deliver(request(201, rec)); d != Refused {
+		t.Fatalf("after the overflow: %v, want Refused", d)
+	}
+	rec.wantUnavailable(t, num(201))
+	if d := sink.Deliver(numbered(99)); d != Refused {
+		t.Fatalf("a notification after the overflow: %v, want Refused", d)
+	}
+	if n := len(rec.all()); n != len(held)+2 {
+		t.Errorf("%d answers, want %d (notifications are not answered)", n, len(held)+2)
+	}
+
+	if !isDone(ch) {
+		t.Error("Done still open after the overflow")
+	}
+	if msgs, bytes := ch.Buffered(); msgs != 0 || bytes != 0 {
+		t.Errorf("Buffered = %d, %d after the overflow dropped everything", msgs, bytes)
+	}
+	for range 2 {
+		_, err := ch.Receive(ctxT(t))
+		if !errors.Is(err, ErrFellBehind) || !strings.Contains(err.Error(), "sess-42") {
+			t.Fatalf("Receive: err = %v, want ErrFellBehind naming the session", err)
+		}
+	}
+	if err := ch.Err(); !errors.Is(err, ErrFellBehind) {
+		t.Errorf("Err = %v", err)
+	}
+}
+
+// A single message larger than the whole bound fails even an empty channel.
+func TestOversizeMessageOverflows(t *testing.T) {
+	ch, sink := New("s1", Config{MaxBufferedBytes: 1000}, nil)
+	defer ch.Close(context.Background())
+	big := NewNotification(MethodEvent, json.RawMessage(`{"pad":"`+strings.Repeat("x", 1000)+`"}`))
+	if d := sink.Deliver(big); d != Overflowed {
+		t.Fatalf("Deliver = %v, want Overflowed", d)
+	}
+}
+
+// Receiving frees the bound: a reader that keeps up never fails, however
+// much goes through.
+func TestBoundCountsOnlyUnread(t *testing.T) {
+	size := numbered(999).size() // the largest used
+	ch, sink := newChannel(t, Config{MaxBufferedBytes: 3 * size})
+	ctx := ctxT(t)
+	for i := range 1000 {
+		deliver(t, sink, numbered(i))
+		if i%3 == 2 {
+			for j := i - 2; j <= i; j++ {
+				m, err := ch.Receive(ctx)
+				if err != nil || numberOf(t, m) != j {
+					t.Fatalf("got %+v, %v; want %d", m, err, j)
+				}
+			}
+		}
+	}
+}
+
+func TestDefaultBound(t *testing.T) {
+	ch, sink := newChannel(t, Config{})
+	pad := strings.Repeat("d", 64<<10)
+	n := 0
+	for ; sink.Deliver(NewNotification(MethodEvent, json.RawMessage(`"`+pad+`"`))) == Delivered; n++ {
+		if n > 1000 {
+			t.Fatal("no bound")
+		}
+	}
+	if msgs, bytes := ch.Buffered(); msgs != 0 || bytes != 0 {
+		t.Fatalf("Buffered = %d, %d after the overflow", msgs, bytes)
+	}
+	size := len(pad) + 2 + len(MethodEvent) + 128 // params, method, fixed overhead
+	if total := n * size; total > DefaultMaxBufferedBytes || total+size <= DefaultMaxBufferedBytes {
+		t.Fatalf("failed after %d messages (%d bytes); the default bound is %d", n, total, DefaultMaxBufferedBytes)
+	}
+}
+
+// Fail keeps what was read before it: Receive returns those, then the error.
+func TestFailKeepsBufferedMessages(t *testing.T) {
+	ch, sink := newChannel(t, Config{})
+	rec := &recorder{}
+	deliver(t, sink, numbered(0), request(1, rec), numbered(2))
+	stop := errors.New("connection closed by the peer")
+	sink.Fail(stop)
+	if !isDone(ch) || ch.Err() != stop {
+		t.Fatalf("after Fail: done=%v, Err=%v", isDone(ch), ch.Err())
+	}
+	sink.Fail(errors.New("second failure"))
+	if d := sink.Deliver(request(3, rec)); d != Refused {
+		t.Fatalf("Deliver after Fail = %v, want Refused", d)
+	}
+	rec.wantUnavailable(t, num(3))
+
+	ctx := ctxT(t)
+	for i := range 3 {
+		m, err := ch.Receive(ctx)
+		if err != nil {
+			t.Fatalf("buffered message %d: %v", i, err)
+		}
+		if i == 1 {
+			if !m.IsRequest() || m.ID != num(1) {
+				t.Fatalf("message 1 = %+v, want the request", m)
+			}
+			continue
+		}
+		if numberOf(t, m) != i {
+			t.Fatalf("message %d out of order", i)
+		}
+	}
+	for range 2 {
+		if _, err := ch.Receive(ctx); err != stop {
+			t.Fatalf("after the buffer: err = %v, want the first failure", err)
+		}
+	}
+	if len(rec.all()) != 1 {
+		t.Errorf("answers: %+v; the buffered request is the consumer's to answer", rec.all())
+	}
+}
+
+// A failure wakes a waiting receiver.
+func TestFailWakesAReceiver(t *testing.T) {
+	ch, sink := newChannel(t, Config{})
+	errc := make(chan error, 1)
+	go func() {
+		_, err := ch.Receive(ctxT(t))
+		errc <- err
+	}()
+	stop := errors.New("stop")
+	sink.Fail(stop)
+	if err := <-errc; err != stop {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// closeCall is one call of a CloseFunc.
+type closeCall struct {
+	id      string
+	destroy bool
+}
+
+type closeRecorder struct {
+	mu    sync.Mutex
+	calls []closeCall
+	err   error
+}
+
+func (c *closeRecorder) fn(_ context.Context, id string, destroy bool) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.calls = append(c.calls, closeCall{id, destroy})
+	return c.err
+}
+
+func TestCloseAnswersHeldRequests(t *testing.T) {
+	cr := &closeRecorder{}
+	ch, sink := New("s7", Config{}, cr.fn)
+	rec := &recorder{}
+	deliver(t, sink, numbered(0), request(1, rec), numbered(2), request(2, rec))
+	if err := ch.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	rec.wantUnavailable(t, num(1), num(2))
+	if rp := rec.only(t, num(1)); !strings.Contains(rp.Err.Message, "s7") {
+		t.Errorf("answer %q does not name the session", rp.Err.Message)
+	}
+	if msgs, bytes := ch.Buffered(); msgs != 0 || bytes != 0 {
+		t.Errorf("Buffered = %d, %d after Close", msgs, bytes)
+	}
+	if _, err := ch.Receive(ctxT(t)); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Receive after Close: err = %v, want ErrClosed", err)
+	}
+	if !isDone(ch) || !errors.Is(ch.Err(), ErrClosed) {
+		t.Errorf("Done=%v Err=%v after Close", isDone(ch), ch.Err())
+	}
+	if d := sink.Deliver(request(3, rec)); d != Refused {
+		t.Fatalf("Deliver after Close = %v, want Refused", d)
+	}
+	rec.wantUnavailable(t, num(3))
+	if len(cr.calls) != 1 || cr.calls[0] != (closeCall{"s7", false}) {
+		t.Fatalf("CloseFunc calls = %+v, want one without destroy", cr.calls)
+	}
+}
+
+func TestCloseIsIdempotent(t *testing.T) {
+	for _, destroy := range []bool{false, true} {
+		t.Run(fmt.Sprint("destroy=", destroy), func(t *testing.T) {
+			boom := errors.New("session.destroy failed")
+			cr := &closeRecorder{err: boom}
+			ch, sink := New("s8", Config{}, cr.fn)
+			rec := &recorder{}
+			deliver(t, sink, request(1, rec))
+			var opts []CloseOption
+			if destroy {
+				opts = append(opts, Destroy())
+			}
+			var wg sync.WaitGroup
+			errs := make([]error, 5)
+			for i := range errs {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					errs[i] = ch.Close(context.Background(), opts...)
+				}()
+			}
+			wg.Wait()
+			for i, err := range errs {
+				if err != boom {
+					t.Errorf("Close #%d = %v, want the CloseFunc's error", i, err)
+				}
+			}
+			if err := ch.Close(context.Background(), Destroy()); err != boom {
+				t.Errorf("a later Close = %v", err)
+			}
+			if len(cr.calls) != 1 || cr.calls[0] != (closeCall{"s8", destroy}) {
+				t.Fatalf("CloseFunc calls = %+v, want one with destroy=%v", cr.calls, destroy)
+			}
+			rec.wantUnavailable(t, num(1)) // once, however many Closes
+		})
+	}
+}
+
+func TestCloseWithoutCloseFunc(t *testing.T) {
+	ch, _ := New("s9", Config{}, nil)
+	if err := ch.Close(context.Background(), Destroy()); err != nil {
+		t.Fatal(err)
+	}
+	if ch.ID() != "s9" {
+		t.Errorf("ID = %q", ch.ID())
+	}
+}
+
+// Close after a failure still discards what the failure kept and answers
+// the requests among it: after Close nothing is left to read or to wait on.
+func TestCloseAfterFailAnswersWhatWasKept(t *testing.T) {
+	cr := &closeRecorder{}
+	ch, sink := New("s10", Config{}, cr.fn)
+	rec := &recorder{}
+	deliver(t, sink, numbered(0), request(1, rec))
+	stop := errors.New("router stopped")
+	sink.Fail(stop)
+	if err := ch.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	rec.wantUnavailable(t, num(1))
+	if msgs, _ := ch.Buffered(); msgs != 0 {
+		t.Errorf("%d messages still buffered after Close", msgs)
+	}
+	if _, err := ch.Receive(ctxT(t)); err != stop {
+		t.Fatalf("Receive after Close = %v, want the first failure", err)
+	}
+	if len(cr.calls) != 1 {
+		t.Errorf("CloseFunc calls = %+v", cr.calls)
+	}
+}
+
+func TestCloseWakesAReceiver(t *testing.T) {
+	ch, _ := New("s11", Config{}, nil)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := ch.Receive(ctxT(t))
+		errc <- err
+	}()
+	ch.Close(context.Background())
+	if err := <-errc; !errors.Is(err, ErrClosed) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestSinkChannel(t *testing.T) {
+	ch, sink := newChannel(t, Config{})
+	if sink.Channel() != ch {
+		t.Fatal("Sink.Channel is not the channel")
+	}
+}
