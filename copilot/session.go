@@ -457,4 +457,3 @@ func (s *Session) Destroy(ctx context.Context) error {
 func (s *Session) Close() error {
 	return s.ch.Close(context.Background())
 }
-
