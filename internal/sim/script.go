@@ -1,0 +1,312 @@
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"strings"
+	"time"
+)
+
+// Model is a scripted model the server offers under ID.
+type Model struct {
+	// ID is what session.create's "model" names and models.list reports.
+	ID string
+	// Name is the display name in models.list; empty means ID.
+	Name string
+	// Respond produces the model's reply to one model call. It runs on the
+	// turn's own goroutine, so it may block (a test can use that to hold turns
+	// open), but it should return: the simulator cannot interrupt it. For a
+	// turn that never ends, return a Reply with Hang set instead.
+	Respond func(Turn) Reply
+}
+
+// With returns a copy of m whose Respond tries rules in order and falls back
+// to m's own Respond. It is the hook for layers that need participants with
+// roles (answer, review with JSON verdicts, vote, synthesise): they add rules
+// matching their prompts without rewriting the model.
+func (m Model) With(rules ...Rule) Model {
+	m.Respond = Rules(m.Respond, rules...)
+	return m
+}
+
+// Turn is what a script sees for one model call.
+type Turn struct {
+	Model         string
+	SessionID     string
+	Prompt        string
+	SystemMessage string
+	// Number counts the session's turns (one per session.send), from 1.
+	Number int
+	// Call counts model calls within the turn, from 0; it goes up each time
+	// the script is called again with tool results.
+	Call int
+	// Tools names the client tools the session registered, in order.
+	Tools []string
+	// ToolResults holds the results of every tool call made so far in this
+	// turn, in order. Empty on the first call.
+	ToolResults []ToolResult
+	// History holds the session's earlier completed turns, oldest first.
+	History []Exchange
+}
+
+// Seed is a deterministic hash of the model and prompt: scripts that vary
+// their replies use it so that a run is repeatable.
+func (t Turn) Seed() uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(t.Model))
+	h.Write([]byte{0})
+	h.Write([]byte(t.Prompt))
+	return h.Sum64()
+}
+
+// Rand returns a generator seeded with Seed and the call number.
+func (t Turn) Rand() *rand.Rand {
+	return rand.New(rand.NewPCG(t.Seed(), uint64(t.Call)))
+}
+
+// Exchange is one completed turn of a session: its prompt and the final text
+// of the reply.
+type Exchange struct {
+	Prompt string
+	Reply  string
+}
+
+// ToolResult is the outcome of one tool call, as given back to the model.
+type ToolResult struct {
+	CallID    string
+	Name      string
+	Arguments json.RawMessage
+	// Text is textResultForLlm on success, or the error text on failure.
+	Text string
+	// ResultType is the client's resultType ("success", "failure", ...), or
+	// "failure" when the call failed before reaching the client.
+	ResultType string
+	// Error is non-empty when the call failed: "permission denied", an error
+	// the client returned, or a tool the session did not register.
+	Error string
+}
+
+// OK reports whether the tool call succeeded.
+func (r ToolResult) OK() bool { return r.Error == "" }
+
+// ToolCall asks the client to run one of its tools.
+type ToolCall struct {
+	// ID is the toolCallId; empty means one is generated.
+	ID        string
+	Name      string
+	Arguments json.RawMessage
+}
+
+// Call builds a ToolCall whose arguments are args marshalled to JSON. An
+// argument that cannot be marshalled becomes JSON null.
+func Call(name string, args any) ToolCall {
+	b, err := json.Marshal(args)
+	if err != nil {
+		b = []byte("null")
+	}
+	return ToolCall{Name: name, Arguments: b}
+}
+
+// Reply is the model's answer to one call. Fields combine: text is streamed
+// first, then a Failure or Hang takes effect; ToolCalls send the turn back to
+// the script with their results.
+type Reply struct {
+	// Text is the assistant message.
+	Text string
+	// Chunks splits Text into this many streamed pieces (of about equal
+	// length in runes). ChunkSize instead cuts pieces of that many runes.
+	// Neither: pieces of 20 runes, about what the real CLI emits.
+	Chunks    int
+	ChunkSize int
+	// FirstTokenDelay passes before the first piece; ChunkDelay after each.
+	// Non-streaming sessions wait the same total before the message.
+	FirstTokenDelay time.Duration
+	ChunkDelay      time.Duration
+
+	// ToolCalls are requested after the message; the script is then called
+	// again with their results.
+	ToolCalls []ToolCall
+
+	// Failure ends the turn with session.error (after Failure.AfterChunks
+	// streamed pieces) and session.idle.
+	Failure *Failure
+	// Hang keeps the turn running, after any text has streamed, until it is
+	// aborted, its session destroyed or the connection closed.
+	Hang bool
+
+	// Usage is what assistant.usage reports. Nil estimates four bytes a token.
+	Usage *Usage
+}
+
+// Failure describes a failed model call.
+type Failure struct {
+	// Type is session.error's errorType, e.g. "query", "rate_limit",
+	// "authentication". Empty means "query".
+	Type    string
+	Message string
+	// AfterChunks streamed pieces of Reply.Text go out before the error.
+	AfterChunks int
+}
+
+// Usage is reported token counts.
+type Usage struct {
+	InputTokens  int
+	OutputTokens int
+}
+
+// Text is a reply of plain text.
+func Text(s string) Reply { return Reply{Text: s} }
+
+// JSON is a reply whose text is v marshalled to JSON (a verdict, a vote). A
+// value that cannot be marshalled becomes a Failure.
+func JSON(v any) Reply {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return Fail("query", "sim: cannot marshal JSON reply: "+err.Error())
+	}
+	return Reply{Text: string(b)}
+}
+
+// Fail is a reply that fails the turn with session.error.
+func Fail(errorType, message string) Reply {
+	return Reply{Failure: &Failure{Type: errorType, Message: message}}
+}
+
+// Hang is a reply that never ends on its own.
+func Hang() Reply { return Reply{Hang: true} }
+
+// Always answers every call with r.
+func Always(r Reply) func(Turn) Reply {
+	return func(Turn) Reply { return r }
+}
+
+// Echo answers "echo: <prompt>".
+func Echo(t Turn) Reply { return Text("echo: " + t.Prompt) }
+
+// Sequence answers turn n with replies[n-1]; turns past the end get the last
+// one. Calls within a turn (after tool results) get the same reply, so keep
+// tool calls out of it or use UseTool.
+func Sequence(replies ...Reply) func(Turn) Reply {
+	return func(t Turn) Reply {
+		if len(replies) == 0 {
+			return Reply{}
+		}
+		i := min(max(t.Number-1, 0), len(replies)-1)
+		return replies[i]
+	}
+}
+
+// UseTool asks for one call of tool name with args on a turn's first model
+// call, and hands every later call (which carries the result) to then.
+func UseTool(name string, args any, then func(Turn) Reply) func(Turn) Reply {
+	return func(t Turn) Reply {
+		if t.Call == 0 {
+			return Reply{ToolCalls: []ToolCall{Call(name, args)}}
+		}
+		return then(t)
+	}
+}
+
+// Rule answers the calls it matches.
+type Rule struct {
+	// Name labels the rule in diagnostics.
+	Name    string
+	Match   func(Turn) bool
+	Respond func(Turn) Reply
+}
+
+// Rules tries rules in order and answers with the first that matches, or
+// with fallback. A nil fallback answers with an empty text.
+func Rules(fallback func(Turn) Reply, rules ...Rule) func(Turn) Reply {
+	return func(t Turn) Reply {
+		for _, r := range rules {
+			if r.Match != nil && r.Respond != nil && r.Match(t) {
+				return r.Respond(t)
+			}
+		}
+		if fallback == nil {
+			return Reply{}
+		}
+		return fallback(t)
+	}
+}
+
+// PromptContains matches prompts containing s.
+func PromptContains(s string) func(Turn) bool {
+	return func(t Turn) bool { return strings.Contains(t.Prompt, s) }
+}
+
+// SystemContains matches sessions whose system message contains s.
+func SystemContains(s string) func(Turn) bool {
+	return func(t Turn) bool { return strings.Contains(t.SystemMessage, s) }
+}
+
+// Paced returns copies of models whose replies, where they set no delays of
+// their own, stream with the given first-token and per-chunk delays: for
+// demos that should look like a live model.
+func Paced(models []Model, firstToken, perChunk time.Duration) []Model {
+	out := make([]Model, len(models))
+	for i, m := range models {
+		respond := m.Respond
+		m.Respond = func(t Turn) Reply {
+			r := respond(t)
+			if r.FirstTokenDelay == 0 && r.ChunkDelay == 0 {
+				r.FirstTokenDelay, r.ChunkDelay = firstToken, perChunk
+			}
+			return r
+		}
+		out[i] = m
+	}
+	return out
+}
+
+// chunks splits text as r asks; streaming sessions send one delta per piece.
+func (r Reply) chunks() []string {
+	runes := []rune(r.Text)
+	if len(runes) == 0 {
+		return nil
+	}
+	size := r.ChunkSize
+	if r.Chunks > 0 {
+		n := min(r.Chunks, len(runes))
+		out := make([]string, 0, n)
+		for i := range n {
+			lo, hi := i*len(runes)/n, (i+1)*len(runes)/n
+			out = append(out, string(runes[lo:hi]))
+		}
+		return out
+	}
+	if size <= 0 {
+		size = 20
+	}
+	out := make([]string, 0, (len(runes)+size-1)/size)
+	for lo := 0; lo < len(runes); lo += size {
+		out = append(out, string(runes[lo:min(lo+size, len(runes))]))
+	}
+	return out
+}
+
+// usage returns what assistant.usage reports for this call.
+func (r Reply) usage(t Turn) Usage {
+	if r.Usage != nil {
+		return *r.Usage
+	}
+	in := len(t.SystemMessage) + len(t.Prompt)
+	for _, res := range t.ToolResults {
+		in += len(res.Text)
+	}
+	return Usage{InputTokens: in/4 + 1, OutputTokens: len(r.Text)/4 + 1}
+}
+
+// callScript runs respond, turning a panic into a failed reply so that a
+// broken script fails its turn instead of the process.
+func callScript(respond func(Turn) Reply, t Turn) (r Reply) {
+	defer func() {
+		if p := recover(); p != nil {
+			r = Fail("query", fmt.Sprintf("simulated model %q panicked: %v", t.Model, p))
+		}
+	}()
+	return respond(t)
+}

@@ -1,0 +1,423 @@
+package sim
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Event is one session event, as carried by a session.event notification and
+// returned by session.getMessages.
+type Event struct {
+	Type      string          `json:"type"`
+	Data      json.RawMessage `json:"data"`
+	ID        string          `json:"id"`
+	Timestamp string          `json:"timestamp"`
+	ParentID  *string         `json:"parentId"`
+	Ephemeral bool            `json:"ephemeral,omitempty"`
+}
+
+// timestampLayout is RFC 3339 with milliseconds, as JavaScript's toISOString.
+const timestampLayout = "2006-01-02T15:04:05.000Z07:00"
+
+func now() string { return time.Now().UTC().Format(timestampLayout) }
+
+// errStopped tells a turn that it was aborted, its session destroyed or its
+// connection closed: it returns without emitting anything more.
+var errStopped = errors.New("sim: turn stopped")
+
+// toolDef is a client tool as registered by session.create.
+type toolDef struct {
+	Name           string          `json:"name"`
+	Description    string          `json:"description,omitempty"`
+	Parameters     json.RawMessage `json:"parameters,omitempty"`
+	SkipPermission bool            `json:"skipPermission,omitempty"`
+}
+
+// session is one simulated session. Its events form a chain (parentId) in
+// emission order; emission happens under mu, so nothing can be emitted for it
+// after it is destroyed and nothing from an aborted turn after the abort.
+type session struct {
+	conn              *Conn
+	id                string
+	model             *Model
+	streaming         bool
+	requestPermission bool
+	tools             []toolDef
+	system            string
+	workspace         string
+	cwd               string
+	started           string
+
+	mu        sync.Mutex
+	destroyed bool
+	lastID    *string // the last non-ephemeral event, parent of the next event
+	log       []Event // non-ephemeral events, for session.getMessages
+	cur       *turn   // the turn whose events are flowing, if any
+	queue     []*turn // accepted sends waiting for the runner
+	running   bool    // a runner goroutine exists
+	turns     int     // sends accepted so far
+	history   []Exchange
+	pending   map[string]*pendingAnswer // by requestId
+}
+
+// turn is one session.send being served.
+type turn struct {
+	number    int
+	prompt    string
+	messageID string
+	ctx       context.Context
+	cancel    context.CancelFunc
+	aborted   bool // guarded by the session's mu
+}
+
+// tool returns the registered client tool called name.
+func (s *session) tool(name string) (toolDef, bool) {
+	for _, t := range s.tools {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return toolDef{}, false
+}
+
+// emitLocked appends an event to the chain and queues its notification.
+// s.mu is held. Ephemeral events point at the last persisted event but are
+// not parents themselves, so the persisted log is a chain on its own.
+func (s *session) emitLocked(typ string, data any, ephemeral bool) {
+	raw, err := json.Marshal(data)
+	if err != nil {
+		raw, _ = json.Marshal(map[string]string{"error": "sim: unmarshalable event data: " + err.Error()})
+	}
+	ev := Event{Type: typ, Data: raw, ID: uuid.NewString(), Timestamp: now(), ParentID: s.lastID, Ephemeral: ephemeral}
+	if !ephemeral {
+		id := ev.ID
+		s.lastID = &id
+		s.log = append(s.log, ev)
+	}
+	s.conn.notify("session.event", eventParams(s.id, ev))
+}
+
+func eventParams(sessionID string, ev Event) json.RawMessage {
+	raw, _ := json.Marshal(struct {
+		SessionID string `json:"sessionId"`
+		Event     Event  `json:"event"`
+	}{sessionID, ev})
+	return raw
+}
+
+// stoppedLocked reports whether t may no longer emit. s.mu is held.
+func (s *session) stoppedLocked(t *turn) bool {
+	return s.destroyed || t.aborted || t.ctx.Err() != nil
+}
+
+// emit is emitLocked for a turn: it waits for room in the outbox first (the
+// only place the simulator applies backpressure) and drops the event if the
+// turn was stopped meanwhile.
+func (s *session) emit(t *turn, typ string, data any, ephemeral bool) error {
+	return s.emitThen(t, typ, data, ephemeral, nil)
+}
+
+// emitThen is emit that also runs fn under the same hold of s.mu, so that
+// state changes land atomically with the event (the end of a turn, a pending
+// request being registered).
+func (s *session) emitThen(t *turn, typ string, data any, ephemeral bool, fn func()) error {
+	if err := s.conn.out.waitRoom(t.ctx); err != nil {
+		return errStopped
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stoppedLocked(t) {
+		return errStopped
+	}
+	s.emitLocked(typ, data, ephemeral)
+	if fn != nil {
+		fn()
+	}
+	return nil
+}
+
+// stopLocked stops the running turn and drops queued ones. It reports
+// whether there was anything to stop. s.mu is held.
+func (s *session) stopLocked() bool {
+	stopped := false
+	if t := s.cur; t != nil {
+		t.aborted = true
+		t.cancel()
+		s.cur = nil
+		stopped = true
+	}
+	for _, t := range s.queue {
+		t.aborted = true
+		t.cancel()
+		stopped = true
+	}
+	s.queue = nil
+	clear(s.pending)
+	return stopped
+}
+
+// kill ends the session without a word, for a closing connection.
+func (s *session) kill() {
+	s.mu.Lock()
+	s.destroyed = true
+	s.stopLocked()
+	s.mu.Unlock()
+}
+
+type createParams struct {
+	SessionID         string          `json:"sessionId"`
+	Model             string          `json:"model"`
+	Streaming         bool            `json:"streaming"`
+	RequestPermission bool            `json:"requestPermission"`
+	Tools             []toolDef       `json:"tools"`
+	SystemMessage     json.RawMessage `json:"systemMessage"`
+	AvailableTools    []string        `json:"availableTools"`
+	WorkingDirectory  string          `json:"workingDirectory"`
+}
+
+// systemText accepts the system message as a string or as the SDKs' object
+// {"mode":"append"|"replace","content":"..."}.
+func systemText(raw json.RawMessage) (string, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		return s, nil
+	}
+	var obj struct {
+		Content string `json:"content"`
+	}
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return "", invalidParams("invalid params for session.create: systemMessage must be a string or an object with content")
+	}
+	return obj.Content, nil
+}
+
+func (c *Conn) handleCreate(r *request) (any, error) {
+	var p createParams
+	if err := r.decode(&p); err != nil {
+		return nil, err
+	}
+	system, err := systemText(p.SystemMessage)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for i, t := range p.Tools {
+		if t.Name == "" {
+			return nil, invalidParams("invalid params for session.create: tools[%d] has no name", i)
+		}
+		if seen[t.Name] {
+			return nil, invalidParams("invalid params for session.create: tool %q is registered twice", t.Name)
+		}
+		seen[t.Name] = true
+	}
+	modelID := p.Model
+	if modelID == "" {
+		modelID = c.srv.opts.DefaultModel
+	}
+	m := c.srv.model(modelID)
+	if m == nil {
+		ids := make([]string, 0, len(c.srv.opts.Models))
+		for _, m := range c.srv.opts.Models {
+			ids = append(ids, m.ID)
+		}
+		return nil, refused("Model %q is not available. Available models: %s", modelID, strings.Join(ids, ", "))
+	}
+	id := p.SessionID
+	if id == "" {
+		id = uuid.NewString()
+	}
+	s := &session{
+		conn:              c,
+		id:                id,
+		model:             m,
+		streaming:         p.Streaming,
+		requestPermission: p.RequestPermission,
+		tools:             p.Tools,
+		system:            system,
+		workspace:         path.Join(c.srv.opts.WorkspaceRoot, id),
+		cwd:               p.WorkingDirectory,
+		started:           now(),
+		pending:           map[string]*pendingAnswer{},
+	}
+
+	c.mu.Lock()
+	switch {
+	case c.closing:
+		c.mu.Unlock()
+		return nil, refused("connection is closing")
+	case c.sessions[id] != nil:
+		c.mu.Unlock()
+		return nil, refused("session already exists: %s", id)
+	}
+	c.sessions[id] = s
+	c.mu.Unlock()
+
+	start := func() {
+		data := map[string]any{
+			"sessionId":      id,
+			"version":        1,
+			"producer":       "copilot-agent",
+			"copilotVersion": Version,
+			"startTime":      s.started,
+			"selectedModel":  m.ID,
+		}
+		if s.cwd != "" {
+			data["context"] = map[string]any{"cwd": s.cwd}
+		}
+		s.mu.Lock()
+		if !s.destroyed {
+			s.emitLocked("session.start", data, false)
+		}
+		s.mu.Unlock()
+		c.lifecycle("session.created", id)
+	}
+	if c.srv.startBefore() {
+		start()
+	} else {
+		r.afterReply(start)
+	}
+	return map[string]any{"sessionId": id, "workspacePath": s.workspace}, nil
+}
+
+// lifecycle queues a session.lifecycle notification.
+func (c *Conn) lifecycle(typ, sessionID string) {
+	raw, _ := json.Marshal(map[string]any{"type": typ, "sessionId": sessionID, "metadata": map[string]any{}})
+	c.notify("session.lifecycle", raw)
+}
+
+type sessionParams struct {
+	SessionID string `json:"sessionId"`
+}
+
+// lookup decodes params with a sessionId into p and returns the session.
+func (c *Conn) lookup(r *request, p any, id func() string) (*session, error) {
+	if len(r.params) == 0 || string(r.params) == "null" {
+		return nil, invalidParams("invalid params for %s: sessionId is required", r.method)
+	}
+	if err := r.decode(p); err != nil {
+		return nil, err
+	}
+	sid := id()
+	if sid == "" {
+		return nil, invalidParams("invalid params for %s: sessionId is required", r.method)
+	}
+	s := c.session(sid)
+	if s == nil {
+		return nil, sessionNotFound(sid)
+	}
+	return s, nil
+}
+
+func (c *Conn) handleSend(r *request) (any, error) {
+	var p struct {
+		SessionID string  `json:"sessionId"`
+		Prompt    *string `json:"prompt"`
+	}
+	s, err := c.lookup(r, &p, func() string { return p.SessionID })
+	if err != nil {
+		return nil, err
+	}
+	if p.Prompt == nil {
+		return nil, invalidParams("invalid params for session.send: prompt is required")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.destroyed {
+		return nil, sessionNotFound(s.id)
+	}
+	if (s.cur != nil || len(s.queue) > 0) && c.srv.opts.Busy == BusyReject {
+		return nil, refused("session is busy: a turn is running in session %s", s.id)
+	}
+	s.turns++
+	ctx, cancel := context.WithCancel(c.ctx)
+	t := &turn{number: s.turns, prompt: *p.Prompt, messageID: uuid.NewString(), ctx: ctx, cancel: cancel}
+	s.queue = append(s.queue, t)
+	if !s.running {
+		s.running = true
+		// Start after the reply is queued, so the turn's events follow it.
+		r.afterReply(func() {
+			if !c.goWork(s.runner) {
+				s.mu.Lock()
+				s.running = false
+				s.mu.Unlock()
+			}
+		})
+	}
+	return map[string]any{"messageId": t.messageID}, nil
+}
+
+func (c *Conn) handleAbort(r *request) (any, error) {
+	var p sessionParams
+	s, err := c.lookup(r, &p, func() string { return p.SessionID })
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.destroyed {
+		return nil, sessionNotFound(s.id)
+	}
+	if s.stopLocked() {
+		s.emitLocked("abort", map[string]any{"reason": "user initiated"}, false)
+		s.emitLocked("session.idle", map[string]any{"aborted": true}, true)
+	}
+	return map[string]any{"success": true}, nil
+}
+
+func (c *Conn) handleDestroy(r *request) (any, error) {
+	var p sessionParams
+	if _, err := c.lookup(r, &p, func() string { return p.SessionID }); err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	s := c.sessions[p.SessionID]
+	delete(c.sessions, p.SessionID)
+	c.mu.Unlock()
+	if s == nil {
+		return nil, sessionNotFound(p.SessionID)
+	}
+	s.kill()
+	c.lifecycle("session.deleted", s.id)
+	return map[string]any{"success": true}, nil
+}
+
+func (c *Conn) handleGetMessages(r *request) (any, error) {
+	var p sessionParams
+	s, err := c.lookup(r, &p, func() string { return p.SessionID })
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	events := slices.Clone(s.log)
+	s.mu.Unlock()
+	if events == nil {
+		events = []Event{}
+	}
+	return map[string]any{"events": events}, nil
+}
+
+func (c *Conn) handleSessionList(r *request) (any, error) {
+	type info struct {
+		SessionID string `json:"sessionId"`
+		Model     string `json:"model"`
+		StartTime string `json:"startTime"`
+	}
+	out := []info{}
+	for _, id := range c.SessionIDs() {
+		if s := c.session(id); s != nil {
+			out = append(out, info{SessionID: s.id, Model: s.model.ID, StartTime: s.started})
+		}
+	}
+	return map[string]any{"sessions": out}, nil
+}

@@ -1,0 +1,103 @@
+package sim
+
+import (
+	"encoding/json"
+	"maps"
+	"sync"
+)
+
+// Stats is a snapshot of what a Server has seen, for tests to assert on.
+type Stats struct {
+	// Calls counts the requests and notifications received, by method name
+	// (unknown methods included).
+	Calls map[string]int
+	// LiveSessions is how many sessions exist on all connections.
+	LiveSessions int
+	// RunningTurns is how many turns run now; MaxConcurrentTurns is the most
+	// that ever ran at once.
+	RunningTurns       int
+	MaxConcurrentTurns int
+	// Connections is how many connections are being served now.
+	Connections int
+	// BadFrames counts well-framed bodies that were not usable JSON-RPC
+	// messages (answered with -32700 or -32600 and skipped).
+	BadFrames int
+}
+
+// Answer is a client's answer to a server→client request (a legacy tool.call
+// or a request sent with Conn.Call).
+type Answer struct {
+	Method string
+	Params json.RawMessage
+	// Result is the answer's result when it succeeded.
+	Result json.RawMessage
+	// Error is the JSON-RPC error the client answered with, if any.
+	Error *RPCError
+	// Err is set when no answer came: the connection closed or the wait was
+	// cancelled.
+	Err error
+}
+
+// RPCError is a JSON-RPC error object.
+type RPCError struct {
+	Code    int64           `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+func (e *RPCError) Error() string { return e.Message }
+
+// recorder collects observations shared by all connections of a server.
+type recorder struct {
+	mu        sync.Mutex
+	calls     map[string]int
+	running   int
+	maxTurns  int
+	badFrames int
+	answers   []Answer
+}
+
+func (r *recorder) call(method string) {
+	r.mu.Lock()
+	if r.calls == nil {
+		r.calls = make(map[string]int)
+	}
+	r.calls[method]++
+	r.mu.Unlock()
+}
+
+func (r *recorder) turnStarted() {
+	r.mu.Lock()
+	r.running++
+	r.maxTurns = max(r.maxTurns, r.running)
+	r.mu.Unlock()
+}
+
+func (r *recorder) turnEnded() {
+	r.mu.Lock()
+	r.running--
+	r.mu.Unlock()
+}
+
+func (r *recorder) badFrame() {
+	r.mu.Lock()
+	r.badFrames++
+	r.mu.Unlock()
+}
+
+func (r *recorder) answer(a Answer) {
+	r.mu.Lock()
+	r.answers = append(r.answers, a)
+	r.mu.Unlock()
+}
+
+func (r *recorder) snapshot() Stats {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return Stats{
+		Calls:              maps.Clone(r.calls),
+		RunningTurns:       r.running,
+		MaxConcurrentTurns: r.maxTurns,
+		BadFrames:          r.badFrames,
+	}
+}

@@ -1,0 +1,300 @@
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+)
+
+// pendingKind tells the two kinds of pending request apart, so an answer of
+// the wrong kind is refused.
+type pendingKind int
+
+const (
+	pendingPermission pendingKind = iota
+	pendingTool
+)
+
+func (k pendingKind) String() string {
+	if k == pendingPermission {
+		return "permission request"
+	}
+	return "tool call"
+}
+
+// pendingAnswer is a request the turn is waiting for the client to answer.
+type pendingAnswer struct {
+	kind pendingKind
+	ch   chan json.RawMessage // buffered 1: the answering handler never waits
+}
+
+// runTool runs one client tool call: tool.execution_start, the permission
+// and tool exchanges the flow calls for, tool.execution_complete. A non-nil
+// error means the turn was stopped.
+func (s *session) runTool(t *turn, req toolRequest) (ToolResult, error) {
+	res := ToolResult{CallID: req.ToolCallID, Name: req.Name, Arguments: req.Arguments}
+	if err := s.emit(t, "tool.execution_start", map[string]any{
+		"toolCallId": req.ToolCallID,
+		"toolName":   req.Name,
+		"arguments":  req.Arguments,
+	}, false); err != nil {
+		return res, err
+	}
+
+	def, ok := s.tool(req.Name)
+	legacy := s.conn.srv.opts.ToolFlow == ToolFlowLegacyRequest
+	switch {
+	case !ok:
+		res.Error = fmt.Sprintf("Tool '%s' does not exist.", req.Name)
+	case legacy:
+		a := s.conn.call(t.ctx, "tool.call", map[string]any{
+			"sessionId":  s.id,
+			"toolCallId": req.ToolCallID,
+			"toolName":   req.Name,
+			"arguments":  req.Arguments,
+		})
+		switch {
+		case a.Err != nil:
+			return res, errStopped
+		case a.Error != nil:
+			res.Error = a.Error.Message
+		default:
+			var r struct {
+				Result json.RawMessage `json:"result"`
+			}
+			if err := json.Unmarshal(a.Result, &r); err != nil || len(r.Result) == 0 {
+				r.Result = a.Result
+			}
+			res.Text, res.ResultType, res.Error = parseToolResult(r.Result)
+		}
+	default:
+		if def.SkipPermission {
+			// no permission needed
+		} else if !s.requestPermission {
+			res.Error = "permission denied: the session cannot request permission (create it with requestPermission:true, or mark the tool skipPermission:true)"
+			break
+		} else {
+			approved, err := s.askPermission(t, req, def)
+			if err != nil {
+				return res, err
+			}
+			if !approved {
+				res.Error = "permission denied"
+				break
+			}
+		}
+		answer, err := s.askClient(t, req)
+		if err != nil {
+			return res, err
+		}
+		res.Text, res.ResultType, res.Error = parseToolAnswer(answer)
+	}
+
+	data := map[string]any{"toolCallId": req.ToolCallID, "success": res.OK()}
+	if res.OK() {
+		if res.ResultType == "" {
+			res.ResultType = "success"
+		}
+		data["result"] = map[string]any{"content": res.Text}
+	} else {
+		res.ResultType, res.Text = "failure", res.Error
+		data["error"] = map[string]any{"message": res.Error}
+	}
+	return res, s.emit(t, "tool.execution_complete", data, false)
+}
+
+// await registers a pending request and emits the event announcing it under
+// one hold of the session's lock (so the answer cannot outrun the
+// registration), then waits for the answer or for the turn to stop.
+func (s *session) await(t *turn, kind pendingKind, requestID, typ string, data any) (json.RawMessage, error) {
+	p := &pendingAnswer{kind: kind, ch: make(chan json.RawMessage, 1)}
+	if err := s.emitThen(t, typ, data, false, func() { s.pending[requestID] = p }); err != nil {
+		return nil, err
+	}
+	select {
+	case a := <-p.ch:
+		return a, nil
+	case <-t.ctx.Done():
+		return nil, errStopped
+	}
+}
+
+// askPermission runs the protocol-3 permission exchange and reports whether
+// the client approved.
+func (s *session) askPermission(t *turn, req toolRequest, def toolDef) (bool, error) {
+	requestID := uuid.NewString()
+	perm := map[string]any{
+		"kind":       "custom-tool",
+		"toolName":   req.Name,
+		"toolCallId": req.ToolCallID,
+		"args":       req.Arguments,
+	}
+	if def.Description != "" {
+		perm["toolDescription"] = def.Description
+	}
+	raw, err := s.await(t, pendingPermission, requestID, "permission.requested", map[string]any{
+		"requestId":         requestID,
+		"permissionRequest": perm,
+	})
+	if err != nil {
+		return false, err
+	}
+	var answer struct {
+		Result struct {
+			Kind string `json:"kind"`
+		} `json:"result"`
+	}
+	json.Unmarshal(raw, &answer) // validated by the handler
+	approved := isApproval(answer.Result.Kind)
+	kind := "denied-interactively-by-user"
+	if approved {
+		kind = "approved"
+	}
+	err = s.emit(t, "permission.completed", map[string]any{
+		"requestId": requestID,
+		"result":    map[string]any{"kind": kind},
+	}, false)
+	return approved, err
+}
+
+// isApproval reports whether a permission decision kind approves: the
+// approve-* family ("approve-once", "approve-for-session", ...) and the older
+// "approved".
+func isApproval(kind string) bool {
+	return kind == "approved" || strings.HasPrefix(kind, "approve")
+}
+
+// askClient runs the protocol-3 external tool exchange and returns the
+// client's answer (the params of handlePendingToolCall).
+func (s *session) askClient(t *turn, req toolRequest) (json.RawMessage, error) {
+	requestID := uuid.NewString()
+	answer, err := s.await(t, pendingTool, requestID, "external_tool.requested", map[string]any{
+		"requestId":  requestID,
+		"sessionId":  s.id,
+		"toolCallId": req.ToolCallID,
+		"toolName":   req.Name,
+		"arguments":  req.Arguments,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return answer, s.emit(t, "external_tool.completed", map[string]any{"requestId": requestID}, false)
+}
+
+// parseToolAnswer reads handlePendingToolCall's params: an "error" string,
+// or a "result".
+func parseToolAnswer(raw json.RawMessage) (text, resultType, errText string) {
+	var a struct {
+		Result json.RawMessage `json:"result"`
+		Error  *string         `json:"error"`
+	}
+	json.Unmarshal(raw, &a) // validated by the handler
+	if a.Error != nil && (len(a.Result) == 0 || string(a.Result) == "null") {
+		msg := *a.Error
+		if msg == "" {
+			msg = "tool failed"
+		}
+		return "", "failure", msg
+	}
+	return parseToolResult(a.Result)
+}
+
+// parseToolResult reads a tool result: a string, or an object with
+// textResultForLlm, resultType and error. A resultType other than "success"
+// makes it a failure.
+func parseToolResult(raw json.RawMessage) (text, resultType, errText string) {
+	var str string
+	if err := json.Unmarshal(raw, &str); err == nil {
+		return str, "success", ""
+	}
+	var r struct {
+		TextResultForLlm string `json:"textResultForLlm"`
+		ResultType       string `json:"resultType"`
+		Error            string `json:"error"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return "", "failure", "malformed tool result: " + err.Error()
+	}
+	if r.ResultType == "" {
+		r.ResultType = "success"
+	}
+	if r.ResultType != "success" {
+		msg := r.Error
+		if msg == "" {
+			msg = r.TextResultForLlm
+		}
+		if msg == "" {
+			msg = "tool result type " + r.ResultType
+		}
+		return r.TextResultForLlm, r.ResultType, msg
+	}
+	return r.TextResultForLlm, r.ResultType, ""
+}
+
+// answer hands a client's answer to the turn waiting for requestID.
+func (c *Conn) answer(r *request, kind pendingKind, validate func(json.RawMessage) error) (any, error) {
+	var p struct {
+		SessionID string `json:"sessionId"`
+		RequestID string `json:"requestId"`
+	}
+	s, err := c.lookup(r, &p, func() string { return p.SessionID })
+	if err != nil {
+		return nil, err
+	}
+	if p.RequestID == "" {
+		return nil, invalidParams("invalid params for %s: requestId is required", r.method)
+	}
+	if err := validate(r.params); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	pa := s.pending[p.RequestID]
+	if pa == nil || pa.kind != kind {
+		return nil, refused("no pending %s with requestId %s in session %s", kind, p.RequestID, s.id)
+	}
+	delete(s.pending, p.RequestID)
+	pa.ch <- r.params
+	return map[string]any{"success": true}, nil
+}
+
+func (c *Conn) handlePermissionAnswer(r *request) (any, error) {
+	return c.answer(r, pendingPermission, func(raw json.RawMessage) error {
+		var p struct {
+			Result *struct {
+				Kind string `json:"kind"`
+			} `json:"result"`
+		}
+		json.Unmarshal(raw, &p) // shape checked by lookup's decode
+		if p.Result == nil || p.Result.Kind == "" {
+			return invalidParams("invalid params for %s: result.kind is required (e.g. \"approve-once\" or \"reject\")", r.method)
+		}
+		return nil
+	})
+}
+
+func (c *Conn) handleToolAnswer(r *request) (any, error) {
+	return c.answer(r, pendingTool, func(raw json.RawMessage) error {
+		var p struct {
+			Result json.RawMessage `json:"result"`
+			Error  *string         `json:"error"`
+		}
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return invalidParams("invalid params for %s: %v", r.method, err)
+		}
+		hasResult := len(p.Result) > 0 && string(p.Result) != "null"
+		if !hasResult && p.Error == nil {
+			return invalidParams("invalid params for %s: result or error is required", r.method)
+		}
+		if hasResult {
+			var str string
+			var obj map[string]json.RawMessage
+			if json.Unmarshal(p.Result, &str) != nil && json.Unmarshal(p.Result, &obj) != nil {
+				return invalidParams("invalid params for %s: result must be an object with textResultForLlm, or a string", r.method)
+			}
+		}
+		return nil
+	})
+}

@@ -1,0 +1,226 @@
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// runner serves the session's accepted sends one after another, on a
+// goroutine of the connection's. It exits when the queue is empty.
+func (s *session) runner() {
+	rec := &s.conn.srv.rec
+	for {
+		s.mu.Lock()
+		if s.destroyed || len(s.queue) == 0 {
+			s.running = false
+			s.mu.Unlock()
+			return
+		}
+		t := s.queue[0]
+		s.queue = s.queue[1:]
+		s.cur = t
+		s.mu.Unlock()
+
+		rec.turnStarted()
+		s.runTurn(t)
+		rec.turnEnded()
+
+		s.mu.Lock()
+		if s.cur == t {
+			s.cur = nil
+		}
+		s.mu.Unlock()
+		t.cancel()
+	}
+}
+
+// toolRequest is one entry of assistant.message's toolRequests.
+type toolRequest struct {
+	ToolCallID string          `json:"toolCallId"`
+	Name       string          `json:"name"`
+	Arguments  json.RawMessage `json:"arguments"`
+	Type       string          `json:"type"`
+}
+
+// runTurn plays one turn: user.message, then one round per model call
+// (assistant.turn_start … assistant.turn_end, with tool calls in between),
+// then assistant.idle and session.idle. Any error from emit means the turn was
+// stopped and must return at once.
+func (s *session) runTurn(t *turn) {
+	if s.emit(t, "user.message", map[string]any{"content": t.prompt}, false) != nil {
+		return
+	}
+	if s.conn.srv.opts.Unauthenticated {
+		s.fail(t, "authentication", "not authenticated (simulated): run copilot login or set a token")
+		return
+	}
+	s.mu.Lock()
+	history := slices.Clone(s.history)
+	s.mu.Unlock()
+	toolNames := make([]string, len(s.tools))
+	for i, td := range s.tools {
+		toolNames[i] = td.Name
+	}
+
+	var results []ToolResult
+	for call := 0; ; call++ {
+		if call > s.conn.srv.opts.MaxToolRounds {
+			s.fail(t, "query", fmt.Sprintf("simulated model %q asked for tools more than %d times in one turn", s.model.ID, s.conn.srv.opts.MaxToolRounds))
+			return
+		}
+		turnID := strconv.Itoa(call)
+		if s.emit(t, "assistant.turn_start", map[string]any{"turnId": turnID}, false) != nil {
+			return
+		}
+		info := Turn{
+			Model:         s.model.ID,
+			SessionID:     s.id,
+			Prompt:        t.prompt,
+			SystemMessage: s.system,
+			Number:        t.number,
+			Call:          call,
+			Tools:         slices.Clone(toolNames),
+			ToolResults:   slices.Clone(results),
+			History:       slices.Clone(history),
+		}
+		started := time.Now()
+		reply := callScript(s.model.Respond, info)
+		messageID := uuid.NewString()
+		if s.streamReply(t, reply, messageID) != nil {
+			return
+		}
+		if reply.Failure != nil {
+			s.fail(t, reply.Failure.Type, reply.Failure.Message)
+			return
+		}
+		if reply.Hang {
+			<-t.ctx.Done()
+			return
+		}
+
+		requests := make([]toolRequest, len(reply.ToolCalls))
+		for i, tc := range reply.ToolCalls {
+			id := tc.ID
+			if id == "" {
+				id = "call_" + uuid.NewString()[:8]
+			}
+			requests[i] = toolRequest{ToolCallID: id, Name: tc.Name, Arguments: validJSON(tc.Arguments), Type: "function"}
+		}
+		if s.emit(t, "assistant.message", map[string]any{
+			"messageId":    messageID,
+			"content":      reply.Text,
+			"toolRequests": requests,
+		}, false) != nil {
+			return
+		}
+		u := reply.usage(info)
+		if s.emit(t, "assistant.usage", map[string]any{
+			"model":        s.model.ID,
+			"inputTokens":  u.InputTokens,
+			"outputTokens": u.OutputTokens,
+			"duration":     time.Since(started).Milliseconds(),
+			"cost":         1,
+		}, true) != nil {
+			return
+		}
+
+		for _, req := range requests {
+			res, err := s.runTool(t, req)
+			if err != nil {
+				return
+			}
+			results = append(results, res)
+		}
+		if s.emit(t, "assistant.turn_end", map[string]any{"turnId": turnID}, false) != nil {
+			return
+		}
+		if len(requests) > 0 {
+			continue
+		}
+		if s.emit(t, "assistant.idle", map[string]any{}, false) != nil {
+			return
+		}
+		s.finish(t, func() {
+			s.history = append(s.history, Exchange{Prompt: t.prompt, Reply: reply.Text})
+		})
+		return
+	}
+}
+
+// streamReply waits the reply's delays and, for streaming sessions, emits a
+// message_delta and a streaming_delta per piece (only the pieces before a
+// Failure), all naming messageID, the id assistant.message will carry.
+func (s *session) streamReply(t *turn, r Reply, messageID string) error {
+	pieces := r.chunks()
+	n := len(pieces)
+	if r.Failure != nil {
+		n = min(max(r.Failure.AfterChunks, 0), n)
+	}
+	done := t.ctx.Done()
+	if !sleep(done, r.FirstTokenDelay) {
+		return errStopped
+	}
+	if !s.streaming {
+		if !sleep(done, time.Duration(n)*r.ChunkDelay) {
+			return errStopped
+		}
+		return nil
+	}
+	total := 0
+	for _, p := range pieces[:n] {
+		total += len(p)
+		if s.emit(t, "assistant.message_delta", map[string]any{"messageId": messageID, "deltaContent": p}, true) != nil {
+			return errStopped
+		}
+		if s.emit(t, "assistant.streaming_delta", map[string]any{"totalResponseSizeBytes": total}, true) != nil {
+			return errStopped
+		}
+		if !sleep(done, r.ChunkDelay) {
+			return errStopped
+		}
+	}
+	return nil
+}
+
+// fail ends the turn with session.error and session.idle.
+func (s *session) fail(t *turn, errorType, message string) {
+	if errorType == "" {
+		errorType = "query"
+	}
+	if s.emit(t, "session.error", map[string]any{"errorType": errorType, "message": message}, false) != nil {
+		return
+	}
+	s.finish(t, nil)
+}
+
+// finish emits the ephemeral session.idle that ends a turn and, under the
+// same lock, marks the session idle (and runs fn), so that a send that
+// follows the idle event on the wire always finds the session idle.
+func (s *session) finish(t *turn, fn func()) {
+	s.emitThen(t, "session.idle", map[string]any{}, true, func() {
+		if s.cur == t {
+			s.cur = nil
+		}
+		if fn != nil {
+			fn()
+		}
+	})
+}
+
+// validJSON returns raw, or raw as a JSON string when it is not valid JSON,
+// or null when it is empty.
+func validJSON(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return json.RawMessage("null")
+	}
+	if json.Valid(raw) {
+		return raw
+	}
+	b, _ := json.Marshal(string(raw))
+	return b
+}
