@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -26,6 +27,7 @@ type child struct {
 	stderr *tailBuffer
 	log    zerolog.Logger
 
+	tcp     bool          // TCP mode: closing stdin does not ask it to exit
 	exited  chan struct{} // closed once the process has been reaped
 	exitErr error         // set before exited closes
 
@@ -105,6 +107,7 @@ func startChild(ctx context.Context, o Options) (*child, error) {
 		stderr: &tailBuffer{max: 8 << 10},
 		log:    o.Logger.With().Str("component", "copilot-cli").Logger(),
 		exited: make(chan struct{}),
+		tcp:    o.Transport == TCP,
 	}
 	if err := cmd.Start(); err != nil {
 		closeAll(ours)
@@ -122,7 +125,7 @@ func startChild(ctx context.Context, o Options) (*child, error) {
 	go c.drainStderr(errR)
 
 	if o.Transport != TCP {
-		c.conn = &stdioConn{r: outR, w: inW}
+		c.conn = &exitAwareConn{ReadWriteCloser: &stdioConn{r: outR, w: inW}, c: c}
 		return c, nil
 	}
 	ports := make(chan string, 1)
@@ -139,12 +142,15 @@ func startChild(ctx context.Context, o Options) (*child, error) {
 		err = fmt.Errorf("%w: no `listening on port` line within %v; stderr: %s", ErrStartTimeout, o.StartTimeout, c.stderrTail())
 	case <-ctx.Done():
 		err = ctx.Err()
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("%w: no `listening on port` line before the deadline; stderr: %s", ErrStartTimeout, c.stderrTail())
+		}
 	}
 	if err == nil {
 		d := net.Dialer{Timeout: o.StartTimeout}
 		var conn net.Conn
 		if conn, err = d.DialContext(ctx, "tcp", net.JoinHostPort("127.0.0.1", port)); err == nil {
-			c.conn = conn
+			c.conn = &exitAwareConn{ReadWriteCloser: conn, c: c}
 			return c, nil
 		}
 		err = fmt.Errorf("copilot: dialling the CLI on port %s: %w", port, err)
@@ -221,9 +227,13 @@ func (c *child) stop(grace time.Duration) {
 	}
 	pgid := c.cmd.Process.Pid
 	if grace > 0 {
+		term := time.After(grace / 2) // stdio: closed stdin asks it to exit first
+		if c.tcp {
+			term = time.After(0)
+		}
 		select {
 		case <-c.exited:
-		case <-time.After(grace / 2):
+		case <-term:
 			syscall.Kill(-pgid, syscall.SIGTERM)
 			select {
 			case <-c.exited:
@@ -237,6 +247,33 @@ func (c *child) stop(grace time.Duration) {
 	}
 	<-c.exited
 	c.drains.Wait()
+}
+
+// exitAwareConn reports the child's exit, rather than a bare EOF, as the
+// end of the connection: the reader usually sees the pipe close a moment
+// before the process is reaped, and "EOF" tells a user nothing.
+type exitAwareConn struct {
+	io.ReadWriteCloser
+	c      *child
+	closed atomic.Bool
+}
+
+func (e *exitAwareConn) Close() error {
+	e.closed.Store(true)
+	return e.ReadWriteCloser.Close()
+}
+
+func (e *exitAwareConn) Read(p []byte) (int, error) {
+	n, err := e.ReadWriteCloser.Read(p)
+	if err == nil || n > 0 || e.closed.Load() {
+		return n, err
+	}
+	select {
+	case <-e.c.exited:
+		return 0, e.c.exitCause()
+	case <-time.After(time.Second):
+		return 0, err // the child lives on: the connection itself ended
+	}
 }
 
 // stdioConn is the child's stdout and stdin as one connection.

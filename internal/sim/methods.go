@@ -77,6 +77,7 @@ func init() {
 		"models.list":         (*Conn).handleModelsList,
 		"session.list":        (*Conn).handleSessionList,
 		"session.create":      (*Conn).handleCreate,
+		"session.resume":      (*Conn).handleResume,
 		"session.send":        (*Conn).handleSend,
 		"session.abort":       (*Conn).handleAbort,
 		"session.destroy":     (*Conn).handleDestroy,

@@ -421,3 +421,20 @@ func (c *Conn) handleSessionList(r *request) (any, error) {
 	}
 	return map[string]any{"sessions": out}, nil
 }
+
+// handleResume re-attaches a client to a live session of this connection,
+// with new tool and permission settings, as session.resume does on the CLI.
+func (c *Conn) handleResume(r *request) (any, error) {
+	var p createParams
+	if err := r.decode(&p); err != nil {
+		return nil, err
+	}
+	s := c.session(p.SessionID)
+	if s == nil {
+		return nil, sessionNotFound(p.SessionID)
+	}
+	s.mu.Lock()
+	s.tools, s.requestPermission, s.streaming = p.Tools, p.RequestPermission, p.Streaming
+	s.mu.Unlock()
+	return map[string]any{"sessionId": s.id, "workspacePath": s.workspace}, nil
+}

@@ -1,0 +1,183 @@
+package copilot
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// startSim starts the copilot-sim program as the CLI child.
+func startSim(t *testing.T, o Options) *Client {
+	t.Helper()
+	o.CLIPath = simBinary
+	o.Args = append(o.Args, "--sim-pace", "0")
+	c, err := Start(testCtx(t), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
+
+func TestStartStdioAndTCP(t *testing.T) {
+	for _, tr := range []Transport{Stdio, TCP} {
+		t.Run(tr.String(), func(t *testing.T) {
+			c := startSim(t, Options{Transport: tr})
+			ctx := testCtx(t)
+			ms, err := c.Models(ctx)
+			if err != nil || len(ms) == 0 {
+				t.Fatalf("%v %v", ms, err)
+			}
+			s, err := c.NewSession(ctx, SessionConfig{Model: ms[0].ID})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := s.Ask(ctx, "Is the simulator alive?")
+			if err != nil || !strings.Contains(a, "[simulated") {
+				t.Fatalf("%q %v", a, err)
+			}
+			pid := c.cur.child.cmd.Process.Pid
+			if err := c.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if alive(pid) {
+				t.Fatalf("child %d still alive after Close", pid)
+			}
+		})
+	}
+}
+
+func TestMissingCLISaysHowToInstall(t *testing.T) {
+	t.Setenv(EnvCLIPath, "")
+	t.Setenv("PATH", t.TempDir())
+	_, err := Start(testCtx(t), Options{})
+	if !errors.Is(err, ErrCLINotFound) || !strings.Contains(err.Error(), "npm install -g @github/copilot") {
+		t.Fatalf("err = %v", err)
+	}
+	_, err = Start(testCtx(t), Options{CLIPath: "/no/such/copilot"})
+	if !errors.Is(err, ErrCLINotFound) || !strings.Contains(err.Error(), "/no/such/copilot") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// script writes an executable shell script standing in for a broken CLI.
+func script(t *testing.T, body string) string {
+	p := filepath.Join(t.TempDir(), "fake-copilot")
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// A CLI that never answers: the start-up timeout fires although nothing is
+// ever read, and the child is gone afterwards.
+func TestStartTimeoutFires(t *testing.T) {
+	for _, tr := range []Transport{Stdio, TCP} {
+		t.Run(tr.String(), func(t *testing.T) {
+			pidFile := filepath.Join(t.TempDir(), "pid")
+			bin := script(t, "echo $$ > "+pidFile+"\nexec sleep 60")
+			_, err := Start(testCtx(t), Options{CLIPath: bin, Transport: tr, StartTimeout: 300 * time.Millisecond})
+			if !errors.Is(err, ErrStartTimeout) {
+				t.Fatalf("err = %v", err)
+			}
+			b, _ := os.ReadFile(pidFile)
+			var pid int
+			for _, ch := range strings.TrimSpace(string(b)) {
+				pid = pid*10 + int(ch-'0')
+			}
+			if pid == 0 || alive(pid) {
+				t.Fatalf("child %d left running after a failed start", pid)
+			}
+		})
+	}
+}
+
+func TestEarlyExitReportsStderr(t *testing.T) {
+	bin := script(t, "echo 'fatal: no licence for this machine' >&2\nexit 3")
+	_, err := Start(testCtx(t), Options{CLIPath: bin})
+	if err == nil || !strings.Contains(err.Error(), "no licence") || !strings.Contains(err.Error(), "exit status 3") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// Killing the child mid-stream fails every waiter at once with the stop
+// error; with supervision, a new session works after the restart.
+func TestChildKilledMidStreamAndRestart(t *testing.T) {
+	c := startSim(t, Options{Restart: &RestartPolicy{InitialInterval: 10 * time.Millisecond}})
+	ctx := testCtx(t)
+	ms, _ := c.Models(ctx)
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	started := make(chan struct{}, 4)
+	for i := 0; i < 4; i++ {
+		s, err := c.NewSession(ctx, SessionConfig{Model: ms[0].ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// A long prompt keeps the simulated reply streaming for a while.
+			_, err := s.Stream(ctx, strings.Repeat("please go on and on ", 2000), TurnHandlers{
+				OnDelta: func(string) {
+					select {
+					case started <- struct{}{}:
+					default:
+					}
+				},
+			})
+			errs <- err
+		}()
+	}
+	<-started
+	old := c.cur.child.cmd.Process.Pid
+	syscall.Kill(old, syscall.SIGKILL)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err == nil {
+			continue // that turn finished before the kill
+		}
+		if !errors.Is(err, ErrStopped) || !errors.Is(err, ErrCLIExited) {
+			t.Errorf("err = %v, want ErrStopped and ErrCLIExited", err)
+		}
+	}
+	// A new session works once the supervisor has restarted the child.
+	s, err := c.NewSession(ctx, SessionConfig{Model: ms[0].ID})
+	for err != nil && errors.Is(err, ErrStopped) && ctx.Err() == nil {
+		time.Sleep(20 * time.Millisecond) // the restart may not have begun yet
+		s, err = c.NewSession(ctx, SessionConfig{Model: ms[0].ID})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, err := s.Ask(ctx, "back?"); err != nil || a == "" {
+		t.Fatalf("%q %v", a, err)
+	}
+	if c.Restarts() != 1 || c.cur.child.cmd.Process.Pid == old {
+		t.Fatalf("restarts = %d", c.Restarts())
+	}
+}
+
+func TestCloseIsIdempotentAndFailsWaiters(t *testing.T) {
+	c := startSim(t, Options{})
+	ctx := testCtx(t)
+	ms, _ := c.Models(ctx)
+	s, _ := c.NewSession(ctx, SessionConfig{Model: ms[0].ID})
+	c.Close()
+	c.Close()
+	if _, err := s.Ask(ctx, "x"); !errors.Is(err, ErrStopped) {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := c.NewSession(context.Background(), SessionConfig{Model: "m"}); !errors.Is(err, ErrClosed) {
+		t.Fatalf("err = %v", err)
+	}
+}

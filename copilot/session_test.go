@@ -1,0 +1,431 @@
+package copilot
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/quorum-go/quorum/internal/sim"
+)
+
+func TestHandshakeModelsAuth(t *testing.T) {
+	c, _ := simClient(t, sim.Options{Models: []sim.Model{model("m1", sim.Echo), model("m2", sim.Echo)}})
+	ctx := testCtx(t)
+	if info := c.Info(); info.ProtocolVersion != 3 || info.Version != sim.Version {
+		t.Errorf("info = %+v", info)
+	}
+	ms, err := c.Models(ctx)
+	if err != nil || len(ms) != 2 || ms[0].ID != "m1" || len(ms[0].Raw) == 0 {
+		t.Fatalf("models = %+v, %v", ms, err)
+	}
+	p, err := c.Ping(ctx, "hi")
+	if err != nil || p.Message != "pong: hi" {
+		t.Fatalf("ping = %+v, %v", p, err)
+	}
+	if err := c.RequireAuth(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestNotAuthenticatedSaysHowToLogIn(t *testing.T) {
+	c, _ := simClient(t, sim.Options{Unauthenticated: true})
+	err := c.RequireAuth(testCtx(t))
+	if !errors.Is(err, ErrNotAuthenticated) || !strings.Contains(err.Error(), "copilot login") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestProtocolMismatch(t *testing.T) {
+	srv := sim.NewServer(sim.Options{ProtocolVersion: 4})
+	defer srv.Close()
+	_, err := Connect(testCtx(t), srv.Dial(), Options{})
+	var ve *VersionError
+	if !errors.Is(err, ErrProtocolVersion) || !errors.As(err, &ve) || ve.Got != 4 || ve.Want != 3 {
+		t.Fatalf("err = %v", err)
+	}
+	if !strings.Contains(err.Error(), "4") || !strings.Contains(err.Error(), "3") {
+		t.Errorf("message names neither version: %v", err)
+	}
+}
+
+func TestPingFallback(t *testing.T) {
+	c, srv := simClient(t, sim.Options{NoConnect: true})
+	if c.Info().ProtocolVersion != 3 || srv.Calls("ping") != 1 {
+		t.Fatalf("info = %+v, pings = %d", c.Info(), srv.Calls("ping"))
+	}
+}
+
+func TestStreamDeltasAndUsage(t *testing.T) {
+	text := "The quick brown fox jumps over the lazy dog, twice over."
+	c, _ := simClient(t, sim.Options{Models: []sim.Model{model("m", sim.Always(sim.Reply{
+		Text: text, Chunks: 5, Usage: &sim.Usage{InputTokens: 11, OutputTokens: 7},
+	}))}})
+	ctx := testCtx(t)
+	s, err := c.NewSession(ctx, SessionConfig{Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var deltas []string
+	var types []string
+	r, err := s.Stream(ctx, "go", TurnHandlers{
+		OnDelta: func(d string) { deltas = append(deltas, d) },
+		OnEvent: func(e Event) { types = append(types, e.Type) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Text != text || strings.Join(deltas, "") != text || len(deltas) != 5 {
+		t.Fatalf("text %q, %d deltas", r.Text, len(deltas))
+	}
+	if r.Usage.InputTokens != 11 || r.Usage.OutputTokens != 7 || r.MessageID == "" {
+		t.Errorf("reply = %+v", r)
+	}
+	if types[0] != EventSessionStart {
+		t.Errorf("first event = %s, want session.start (it must not be lost)", types[0])
+	}
+	if types[len(types)-1] != EventSessionIdle {
+		t.Errorf("last event = %s", types[len(types)-1])
+	}
+	// A second turn on the same session.
+	if a, err := s.Ask(ctx, "again"); err != nil || a != text {
+		t.Fatalf("second turn: %q %v", a, err)
+	}
+}
+
+func TestAssignedIDSession(t *testing.T) {
+	for _, order := range []sim.StartOrder{sim.StartBefore, sim.StartAfter} {
+		t.Run(order.String(), func(t *testing.T) {
+			c, _ := simClient(t, sim.Options{StartOrder: order, Models: []sim.Model{model("m", sim.Echo)}})
+			ctx := testCtx(t)
+			s, err := c.NewSession(ctx, SessionConfig{Model: "m", AssignedID: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var first string
+			a, err := s.Stream(ctx, "x", TurnHandlers{OnEvent: func(e Event) {
+				if first == "" {
+					first = e.Type
+				}
+			}})
+			if err != nil || a.Text != "echo: x" || first != EventSessionStart {
+				t.Fatalf("%q %v first=%s", a.Text, err, first)
+			}
+		})
+	}
+}
+
+func TestUnknownModelError(t *testing.T) {
+	c, _ := simClient(t, sim.Options{Models: []sim.Model{model("m", sim.Echo)}})
+	_, err := c.NewSession(testCtx(t), SessionConfig{Model: "nope"})
+	if err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Fatalf("err = %v", err)
+	}
+	if n := c.Router().Stats().Sessions; n != 0 {
+		t.Errorf("%d routes left after a failed create", n)
+	}
+}
+
+func TestSessionErrorCarriesMessage(t *testing.T) {
+	c, _ := simClient(t, sim.Options{Models: []sim.Model{model("m", sim.Always(sim.Fail("model_call", "upstream said 500")))}})
+	ctx := testCtx(t)
+	s, _ := c.NewSession(ctx, SessionConfig{Model: "m"})
+	_, err := s.Ask(ctx, "x")
+	if !errors.Is(err, ErrTurnFailed) || !strings.Contains(err.Error(), "upstream said 500") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func weatherTool(calls *int) Tool {
+	return Tool{
+		Name:        "weather",
+		Description: "current weather",
+		Parameters:  json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}}}`),
+		Handler: func(_ context.Context, call ToolCall) (string, error) {
+			*calls++
+			var a struct{ City string }
+			json.Unmarshal(call.Arguments, &a)
+			return "sunny in " + a.City, nil
+		},
+	}
+}
+
+// reportTool answers with what the tool returned, or its error.
+func reportTool(t sim.Turn) sim.Reply {
+	r := t.ToolResults[len(t.ToolResults)-1]
+	if !r.OK() {
+		return sim.Text("tool failed: " + r.Error)
+	}
+	return sim.Text("the tool said: " + r.Text)
+}
+
+func TestToolWithPermission(t *testing.T) {
+	for _, flow := range []sim.ToolFlow{sim.ToolFlowEvents, sim.ToolFlowLegacyRequest} {
+		t.Run(fmt.Sprint("flow", flow), func(t *testing.T) {
+			c, _ := simClient(t, sim.Options{ToolFlow: flow, Models: []sim.Model{
+				model("m", sim.UseTool("weather", map[string]string{"city": "Oslo"}, reportTool)),
+			}})
+			ctx := testCtx(t)
+			var calls int
+			var asked []PermissionRequest
+			s, err := c.NewSession(ctx, SessionConfig{Model: "m", Tools: []Tool{weatherTool(&calls)},
+				Permissions: func(_ context.Context, r PermissionRequest) (bool, error) {
+					asked = append(asked, r)
+					return true, nil
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := s.Stream(ctx, "weather?", TurnHandlers{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(r.Text, "the tool said: sunny in Oslo") || calls != 1 || r.ToolCalls != 1 {
+				t.Fatalf("reply %q, %d calls", r.Text, calls)
+			}
+			if flow == sim.ToolFlowEvents && (len(asked) != 1 || asked[0].ToolName != "weather" || asked[0].Kind != "custom-tool") {
+				t.Errorf("permission requests = %+v", asked)
+			}
+		})
+	}
+}
+
+func TestToolDeniedByDefault(t *testing.T) {
+	c, _ := simClient(t, sim.Options{Models: []sim.Model{model("m", sim.UseTool("weather", nil, reportTool))}})
+	ctx := testCtx(t)
+	var calls int
+	s, _ := c.NewSession(ctx, SessionConfig{Model: "m", Tools: []Tool{weatherTool(&calls)}})
+	a, err := s.Ask(ctx, "x")
+	if err != nil || calls != 0 || !strings.Contains(a, "tool failed") {
+		t.Fatalf("%q %v calls=%d: the default policy must deny", a, err, calls)
+	}
+}
+
+func TestSkipPermissionTool(t *testing.T) {
+	c, _ := simClient(t, sim.Options{Models: []sim.Model{model("m", sim.UseTool("weather", map[string]string{"city": "Rome"}, reportTool))}})
+	ctx := testCtx(t)
+	var calls int
+	tool := weatherTool(&calls)
+	tool.SkipPermission = true
+	s, _ := c.NewSession(ctx, SessionConfig{Model: "m", Tools: []Tool{tool}})
+	a, err := s.Ask(ctx, "x")
+	if err != nil || calls != 1 || !strings.Contains(a, "sunny in Rome") {
+		t.Fatalf("%q %v", a, err)
+	}
+}
+
+func TestHandlerErrorAndPanicBecomeResults(t *testing.T) {
+	for name, h := range map[string]ToolHandler{
+		"error": func(context.Context, ToolCall) (string, error) { return "", errors.New("disk on fire") },
+		"panic": func(context.Context, ToolCall) (string, error) { panic("disk on fire") },
+	} {
+		t.Run(name, func(t *testing.T) {
+			c, _ := simClient(t, sim.Options{Models: []sim.Model{model("m", sim.UseTool("t", nil, reportTool))}})
+			ctx := testCtx(t)
+			s, _ := c.NewSession(ctx, SessionConfig{Model: "m", Permissions: ApproveAll,
+				Tools: []Tool{{Name: "t", Handler: h}}})
+			a, err := s.Ask(ctx, "x")
+			if err != nil || !strings.Contains(a, "tool failed") || !strings.Contains(a, "disk on fire") {
+				t.Fatalf("%q %v", a, err)
+			}
+		})
+	}
+}
+
+// loopingModel calls a tool on every model call, forever.
+func loopingModel(t sim.Turn) sim.Reply {
+	return sim.Reply{ToolCalls: []sim.ToolCall{sim.Call("t", map[string]int{"n": t.Call})}}
+}
+
+func TestToolCallLimitAbortsTurn(t *testing.T) {
+	c, srv := simClient(t, sim.Options{Models: []sim.Model{model("m", loopingModel)}})
+	ctx := testCtx(t)
+	var calls int
+	s, _ := c.NewSession(ctx, SessionConfig{Model: "m", Permissions: ApproveAll, MaxToolCalls: 2,
+		Tools: []Tool{{Name: "t", Handler: func(context.Context, ToolCall) (string, error) { calls++; return "ok", nil }}}})
+	r, err := s.Stream(ctx, "x", TurnHandlers{})
+	if !errors.Is(err, ErrToolLimit) {
+		t.Fatalf("err = %v", err)
+	}
+	if calls != 2 || r.ToolCalls != 3 || srv.Calls("session.abort") != 1 {
+		t.Fatalf("handler ran %d times, %d calls seen, %d aborts", calls, r.ToolCalls, srv.Calls("session.abort"))
+	}
+	// The limit is per turn: the next turn may call tools again.
+	if _, err := s.Stream(ctx, "y", TurnHandlers{}); !errors.Is(err, ErrToolLimit) || calls != 4 {
+		t.Fatalf("second turn: %v, calls=%d", err, calls)
+	}
+}
+
+func TestPipelineStages(t *testing.T) {
+	c, _ := simClient(t, sim.Options{Models: []sim.Model{
+		model("m", sim.UseTool("big", nil, reportTool)),
+		model("other", sim.UseTool("secret", nil, reportTool)),
+	}})
+	ctx := testCtx(t)
+	trace := &ToolTrace{}
+	big := Tool{Name: "big", Handler: func(context.Context, ToolCall) (string, error) { return strings.Repeat("é", 100), nil }}
+	secret := Tool{Name: "secret", Handler: func(context.Context, ToolCall) (string, error) { return "leaked", nil }}
+	panicky := ToolStage{Name: "panicky", Wrap: func(next ToolHandler) ToolHandler {
+		return func(ctx context.Context, call ToolCall) (string, error) { panic("stage bug") }
+	}}
+	cfg := SessionConfig{Model: "m", Permissions: ApproveAll, Tools: []Tool{big, secret},
+		Trace: trace, MaxToolOutputBytes: 11, Profile: "safe", Profiles: map[string][]string{"safe": {"big"}},
+		Stages: []ToolStage{panicky}}
+	s, err := c.NewSession(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := s.Ask(ctx, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 11 bytes cut back to a character boundary: five two-byte characters.
+	if !strings.Contains(a, "the tool said: ééééé\n[output truncated: 10 of 200 bytes shown]") {
+		t.Fatalf("truncation: %q", a)
+	}
+	cfg.Model = "other"
+	s2, _ := c.NewSession(ctx, cfg)
+	a2, err := s2.Ask(ctx, "x")
+	if err != nil || strings.Contains(a2, "leaked") || !strings.Contains(a2, "tool failed") {
+		t.Fatalf("profile let an undeclared tool run: %q %v", a2, err)
+	}
+	// "secret" was never declared, so the CLI refused it without asking us.
+	es := trace.Entries()
+	if len(es) != 1 || es[0].Tool != "big" || !strings.Contains(es[0].Result, "truncated") {
+		t.Fatalf("trace = %+v", es)
+	}
+	// Called anyway (a CLI that ignores the declaration), the profile stage
+	// refuses it.
+	out, err := s2.pipeline(ctx, ToolCall{Name: "secret"})
+	if err == nil || out != "" || !strings.Contains(err.Error(), `not in profile "safe"`) {
+		t.Fatalf("profile stage: %q %v", out, err)
+	}
+}
+
+func TestProfileDeclaresOnlyItsTools(t *testing.T) {
+	var seen []string
+	c, _ := simClient(t, sim.Options{Models: []sim.Model{model("m", func(t sim.Turn) sim.Reply {
+		seen = t.Tools
+		return sim.Text("ok")
+	})}})
+	ctx := testCtx(t)
+	h := func(context.Context, ToolCall) (string, error) { return "", nil }
+	s, err := c.NewSession(ctx, SessionConfig{Model: "m", Tools: []Tool{{Name: "a", Handler: h}, {Name: "b", Handler: h}},
+		Profile: "p", Profiles: map[string][]string{"p": {"b"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Ask(ctx, "x")
+	if len(seen) != 1 || seen[0] != "b" {
+		t.Fatalf("tools declared = %v", seen)
+	}
+	if _, err := c.NewSession(ctx, SessionConfig{Model: "m", Profile: "missing"}); err == nil {
+		t.Fatal("an undefined profile was accepted")
+	}
+}
+
+func TestCancelAbortsTurnAndSessionRecovers(t *testing.T) {
+	c, srv := simClient(t, sim.Options{Models: []sim.Model{model("m", sim.Sequence(
+		sim.Reply{Text: "partial answer", Hang: true}, sim.Text("second"),
+	))}})
+	s, _ := c.NewSession(testCtx(t), SessionConfig{Model: "m"})
+	ctx, cancel := context.WithCancel(testCtx(t))
+	started := make(chan struct{})
+	var once sync.Once
+	errc := make(chan error, 1)
+	go func() {
+		_, err := s.Stream(ctx, "x", TurnHandlers{OnDelta: func(string) { once.Do(func() { close(started) }) }})
+		errc <- err
+	}()
+	<-started
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+	if srv.Calls("session.abort") != 1 {
+		t.Fatalf("aborts = %d, want 1", srv.Calls("session.abort"))
+	}
+	a, err := s.Ask(testCtx(t), "y")
+	if err != nil || a != "second" {
+		t.Fatalf("next turn: %q %v", a, err)
+	}
+}
+
+func TestDestroyLeavesNothing(t *testing.T) {
+	c, srv := simClient(t, sim.Options{Models: []sim.Model{model("m", sim.Echo)}})
+	ctx := testCtx(t)
+	s, _ := c.NewSession(ctx, SessionConfig{Model: "m"})
+	if len(srv.LiveSessions()) != 1 {
+		t.Fatal("not created")
+	}
+	if err := s.Destroy(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Destroy(ctx); err != nil {
+		t.Fatal("destroy is not idempotent:", err)
+	}
+	if n := len(srv.LiveSessions()); n != 0 {
+		t.Fatalf("%d sessions left on the server", n)
+	}
+	if n := c.Router().Stats().Sessions; n != 0 {
+		t.Fatalf("%d routes left", n)
+	}
+}
+
+func TestResumeSession(t *testing.T) {
+	c, _ := simClient(t, sim.Options{Models: []sim.Model{model("m", sim.Echo)}})
+	ctx := testCtx(t)
+	s, _ := c.NewSession(ctx, SessionConfig{Model: "m"})
+	s.Close() // deregister locally; the session lives on in the CLI
+	r, err := c.ResumeSession(ctx, s.ID(), SessionConfig{Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, err := r.Ask(ctx, "again"); err != nil || a != "echo: again" {
+		t.Fatalf("%q %v", a, err)
+	}
+	if _, err := c.ResumeSession(ctx, "no-such-session", SessionConfig{Model: "m"}); err == nil {
+		t.Fatal("resumed a session that does not exist")
+	}
+}
+
+// Eight sessions on different models stream at once, each getting its own
+// text.
+func TestConcurrentSessions(t *testing.T) {
+	var models []sim.Model
+	for i := 0; i < 8; i++ {
+		id := fmt.Sprint("model-", i)
+		models = append(models, model(id, func(t sim.Turn) sim.Reply {
+			return sim.Reply{Text: strings.Repeat(t.Model+" says "+t.Prompt+". ", 20), ChunkSize: 7}
+		}))
+	}
+	c, srv := simClient(t, sim.Options{Models: models})
+	ctx := testCtx(t)
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			id := fmt.Sprint("model-", i)
+			s, err := c.NewSession(ctx, SessionConfig{Model: id})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer s.Destroy(context.Background())
+			var streamed strings.Builder
+			r, err := s.Stream(ctx, fmt.Sprint("q", i), TurnHandlers{OnDelta: func(d string) { streamed.WriteString(d) }})
+			want := strings.Repeat(id+" says "+fmt.Sprint("q", i)+". ", 20)
+			if err != nil || r.Text != want || streamed.String() != want {
+				t.Errorf("%s: %v, got %.60q", id, err, r.Text)
+			}
+		}(i)
+	}
+	wg.Wait()
+	if len(srv.LiveSessions()) != 0 {
+		t.Errorf("sessions left: %v", srv.LiveSessions())
+	}
+}
