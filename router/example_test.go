@@ -1,0 +1,45 @@
+package router_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+
+	"github.com/quorum-go/quorum/internal/sim"
+	"github.com/quorum-go/quorum/router"
+	"github.com/quorum-go/quorum/session"
+)
+
+// One connection, one session, one streamed turn: the router's own API,
+// beneath package copilot. The simulated Copilot server stands in for the
+// CLI.
+func Example() {
+	srv := sim.NewServer(sim.Options{Models: []sim.Model{{ID: "demo", Respond: sim.Echo}}})
+	defer srv.Close()
+
+	ctx := context.Background()
+	r := router.New(srv.Dial(), router.Config{})
+	defer r.Close()
+
+	// The route exists before session.create is sent, so session.start
+	// cannot be lost whichever side of the response it arrives on.
+	id := "3f1c8e2a-0000-4000-8000-000000000001"
+	ch, err := r.Create(ctx, id, map[string]any{"sessionId": id, "model": "demo", "streaming": true}, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer ch.Close(ctx, session.Destroy())
+
+	if err := r.Call(ctx, "session.send", map[string]string{"sessionId": id, "prompt": "hello"}, nil); err != nil {
+		log.Fatal(err)
+	}
+	text, err := ch.ReadTurn(ctx, &session.Handlers{OnDelta: func(d string) { /* draw it */ }})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(text)
+	fmt.Println("routed:", r.Stats().Routed > 0, "dropped:", r.Stats().DroppedUnknown)
+	// Output:
+	// echo: hello
+	// routed: true dropped: 0
+}
