@@ -1,6 +1,9 @@
 package copilot
 
 import (
+	"context"
+	"net"
+	"os/exec"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -44,6 +47,14 @@ type Options struct {
 	AuthToken string
 	// LogLevel and LogDir, if set, are passed as --log-level and --log-dir.
 	LogLevel, LogDir string
+
+	// Command, if set, builds the child's command instead of exec.Command:
+	// to run the CLI through a wrapper (a sandbox, a container). The client
+	// still sets its pipes, environment, directory and process group.
+	Command func(bin string, args ...string) *exec.Cmd
+	// Dial, if set, connects to a TCP-mode child instead of net.Dialer, for
+	// a child in another network namespace.
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 
 	// StartTimeout bounds start-up: process start, the TCP port line, and
 	// the handshake. Default 60s (the CLI's first run unpacks ~235 MB).

@@ -67,12 +67,19 @@ func startChild(ctx context.Context, o Options) (*child, error) {
 	}
 	args = append(args, o.Args...)
 
-	cmd := exec.Command(bin, args...)
+	newCmd := exec.Command
+	if o.Command != nil {
+		newCmd = o.Command
+	}
+	cmd := newCmd(bin, args...)
 	cmd.Dir = o.WorkingDir
 	cmd.Env = env
 	// Its own process group, so that Close can end the CLI and anything it
 	// started without touching ours.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
 
 	// Pipes of our own rather than cmd.StdoutPipe: exec.Cmd.Wait closes
 	// those, and Wait runs while the router still reads.
@@ -147,9 +154,12 @@ func startChild(ctx context.Context, o Options) (*child, error) {
 		}
 	}
 	if err == nil {
-		d := net.Dialer{Timeout: o.StartTimeout}
+		dial := (&net.Dialer{Timeout: o.StartTimeout}).DialContext
+		if o.Dial != nil {
+			dial = o.Dial
+		}
 		var conn net.Conn
-		if conn, err = d.DialContext(ctx, "tcp", net.JoinHostPort("127.0.0.1", port)); err == nil {
+		if conn, err = dial(ctx, "tcp", net.JoinHostPort("127.0.0.1", port)); err == nil {
 			c.conn = &exitAwareConn{ReadWriteCloser: conn, c: c}
 			return c, nil
 		}
