@@ -1,0 +1,25 @@
+package cli
+
+import (
+	"io"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// terminalWidth reports whether w is a terminal and, if so, its width.
+func terminalWidth(w io.Writer) (bool, int) {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false, 0
+	}
+	ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ)
+	if err != nil {
+		return false, 0
+	}
+	width := int(ws.Col)
+	if width <= 0 {
+		width = 80
+	}
+	return true, width
+}
