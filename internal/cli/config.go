@@ -35,7 +35,7 @@ type setting struct {
 // key describes one configuration key.
 type key struct {
 	name, env, def, help string
-	check             func(string) error
+	check                func(string) error
 }
 
 // keys are every configuration key, in display order.
