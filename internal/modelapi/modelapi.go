@@ -1,0 +1,541 @@
+// Package modelapi is a local stand-in for the Copilot model API that the
+// GitHub Copilot CLI calls, so tests can run the real CLI without a network
+// and with scripted model answers.
+//
+// A [Server] listens on 127.0.0.1 and answers the few endpoints the CLI needs
+// (see shared/PROTOCOL.md, "Running it offline"):
+//
+//   - GET /models lists every configured model id; without it the CLI retries
+//     for about 23 s per turn and then fails the turn.
+//   - GET /copilot_internal/user describes a user whose API and telemetry
+//     endpoints are this server, so nothing is sent elsewhere.
+//   - POST /chat/completions answers with whatever the model's [Responder]
+//     returns, streamed as server-sent events when the request says
+//     "stream":true, else as one chat.completion body.
+//   - Telemetry posts get 204; everything else (the GitHub MCP endpoint,
+//     team customizations, unknown paths) gets 404, which the CLI tolerates.
+//
+// Every chat request is recorded; [Server.Requests] returns them so a test can
+// assert on exactly what the CLI sent (its prompt, the tools it offered, the
+// tool results it returned).
+package modelapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// maxRequestBody bounds a chat request. The CLI's system prompt alone is about
+// 40 KB and long conversations grow, so the bound is generous; it exists so a
+// broken client cannot make a test process buffer without limit.
+const maxRequestBody = 64 << 20
+
+// Config configures a [Server].
+type Config struct {
+	// Models maps each model id that GET /models lists to the responder that
+	// answers chat requests for it. More can be added with [Server.SetModel].
+	Models map[string]Responder
+	// Listener, when set, is served instead of a new listener on
+	// 127.0.0.1:0. clitest passes one made inside a private network
+	// namespace. The server owns it and closes it on Close.
+	Listener net.Listener
+}
+
+// Server is a running local model API. Its methods are safe for concurrent use.
+type Server struct {
+	url  string
+	http *http.Server
+	// done is closed by Close so that stalled responses end even if the
+	// HTTP server's own connection shutdown were not to cancel their context.
+	done      chan struct{}
+	closeOnce sync.Once
+	served    chan struct{}
+
+	// handlers tracks running ServeHTTP calls so that Close can wait for
+	// them: http.Server.Close does not, and a test's leak check would then
+	// race a handler that is still unwinding.
+	handlers sync.WaitGroup
+
+	mu            sync.Mutex
+	closed        bool // no new handlers may join the WaitGroup
+	models        map[string]Responder
+	order         []string // model ids in the order they were added, for /models
+	conversations map[string]Responder
+	requests      []Request
+	calls         []string
+
+	seq atomic.Int64 // completion ids
+	// inflight counts chat handlers still running, so tests can see that a
+	// stalled response really ends when its request is cancelled.
+	inflight atomic.Int64
+}
+
+// Start starts a server. Close it when done.
+func Start(cfg Config) (*Server, error) {
+	ln := cfg.Listener
+	if ln == nil {
+		var err error
+		ln, err = net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("modelapi: listen: %w", err)
+		}
+	}
+	s := &Server{
+		url:           "http://" + ln.Addr().String(),
+		done:          make(chan struct{}),
+		served:        make(chan struct{}),
+		models:        make(map[string]Responder),
+		conversations: make(map[string]Responder),
+	}
+	// Sorted so that the model list does not depend on map iteration order.
+	for _, id := range slices.Sorted(maps.Keys(cfg.Models)) {
+		s.SetModel(id, cfg.Models[id])
+	}
+	s.http = &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: 10 * time.Second,
+	}
+	go func() {
+		defer close(s.served)
+		_ = s.http.Serve(ln) // returns http.ErrServerClosed after Close
+	}()
+	return s, nil
+}
+
+// URL is the server's base URL, "http://127.0.0.1:PORT", with no trailing slash.
+func (s *Server) URL() string { return s.url }
+
+// Close stops the server: it closes the listener and every connection, which
+// ends stalled responses, and waits until every handler has returned.
+func (s *Server) Close() error {
+	var err error
+	s.closeOnce.Do(func() {
+		close(s.done)
+		err = s.http.Close()
+		<-s.served
+		s.mu.Lock()
+		s.closed = true
+		s.mu.Unlock()
+		s.handlers.Wait()
+	})
+	return err
+}
+
+// SetModel adds a model (listed by GET /models from now on) or replaces its
+// responder.
+func (s *Server) SetModel(id string, r Responder) {
+	if r == nil {
+		panic("modelapi: nil responder for model " + id)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.models[id]; !ok {
+		s.order = append(s.order, id)
+	}
+	s.models[id] = r
+}
+
+// SetConversation makes r answer every chat request of the conversation
+// (the CLI session id) whatever its model; nil removes it. Tests that create
+// sessions with client-chosen ids script each session this way.
+func (s *Server) SetConversation(sessionID string, r Responder) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r == nil {
+		delete(s.conversations, sessionID)
+		return
+	}
+	s.conversations[sessionID] = r
+}
+
+// Requests returns a copy of the chat requests received so far, in arrival order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.requests)
+}
+
+// Calls returns "METHOD /path" for every HTTP request received so far, in
+// arrival order, so a test can see what else the CLI asked for. Requests
+// made through the server as a proxy show their target instead of a path:
+// "CONNECT host:443" or "GET http://host/path".
+func (s *Server) Calls() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.calls)
+}
+
+// Active reports how many chat requests are being answered right now. A
+// test waits for it to reach zero to see that the CLI gave up a stalled model
+// call (after session.abort, say) rather than leaving it open.
+func (s *Server) Active() int { return int(s.inflight.Load()) }
+
+// ServeHTTP routes one request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// A request that came here as a proxy (the CLI's HTTP(S)_PROXY points
+	// here as a safety net) is recorded with its real target, so a test can
+	// see what the CLI tried to reach outside.
+	target := r.URL.Path
+	switch {
+	case r.Method == http.MethodConnect:
+		target = r.Host
+	case r.URL.IsAbs():
+		target = r.URL.String()
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		writeError(w, http.StatusServiceUnavailable, "closed", "modelapi: server closed")
+		return
+	}
+	s.handlers.Add(1)
+	defer s.handlers.Done()
+	s.calls = append(s.calls, r.Method+" "+target)
+	s.mu.Unlock()
+
+	switch {
+	case r.URL.Path == "/models" && r.Method == http.MethodGet:
+		s.serveModels(w)
+	case r.URL.Path == "/copilot_internal/user" && r.Method == http.MethodGet:
+		writeJSON(w, http.StatusOK, map[string]any{
+			"login":        "quorum-test",
+			"copilot_plan": "individual_pro",
+			"endpoints":    map[string]string{"api": s.url, "telemetry": s.url + "/telemetry"},
+		})
+	case r.URL.Path == "/chat/completions" && r.Method == http.MethodPost:
+		s.serveChat(w, r)
+	case strings.HasPrefix(r.URL.Path, "/telemetry") && r.Method == http.MethodPost:
+		// Telemetry is gzip-compressed JSON lines that no test needs; drain
+		// it so the connection can be reused.
+		_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, maxRequestBody))
+		w.WriteHeader(http.StatusNoContent)
+	default:
+		writeError(w, http.StatusNotFound, "not_found", "modelapi: no such endpoint: "+r.Method+" "+r.URL.Path)
+	}
+}
+
+func (s *Server) serveModels(w http.ResponseWriter) {
+	s.mu.Lock()
+	ids := slices.Clone(s.order)
+	s.mu.Unlock()
+	type limits struct {
+		MaxContextWindowTokens int `json:"max_context_window_tokens"`
+	}
+	type caps struct {
+		Supports map[string]bool `json:"supports"`
+		Limits   limits          `json:"limits"`
+	}
+	type model struct {
+		ID           string `json:"id"`
+		Name         string `json:"name"`
+		Capabilities caps   `json:"capabilities"`
+	}
+	data := make([]model, 0, len(ids))
+	for _, id := range ids {
+		data = append(data, model{ID: id, Name: id, Capabilities: caps{
+			Supports: map[string]bool{"vision": true},
+			Limits:   limits{MaxContextWindowTokens: 128000},
+		}})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": data})
+}
+
+func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
+	s.inflight.Add(1)
+	defer s.inflight.Add(-1)
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBody))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "modelapi: read body: "+err.Error())
+		return
+	}
+	req, err := parseRequest(body, r.Header)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "modelapi: "+err.Error())
+		return
+	}
+
+	// Record before answering so a stalled or failing request is visible too.
+	s.mu.Lock()
+	s.requests = append(s.requests, req)
+	responder := s.conversations[req.Conversation]
+	if responder == nil || req.Conversation == "" {
+		responder = s.models[req.Model]
+	}
+	s.mu.Unlock()
+	if responder == nil {
+		writeError(w, http.StatusNotFound, "model_not_found", "modelapi: no responder for model "+req.Model)
+		return
+	}
+
+	reply := responder(req)
+	ctx := r.Context()
+	if !s.sleep(ctx, reply.StartDelay) {
+		return
+	}
+	for k, vs := range reply.Header {
+		for _, v := range vs {
+			w.Header().Add(k, v)
+		}
+	}
+	if reply.Status != 0 && reply.Status != http.StatusOK {
+		if reply.Body == "" {
+			writeError(w, reply.Status, "modelapi_error", fmt.Sprintf("modelapi: scripted error %d", reply.Status))
+			return
+		}
+		w.Header().Set("Content-Type", contentTypeOf(reply.Body))
+		w.WriteHeader(reply.Status)
+		_, _ = io.WriteString(w, reply.Body)
+		return
+	}
+
+	id := fmt.Sprintf("chatcmpl-modelapi-%d", s.seq.Add(1))
+	usage := reply.Usage
+	if usage == nil {
+		usage = estimateUsage(req, reply)
+	}
+	if req.Stream {
+		s.stream(ctx, w, req, reply, id, usage)
+		return
+	}
+	if reply.Stall {
+		s.waitEnd(ctx)
+		return
+	}
+	writeJSON(w, http.StatusOK, completion(req.Model, id, reply, usage))
+}
+
+// stream writes the reply as server-sent events: the text pieces, then the
+// tool calls, then a final chunk with finish_reason and usage, then [DONE].
+func (s *Server) stream(ctx context.Context, w http.ResponseWriter, req Request, reply Reply, id string, usage *Usage) {
+	flusher, _ := w.(http.Flusher)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	if flusher != nil {
+		flusher.Flush()
+	}
+	created := time.Now().Unix()
+	send := func(c chunk) bool {
+		c.ID, c.Object, c.Created, c.Model = id, "chat.completion.chunk", created, req.Model
+		b, err := json.Marshal(c)
+		if err != nil {
+			panic(err) // only our own types: cannot fail
+		}
+		if _, err := fmt.Fprintf(w, "data: %s\n\n", b); err != nil {
+			return false
+		}
+		if flusher != nil {
+			flusher.Flush()
+		}
+		return true
+	}
+
+	// An empty answer still needs one content chunk to be a message; a bare
+	// stall or a pure tool call needs none.
+	var pieces []string
+	if reply.Text != "" || (len(reply.Calls) == 0 && !reply.Stall) {
+		pieces = splitRunes(reply.Text, reply.Chunks)
+	}
+	for i, p := range pieces {
+		if i > 0 && !s.sleep(ctx, reply.ChunkDelay) {
+			return
+		}
+		if !send(chunk{Choices: []chunkChoice{{Delta: delta{Role: "assistant", Content: &p}}}}) {
+			return
+		}
+	}
+	if reply.Stall {
+		s.waitEnd(ctx)
+		return
+	}
+
+	finish := "stop"
+	if len(reply.Calls) > 0 {
+		finish = "tool_calls"
+		// The tool calls, whole, in the chunk that also ends the choice:
+		// the shape shared/PROTOCOL.md records the CLI accepting.
+		calls := wireCalls(reply.Calls, true)
+		if !send(chunk{Choices: []chunkChoice{{Delta: delta{Role: "assistant", ToolCalls: calls}, FinishReason: &finish}}, Usage: usage}) {
+			return
+		}
+	} else {
+		// Usage rides on the finishing chunk; the CLI asks for it with
+		// stream_options.include_usage and reports it as assistant.usage.
+		if !send(chunk{Choices: []chunkChoice{{Delta: delta{}, FinishReason: &finish}}, Usage: usage}) {
+			return
+		}
+	}
+	_, _ = io.WriteString(w, "data: [DONE]\n\n")
+	if flusher != nil {
+		flusher.Flush()
+	}
+}
+
+// sleep waits d, or less when the request or the server ends first; it
+// reports whether the full time passed.
+func (s *Server) sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	case <-s.done:
+		abort()
+		return false
+	}
+}
+
+// waitEnd blocks until the request is cancelled (the client gave up or
+// disconnected) or the server closes.
+func (s *Server) waitEnd(ctx context.Context) {
+	select {
+	case <-ctx.Done():
+	case <-s.done:
+		abort()
+	}
+}
+
+// abort ends the handler without completing the response, so a client whose
+// stream is cut by Close sees a broken connection rather than a clean end of
+// a chunked body (which would read as a model that just stopped talking).
+func abort() { panic(http.ErrAbortHandler) }
+
+// Wire shapes of the responses.
+type chunk struct {
+	ID      string        `json:"id"`
+	Object  string        `json:"object"`
+	Created int64         `json:"created"`
+	Model   string        `json:"model"`
+	Choices []chunkChoice `json:"choices"`
+	Usage   *Usage        `json:"usage,omitempty"`
+}
+
+type chunkChoice struct {
+	Index        int     `json:"index"`
+	Delta        delta   `json:"delta"`
+	FinishReason *string `json:"finish_reason"`
+}
+
+type delta struct {
+	Role      string         `json:"role,omitempty"`
+	Content   *string        `json:"content,omitempty"`
+	ToolCalls []wireToolCall `json:"tool_calls,omitempty"`
+}
+
+type completionBody struct {
+	ID      string             `json:"id"`
+	Object  string             `json:"object"`
+	Created int64              `json:"created"`
+	Model   string             `json:"model"`
+	Choices []completionChoice `json:"choices"`
+	Usage   *Usage             `json:"usage"`
+}
+
+type completionChoice struct {
+	Index        int               `json:"index"`
+	Message      completionMessage `json:"message"`
+	FinishReason string            `json:"finish_reason"`
+}
+
+type completionMessage struct {
+	Role      string         `json:"role"`
+	Content   *string        `json:"content"`
+	ToolCalls []wireToolCall `json:"tool_calls,omitempty"`
+}
+
+func completion(model, id string, reply Reply, usage *Usage) completionBody {
+	msg := completionMessage{Role: "assistant"}
+	finish := "stop"
+	if len(reply.Calls) > 0 {
+		finish = "tool_calls"
+		msg.ToolCalls = wireCalls(reply.Calls, false)
+	}
+	// OpenAI sends content null, not "", on a pure tool-call answer.
+	if reply.Text != "" || len(reply.Calls) == 0 {
+		text := reply.Text
+		msg.Content = &text
+	}
+	return completionBody{
+		ID: id, Object: "chat.completion", Created: time.Now().Unix(), Model: model,
+		Choices: []completionChoice{{Message: msg, FinishReason: finish}},
+		Usage:   usage,
+	}
+}
+
+// wireCalls converts calls to the API shape; streamed tool calls carry an
+// index, whole-message ones do not.
+func wireCalls(calls []Call, indexed bool) []wireToolCall {
+	out := make([]wireToolCall, len(calls))
+	for i, c := range calls {
+		tc := wireToolCall{ID: c.ID, Type: "function"}
+		if tc.ID == "" {
+			tc.ID = fmt.Sprintf("call_%d", i+1)
+		}
+		if indexed {
+			tc.Index = &i
+		}
+		tc.Function.Name = c.Name
+		tc.Function.Arguments = c.Arguments
+		if tc.Function.Arguments == "" {
+			tc.Function.Arguments = "{}"
+		}
+		out[i] = tc
+	}
+	return out
+}
+
+// estimateUsage counts about four characters per token, which is what
+// tokenizers average on English; tests only need stable, non-zero numbers.
+func estimateUsage(req Request, reply Reply) *Usage {
+	in := 0
+	for _, m := range req.Messages {
+		in += len(m.Content)
+		for _, c := range m.ToolCalls {
+			in += len(c.Name) + len(c.Arguments)
+		}
+	}
+	out := len(reply.Text)
+	for _, c := range reply.Calls {
+		out += len(c.Name) + len(c.Arguments)
+	}
+	u := &Usage{PromptTokens: max(1, (in+3)/4), CompletionTokens: max(1, (out+3)/4)}
+	u.TotalTokens = u.PromptTokens + u.CompletionTokens
+	return u
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only our own types: cannot fail
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+// writeError sends an OpenAI-style error body.
+func writeError(w http.ResponseWriter, status int, code, msg string) {
+	writeJSON(w, status, map[string]any{"error": map[string]string{"message": msg, "type": code, "code": code}})
+}
+
+func contentTypeOf(body string) string {
+	if json.Valid([]byte(body)) {
+		return "application/json"
+	}
+	return "text/plain; charset=utf-8"
+}
