@@ -30,6 +30,11 @@ var (
 	// more often than SessionConfig.MaxToolCalls allows.
 	ErrToolLimit = errors.New("copilot: tool-call limit reached; the turn was aborted")
 
+	// ErrPermissionDenied reports a turn that the CLI ended because the
+	// session's permission policy refused a request (on CLI 1.0.102 a
+	// refusal aborts the turn; the model is not called again).
+	ErrPermissionDenied = errors.New("copilot: permission denied")
+
 	// ErrClosed reports use of a closed Client.
 	ErrClosed = errors.New("copilot: client closed")
 

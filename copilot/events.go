@@ -29,6 +29,7 @@ const (
 	EventToolExecutionDone  = "tool.execution_complete"
 	EventPermissionRequest  = session.EventPermissionRequest
 	EventPermissionComplete = "permission.completed"
+	EventAutoModeSwitch     = "auto_mode_switch.requested"
 )
 
 // MessageDelta is the data of assistant.message_delta: one streamed chunk.

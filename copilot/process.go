@@ -31,7 +31,8 @@ type child struct {
 	exited  chan struct{} // closed once the process has been reaped
 	exitErr error         // set before exited closes
 
-	drains sync.WaitGroup // stdout (TCP) and stderr readers
+	drains     sync.WaitGroup // stdout (TCP) and stderr readers
+	stderrDone chan struct{}  // closed when stderr has been read to its end
 }
 
 var portLine = regexp.MustCompile(`listening on port (\d+)`)
@@ -109,12 +110,13 @@ func startChild(ctx context.Context, o Options) (*child, error) {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 
 	c := &child{
-		cmd:    cmd,
-		stdin:  inW,
-		stderr: &tailBuffer{max: 8 << 10},
-		log:    o.Logger.With().Str("component", "copilot-cli").Logger(),
-		exited: make(chan struct{}),
-		tcp:    o.Transport == TCP,
+		cmd:        cmd,
+		stdin:      inW,
+		stderr:     &tailBuffer{max: 8 << 10},
+		log:        o.Logger.With().Str("component", "copilot-cli").Logger(),
+		exited:     make(chan struct{}),
+		stderrDone: make(chan struct{}),
+		tcp:        o.Transport == TCP,
 	}
 	if err := cmd.Start(); err != nil {
 		closeAll(ours)
@@ -182,6 +184,7 @@ func hasEnv(env []string, name string) bool {
 // it, remembering the end for error messages.
 func (c *child) drainStderr(r *os.File) {
 	defer c.drains.Done()
+	defer close(c.stderrDone)
 	defer r.Close()
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
@@ -220,6 +223,12 @@ func (c *child) stderrTail() string {
 
 // exitCause describes the child's end; call it after exited is closed.
 func (c *child) exitCause() error {
+	// Its last words may still be in the pipe; a grandchild holding stderr
+	// open must not hold us up for long.
+	select {
+	case <-c.stderrDone:
+	case <-time.After(500 * time.Millisecond):
+	}
 	status := "exit status 0"
 	if c.exitErr != nil {
 		status = c.exitErr.Error()

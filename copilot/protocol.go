@@ -18,6 +18,9 @@ const (
 	methodSessionList      = "session.list"
 	methodHandleToolCall   = "session.tools.handlePendingToolCall"
 	methodHandlePermission = "session.permissions.handlePendingPermissionRequest"
+	// After a rate limit the CLI asks, with auto_mode_switch.requested,
+	// whether to switch models, and waits for this answer.
+	methodHandleAutoModeSwitch = "session.ui.handlePendingAutoModeSwitch"
 )
 
 // ProtocolVersion is the protocol version this package speaks.

@@ -173,10 +173,7 @@ func (c *Client) prepare(l *link, cfg SessionConfig) (*Session, createParams, er
 	if cfg.SystemMessage != "" {
 		params.SystemMessage = &systemMessage{Mode: "append", Content: cfg.SystemMessage}
 	}
-	if cfg.BuiltinTools != nil {
-		b := append([]string{}, cfg.BuiltinTools...)
-		params.AvailableTools = &b
-	}
+
 	for _, t := range cfg.Tools {
 		if t.Name == "" || t.Handler == nil {
 			return nil, createParams{}, fmt.Errorf("copilot: tool %q needs a name and a handler", t.Name)
@@ -188,6 +185,15 @@ func (c *Client) prepare(l *link, cfg SessionConfig) (*Session, createParams, er
 		params.Tools = append(params.Tools, toolDefinition{
 			Name: t.Name, Description: t.Description, Parameters: t.Parameters, SkipPermission: t.SkipPermission,
 		})
+	}
+	if cfg.BuiltinTools != nil {
+		// availableTools filters client tools too (seen on CLI 1.0.102):
+		// list ours beside the built-ins the caller allowed.
+		avail := append([]string{}, cfg.BuiltinTools...)
+		for _, t := range params.Tools {
+			avail = append(avail, t.Name)
+		}
+		params.AvailableTools = &avail
 	}
 	var stages []ToolStage
 	if cfg.Trace != nil {
@@ -276,11 +282,18 @@ func (s *Session) Stream(ctx context.Context, prompt string, h TurnHandlers) (Re
 	handlers := &session.Handlers{
 		OnDelta: h.OnDelta,
 		OnEvent: func(ev Event) {
-			if ev.Type == EventUsage {
+			switch ev.Type {
+			case EventUsage:
 				var u Usage
 				if ev.Decode(&u) == nil {
 					reply.Usage.Add(u)
 				}
+			case EventAutoModeSwitch:
+				// After a rate limit the CLI asks whether to switch models
+				// and waits, idle, until answered. We never switch: the
+				// caller chose the model. The session.error before it
+				// already carries the reason.
+				s.declineModelSwitch(ctx, ev)
 			}
 			if h.OnEvent != nil {
 				h.OnEvent(ev)
@@ -289,6 +302,7 @@ func (s *Session) Stream(ctx context.Context, prompt string, h TurnHandlers) (Re
 	}
 	var texts []string
 	var limitErr error
+	var denied string // what the policy refused, if anything
 	for {
 		step, err := s.ch.Next(ctx, handlers)
 		if step.Text != "" {
@@ -302,6 +316,9 @@ func (s *Session) Stream(ctx context.Context, prompt string, h TurnHandlers) (Re
 			}
 			if errors.Is(err, session.ErrAborted) && limitErr != nil {
 				err = limitErr
+			} else if errors.Is(err, session.ErrAborted) && denied != "" {
+				// The CLI ends the turn when a permission is refused.
+				err = fmt.Errorf("%w: %s (the CLI then ends the turn: %w)", ErrPermissionDenied, denied, err)
 			}
 			if !errors.Is(err, router.ErrStopped) && !errors.Is(err, session.ErrFellBehind) {
 				s.dirty = false // the turn ended with session.idle
@@ -318,7 +335,9 @@ func (s *Session) Stream(ctx context.Context, prompt string, h TurnHandlers) (Re
 				}
 			}
 		case step.Permission != nil:
-			s.answerPermission(ctx, step.Permission)
+			if !s.answerPermission(ctx, step.Permission) && denied == "" {
+				denied = permissionLabel(step.Permission)
+			}
 		default:
 			s.dirty = false
 			reply.Text, reply.Duration = joinTexts(texts), time.Since(start)
@@ -406,16 +425,42 @@ func (s *Session) answerTool(ctx context.Context, t *session.ToolRequest, out st
 	}
 }
 
-func (s *Session) answerPermission(ctx context.Context, p *session.PermissionRequest) {
+// answerPermission asks the policy and answers; it reports the approval.
+func (s *Session) answerPermission(ctx context.Context, p *session.PermissionRequest) bool {
 	ok, err := s.policy(ctx, PermissionRequest{SessionID: s.id, Kind: p.Kind, ToolName: p.ToolName, Details: p.Details})
-	kind := permissionReject
-	if err == nil && ok {
-		kind = permissionApproveOnce
-	}
 	if err != nil {
 		s.log.Warn().Err(err).Msg("permission policy failed; denying")
+		ok = false
+	}
+	kind := permissionReject
+	if ok {
+		kind = permissionApproveOnce
 	}
 	s.answerPermissionKind(ctx, p, kind)
+	return ok
+}
+
+func permissionLabel(p *session.PermissionRequest) string {
+	if p.ToolName != "" {
+		return fmt.Sprintf("%s permission for tool %s was denied by the session's policy", p.Kind, p.ToolName)
+	}
+	return fmt.Sprintf("%s permission was denied by the session's policy", p.Kind)
+}
+
+// declineModelSwitch answers auto_mode_switch.requested with "no".
+func (s *Session) declineModelSwitch(ctx context.Context, ev Event) {
+	var d struct {
+		RequestID string `json:"requestId"`
+	}
+	if ev.Decode(&d) != nil || d.RequestID == "" {
+		return
+	}
+	err := s.r.Call(ctx, methodHandleAutoModeSwitch, map[string]string{
+		"sessionId": s.id, "requestId": d.RequestID, "response": "no",
+	}, nil)
+	if err != nil {
+		s.log.Warn().Err(err).Msg("declining the CLI's model switch")
+	}
 }
 
 func (s *Session) answerPermissionKind(ctx context.Context, p *session.PermissionRequest, kind string) {

@@ -193,14 +193,38 @@ func TestToolWithPermission(t *testing.T) {
 	}
 }
 
+// The default policy denies; the CLI then ends the turn, and the error
+// says which permission was refused.
 func TestToolDeniedByDefault(t *testing.T) {
 	c, _ := simClient(t, sim.Options{Models: []sim.Model{model("m", sim.UseTool("weather", nil, reportTool))}})
 	ctx := testCtx(t)
 	var calls int
 	s, _ := c.NewSession(ctx, SessionConfig{Model: "m", Tools: []Tool{weatherTool(&calls)}})
+	_, err := s.Ask(ctx, "x")
+	if !errors.Is(err, ErrPermissionDenied) || !errors.Is(err, ErrAborted) || !strings.Contains(err.Error(), "weather") || calls != 0 {
+		t.Fatalf("err = %v, calls = %d", err, calls)
+	}
+	// The session is still usable.
+	if _, err := s.Ask(ctx, "y"); !errors.Is(err, ErrPermissionDenied) {
+		t.Fatalf("second turn: %v", err)
+	}
+}
+
+// With the built-in tools switched off, client tools must still be offered:
+// the CLI's availableTools filters client tools too.
+func TestClientToolsWithoutBuiltins(t *testing.T) {
+	var offered []string
+	c, _ := simClient(t, sim.Options{Models: []sim.Model{model("m", func(t sim.Turn) sim.Reply {
+		offered = t.Tools
+		return sim.UseTool("weather", map[string]string{"city": "Lima"}, reportTool)(t)
+	})}})
+	ctx := testCtx(t)
+	var calls int
+	s, _ := c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools,
+		Tools: []Tool{weatherTool(&calls)}, Permissions: ApproveAll})
 	a, err := s.Ask(ctx, "x")
-	if err != nil || calls != 0 || !strings.Contains(a, "tool failed") {
-		t.Fatalf("%q %v calls=%d: the default policy must deny", a, err, calls)
+	if err != nil || calls != 1 || !strings.Contains(a, "sunny in Lima") || len(offered) != 1 {
+		t.Fatalf("%q %v calls=%d offered=%v", a, err, calls, offered)
 	}
 }
 

@@ -243,7 +243,7 @@ func (c *Conn) handleCreate(r *request) (any, error) {
 		model:             m,
 		streaming:         p.Streaming,
 		requestPermission: p.RequestPermission,
-		tools:             p.Tools,
+		tools:             offeredTools(p),
 		system:            system,
 		workspace:         path.Join(c.srv.opts.WorkspaceRoot, id),
 		cwd:               p.WorkingDirectory,
@@ -434,7 +434,23 @@ func (c *Conn) handleResume(r *request) (any, error) {
 		return nil, sessionNotFound(p.SessionID)
 	}
 	s.mu.Lock()
-	s.tools, s.requestPermission, s.streaming = p.Tools, p.RequestPermission, p.Streaming
+	s.tools, s.requestPermission, s.streaming = offeredTools(p), p.RequestPermission, p.Streaming
 	s.mu.Unlock()
 	return map[string]any{"sessionId": s.id, "workspacePath": s.workspace}, nil
+}
+
+// offeredTools are the client tools the model is offered. As on the real
+// CLI (1.0.102), availableTools, when present, filters client tools as well
+// as built-in ones: a client tool it does not name is not offered.
+func offeredTools(p createParams) []toolDef {
+	if p.AvailableTools == nil {
+		return p.Tools
+	}
+	var out []toolDef
+	for _, t := range p.Tools {
+		if slices.Contains(p.AvailableTools, t.Name) {
+			out = append(out, t)
+		}
+	}
+	return out
 }

@@ -81,8 +81,15 @@ func (s *session) runTool(t *turn, req toolRequest) (ToolResult, error) {
 				return res, err
 			}
 			if !approved {
-				res.Error = "permission denied"
-				break
+				// As on the real CLI: a refusal fails the call and ends the
+				// turn; the model is not called again.
+				if err := s.emit(t, "tool.execution_complete", map[string]any{
+					"toolCallId": req.ToolCallID, "success": false,
+					"error": map[string]any{"code": "rejected", "message": "The user rejected this tool call."},
+				}, false); err != nil {
+					return res, err
+				}
+				return res, errRejected
 			}
 		}
 		answer, err := s.askClient(t, req)

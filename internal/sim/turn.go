@@ -2,6 +2,7 @@ package sim
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -131,6 +132,10 @@ func (s *session) runTurn(t *turn) {
 
 		for _, req := range requests {
 			res, err := s.runTool(t, req)
+			if errors.Is(err, errRejected) {
+				s.endRejected(t, turnID)
+				return
+			}
 			if err != nil {
 				return
 			}
@@ -185,6 +190,20 @@ func (s *session) streamReply(t *turn, r Reply, messageID string) error {
 		}
 	}
 	return nil
+}
+
+// errRejected stops a turn whose permission request the client refused.
+var errRejected = errors.New("sim: permission rejected")
+
+// endRejected ends a turn after a refused permission the way CLI 1.0.102
+// does: like an abort.
+func (s *session) endRejected(t *turn, turnID string) {
+	if s.emit(t, "assistant.turn_end", map[string]any{"turnId": turnID}, false) != nil ||
+		s.emit(t, "abort", map[string]any{"reason": "user_initiated"}, false) != nil ||
+		s.emit(t, "assistant.idle", map[string]any{"aborted": true}, false) != nil {
+		return
+	}
+	s.finish(t, nil)
 }
 
 // fail ends the turn with session.error and session.idle.
