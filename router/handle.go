@@ -19,8 +19,10 @@ func (h handler) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Reque
 }
 
 func (r *Router) handle(req *jsonrpc2.Request) {
-	var params json.RawMessage
-	if req.Params != nil {
+	// The stream detached the params (see wire/detach.go); a message it
+	// decoded whole carries them in req.
+	params, ok := r.stream.TakeParams()
+	if !ok && req.Params != nil {
 		params = *req.Params
 	}
 	if req.Notif {

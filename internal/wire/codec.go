@@ -23,6 +23,11 @@ type Codec struct {
 	// body and line are reused between frames: json.Unmarshal copies what
 	// it keeps.
 	body, line []byte
+
+	// With detach, the params of a request or notification are kept here
+	// for TakeParams instead of being decoded into v (see detach.go).
+	detach bool
+	params json.RawMessage
 }
 
 // NewCodec returns a codec with the given limits. malformed, if not nil, is
@@ -69,6 +74,10 @@ func (c *Codec) ReadObject(stream *bufio.Reader, v any) error {
 				err = io.ErrUnexpectedEOF
 			}
 			return fmt.Errorf("wire: reading a %d-byte frame body: %w", n, err)
+		}
+		c.params = nil
+		if c.detach && c.decodeDetached(body, v) {
+			return nil
 		}
 		if err := json.Unmarshal(body, v); err != nil {
 			// Clear anything the failed decode left behind before the next try.

@@ -28,6 +28,11 @@ type Stream struct {
 
 // Hooks observe a Stream. Each may be nil; none may block.
 type Hooks struct {
+	// DetachParams keeps the params of requests and notifications aside for
+	// TakeParams instead of decoding them into ReadObject's value; see
+	// detach.go for why.
+	DetachParams bool
+
 	// Malformed is called for every skipped frame (see Codec.ReadObject),
 	// on the reading goroutine. body is valid only during the call.
 	Malformed func(err error, body []byte)
@@ -40,7 +45,7 @@ func NewStream(rwc io.ReadWriteCloser, limits Limits, hooks Hooks) *Stream {
 	return &Stream{
 		rwc:   rwc,
 		r:     bufio.NewReaderSize(rwc, max(64<<10, limits.MaxHeaderBytes+16)),
-		codec: NewCodec(limits, hooks.Malformed),
+		codec: newCodec(limits, hooks),
 		out:   out,
 
 		readDone: make(chan struct{}),
@@ -106,4 +111,10 @@ func (s *Stream) Close() error {
 		s.out.wait()
 	})
 	return s.closeErr
+}
+
+func newCodec(limits Limits, hooks Hooks) *Codec {
+	c := NewCodec(limits, hooks.Malformed)
+	c.detach = hooks.DetachParams
+	return c
 }
