@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -65,8 +66,9 @@ type Session struct {
 	policy   PermissionPolicy
 	log      zerolog.Logger
 
-	turn  chan struct{} // one token: the turn lock, honouring contexts
-	dirty bool          // a turn was left unfinished; drain it first
+	turn      chan struct{} // one token: the turn lock, honouring contexts
+	dirty     bool          // a turn was left unfinished; drain it first
+	destroyed atomic.Bool   // Destroy succeeded
 }
 
 // NewSession creates a session. Its events are routed from before the
@@ -273,6 +275,12 @@ func (s *Session) Stream(ctx context.Context, prompt string, h TurnHandlers) (Re
 	var reply Reply
 	var res sendResult
 	if err := s.r.Call(ctx, methodSessionSend, sendParams{SessionID: s.id, Prompt: prompt}, &res); err != nil {
+		if ctx.Err() != nil {
+			// The send went out before the caller gave up, so the turn may
+			// be running: stop it, and have the next turn drain what is left.
+			s.dirty = true
+			s.abortAfterCancel()
+		}
 		return reply, fmt.Errorf("copilot: sending to session %s: %w", s.id, err)
 	}
 	reply.MessageID = res.MessageID
@@ -372,10 +380,21 @@ func (s *Session) abortAfterCancel() {
 	}
 }
 
+// drainQuiet is how long drainTurn waits for the rest of an abandoned turn
+// before it concludes that no turn was running (a send that the CLI refused,
+// or one whose turn ended before the abort).
+const drainQuiet = 2 * time.Second
+
 // drainTurn reads what is left of an unfinished turn, up to session.idle.
 func (s *Session) drainTurn(ctx context.Context) error {
 	for {
-		step, err := s.ch.Next(ctx, nil)
+		quiet, cancel := context.WithTimeout(ctx, drainQuiet)
+		step, err := s.ch.Next(quiet, nil)
+		cancel()
+		if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			s.dirty = false // nothing more came: no turn was left running
+			return nil
+		}
 		if err != nil && (ctx.Err() != nil || errors.Is(err, router.ErrStopped) || errors.Is(err, session.ErrFellBehind) || errors.Is(err, session.ErrClosed)) {
 			return err
 		}
@@ -494,8 +513,19 @@ func (s *Session) Messages(ctx context.Context) ([]Event, error) {
 }
 
 // Destroy ends the session on the CLI and deregisters it. Idempotent.
+// A Destroy that fails (its context ended, say) may be called again.
 func (s *Session) Destroy(ctx context.Context) error {
-	return s.ch.Close(ctx, session.Destroy())
+	s.ch.Close(ctx) // deregister first: nothing more is read for it
+	if s.destroyed.Load() {
+		return nil
+	}
+	err := s.r.Call(ctx, methodSessionDestroy, sessionIDParams{SessionID: s.id}, nil)
+	if err == nil || errors.Is(err, router.ErrStopped) {
+		// A stopped connection took the session with it.
+		s.destroyed.Store(true)
+		return nil
+	}
+	return fmt.Errorf("copilot: destroying session %s: %w", s.id, err)
 }
 
 // Close deregisters the session locally without ending it on the CLI.

@@ -453,3 +453,43 @@ func TestConcurrentSessions(t *testing.T) {
 		t.Errorf("sessions left: %v", srv.LiveSessions())
 	}
 }
+
+// Cancelled while session.send waits for its answer: the turn, which may
+// be running, is aborted, and the session's next turn is clean.
+func TestCancelDuringSendAbortsTurn(t *testing.T) {
+	started := make(chan struct{}, 1)
+	c, srv := simClient(t, sim.Options{Models: []sim.Model{model("m", func(t sim.Turn) sim.Reply {
+		if t.Number == 1 {
+			started <- struct{}{}
+			return sim.Hang()
+		}
+		return sim.Text("fresh")
+	})}})
+	s, _ := c.NewSession(testCtx(t), SessionConfig{Model: "m"})
+	ctx, cancel := context.WithCancel(testCtx(t))
+	go func() { <-started; cancel() }()
+	s.Stream(ctx, "hi", TurnHandlers{}) // cancelled during the send or the turn
+	if srv.Calls("session.abort") != 1 {
+		t.Fatalf("aborts = %d, want 1", srv.Calls("session.abort"))
+	}
+	if a, err := s.Ask(testCtx(t), "again"); err != nil || a != "fresh" {
+		t.Fatalf("next turn: %q %v", a, err)
+	}
+}
+
+// A Destroy that failed can be retried.
+func TestDestroyRetries(t *testing.T) {
+	c, srv := simClient(t, sim.Options{Models: []sim.Model{model("m", sim.Echo)}})
+	s, _ := c.NewSession(testCtx(t), SessionConfig{Model: "m"})
+	dead, cancel := context.WithCancel(testCtx(t))
+	cancel()
+	if err := s.Destroy(dead); err == nil {
+		t.Fatal("destroy with a dead context succeeded")
+	}
+	if err := s.Destroy(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(srv.LiveSessions()); n != 0 {
+		t.Fatalf("%d sessions left on the server", n)
+	}
+}

@@ -1,0 +1,20 @@
+// Package simquorum makes simulated Copilot models (internal/sim) behave as
+// quorum participants, for tests, examples, benchmarks and the `quorum
+// --sim` demo. Each model recognises quorum's prompts by the marker line
+// that starts them (quorum.PromptMarker) and answers in the shape quorum
+// asks for: a short answer, a JSON review verdict, a Markdown synthesis, a
+// JSON plan, a JSON vote.
+//
+// Replies are deterministic (seeded by a hash of the model and the
+// prompt), vary with the words of the question or task, read like a few
+// plausible sentences, stream in several chunks, and always start with
+// "[simulated <model>]" so nobody mistakes them for a real model's. They
+// carry no delays; pace them for a demo with sim.Paced.
+//
+// Simulated reviewers and voters read the quoted answers and plans the way
+// a careful model would: only between quorum's delimiter lines, and they
+// score a quoted text that tries to give them instructions as poor.
+//
+// Everything here is safe for concurrent use: the responders keep no
+// state.
+package simquorum

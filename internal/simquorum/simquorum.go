@@ -1,0 +1,57 @@
+package simquorum
+
+import (
+	"strings"
+
+	"github.com/quorum-go/quorum/internal/sim"
+	"github.com/quorum-go/quorum/quorum"
+)
+
+// Participants are the default participant ids, and Moderator the default
+// moderator id, that Models serves when given no ids.
+var Participants = []string{"sim-alpha", "sim-beta", "sim-gamma"}
+
+// Moderator is the default moderator's id.
+const Moderator = "sim-moderator"
+
+// Models returns a quorum-aware simulated model for each id; with no ids,
+// the Participants and the Moderator. Pass them as sim.Options.Models.
+func Models(ids ...string) []sim.Model {
+	if len(ids) == 0 {
+		ids = append(append([]string{}, Participants...), Moderator)
+	}
+	out := make([]sim.Model, len(ids))
+	for i, id := range ids {
+		out[i] = Model(id)
+	}
+	return out
+}
+
+// Model returns one quorum-aware simulated model.
+func Model(id string) sim.Model {
+	return sim.Model{ID: id, Name: "Simulated " + id, Respond: Respond}
+}
+
+// Respond answers a turn as a quorum participant would, by the prompt's
+// marker; a prompt without one gets a plain answer.
+func Respond(t sim.Turn) sim.Reply { return sim.Rules(Answer, Rules()...)(t) }
+
+// Rules are the rules Respond applies, for models built with
+// sim.Model.With: add your own rules before them to override a phase.
+func Rules() []sim.Rule {
+	return []sim.Rule{
+		{Name: "quorum answer", Match: Is(quorum.PhaseAnswer), Respond: Answer},
+		{Name: "quorum review", Match: Is(quorum.PhaseReview), Respond: Review},
+		{Name: "quorum synthesis", Match: Is(quorum.PhaseSynthesis), Respond: Synthesis},
+		{Name: "quorum proposal", Match: Is(quorum.PhasePropose), Respond: Proposal},
+		{Name: "quorum vote", Match: Is(quorum.PhaseVote), Respond: Vote},
+	}
+}
+
+// Is matches the prompts of phase p: those starting with its marker. A
+// marker quoted inside a prompt (an answer that contains one) does not
+// match, since only the first line counts.
+func Is(p quorum.Phase) func(sim.Turn) bool {
+	marker := quorum.PromptMarker(p)
+	return func(t sim.Turn) bool { return strings.HasPrefix(t.Prompt, marker) }
+}

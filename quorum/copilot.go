@@ -1,0 +1,70 @@
+package quorum
+
+import (
+	"context"
+	"errors"
+
+	"github.com/quorum-go/quorum/copilot"
+)
+
+// Copilot adapts a Copilot CLI client to Backend. Every conversation is a
+// new streaming session with the CLI's built-in tools switched off (no
+// shell, no file access, no web) and every permission request denied:
+// quorum's models only talk. Close destroys the session on the CLI. Token
+// usage comes from the CLI's assistant.usage and session.usage_info events.
+func Copilot(c *copilot.Client) Backend { return copilotBackend{c: c} }
+
+type copilotBackend struct{ c *copilot.Client }
+
+func (b copilotBackend) Open(ctx context.Context, o OpenOptions) (Conversation, error) {
+	if b.c == nil {
+		return nil, errors.New("quorum: Copilot was given a nil *copilot.Client; start one with copilot.Start or copilot.Connect")
+	}
+	s, err := b.c.NewSession(ctx, copilot.SessionConfig{
+		Model:         o.Model,
+		SystemMessage: o.SystemMessage,
+		BuiltinTools:  copilot.NoBuiltinTools,
+		Permissions:   copilot.DenyAll,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &copilotConversation{s: s}, nil
+}
+
+type copilotConversation struct{ s *copilot.Session }
+
+// usageInfo is the data of session.usage_info: how full the context is.
+type usageInfo struct {
+	TokenLimit    float64 `json:"tokenLimit"`
+	CurrentTokens float64 `json:"currentTokens"`
+}
+
+func (c *copilotConversation) Send(ctx context.Context, prompt string, onDelta func(string)) (Reply, error) {
+	var u Usage
+	// OnEvent runs on the goroutine reading the turn, the same one Stream
+	// runs on, so u needs no lock.
+	r, err := c.s.Stream(ctx, prompt, copilot.TurnHandlers{
+		OnDelta: onDelta,
+		OnEvent: func(ev copilot.Event) {
+			switch ev.Type {
+			case copilot.EventUsage:
+				u.Calls++
+			case copilot.EventUsageInfo:
+				var info usageInfo
+				if ev.Decode(&info) == nil {
+					u.ContextTokens = max(u.ContextTokens, int(info.CurrentTokens))
+					u.ContextLimit = max(u.ContextLimit, int(info.TokenLimit))
+				}
+			}
+		},
+	})
+	u.InputTokens = r.Usage.InputTokens
+	u.OutputTokens = r.Usage.OutputTokens
+	u.CacheReadTokens = r.Usage.CacheReadTokens
+	u.CacheWriteTokens = r.Usage.CacheWriteTokens
+	u.Cost = r.Usage.Cost
+	return Reply{Text: r.Text, Usage: u}, err
+}
+
+func (c *copilotConversation) Close(ctx context.Context) error { return c.s.Destroy(ctx) }

@@ -1,0 +1,388 @@
+package quorum
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Discuss runs a quorum discussion of question among cfg.Models, through b:
+//
+//  1. Answer: every model answers in its own session, all in parallel.
+//  2. Review (unless cfg.NoReview): answers are relabelled Response A, B, …
+//     (names hidden) and quoted between delimiter lines; each model reviews
+//     the others' answers (never its own; cfg.AnswersPerReviewer of them if
+//     set) and returns a scored, ranked verdict.
+//  3. Aggregation: mean score and Borda count per answer, self-votes
+//     excluded, give one ranking.
+//  4. Synthesis: the moderator writes a synthesis with the sections
+//     Conclusion, Key points, Consensus and Disagreements; if it fails, the
+//     best-ranked remaining participant takes its place.
+//
+// A model that fails or times out in a phase is left out of the later ones
+// and the run goes on, marked degraded. The run fails with a *TooFewError
+// when fewer than cfg.MinModels models are left after a phase, or nobody
+// can write the synthesis; with an error wrapping ErrTimeout when
+// cfg.Timeout passes; with ctx's error when ctx is cancelled, after every
+// turn in flight was aborted and every session destroyed.
+//
+// The returned Discussion is nil only when the arguments are invalid
+// (ErrInvalidConfig); after a failed run it holds everything done so far.
+func Discuss(ctx context.Context, b Backend, question string, cfg Config) (*Discussion, error) {
+	if b == nil {
+		return nil, invalid("the Backend is nil; pass quorum.Copilot(client) or another Backend")
+	}
+	if strings.TrimSpace(question) == "" {
+		return nil, invalid("the question is empty")
+	}
+	s, err := cfg.settle()
+	if err != nil {
+		return nil, err
+	}
+	d := &Discussion{Question: question, Models: s.Models}
+	r := newRun(ctx, b, s, &d.Outcome)
+	err = r.discuss(d)
+	r.finish(err, d.Synthesis != nil && d.Synthesis.Substituted)
+	d.fillLists()
+	return d, err
+}
+
+func (r *run) discuss(d *Discussion) error {
+	s := r.s
+	// 1. Answers.
+	prompt, err := render(s.t.answer, PhaseAnswer, AnswerData{Question: d.Question})
+	if err != nil {
+		return err
+	}
+	tasks := make([]task, len(s.Models))
+	for i, m := range s.Models {
+		tasks[i] = task{model: m, system: s.Prompts.AnswerSystem, prompt: prompt}
+	}
+	ph := r.startPhase(PhaseAnswer, s.Models)
+	results := ph.do(tasks)
+	var answered []result
+	var dropped []string
+	for _, res := range results {
+		if res.err != nil {
+			r.fail(res.err, res.kind)
+			dropped = append(dropped, res.model)
+			continue
+		}
+		answered = append(answered, res)
+	}
+	ph.finish(dropped)
+	if err := r.stopped(PhaseAnswer); err != nil {
+		return err
+	}
+	if err := r.tooFew(PhaseAnswer, modelsOfResults(answered), s.MinModels); err != nil {
+		return err
+	}
+
+	// Labels are dealt in a seeded order (see shuffle); Answers stay in
+	// configured order, byLabel in label order.
+	perm := shuffle(len(answered), append([]string{d.Question}, s.Models...)...)
+	byLabel := make([]Answer, len(answered))
+	for i, res := range answered {
+		a := Answer{Label: label(perm[i]), Model: res.model, Text: res.reply.Text, ElapsedMS: res.elapsed.Milliseconds(), Usage: res.reply.Usage}
+		d.Answers = append(d.Answers, a)
+		byLabel[perm[i]] = a
+	}
+	texts := []string{d.Question}
+	for _, a := range byLabel {
+		texts = append(texts, a.Text)
+	}
+	nonce := nonceOf(texts...)
+
+	// 2. Reviews, 3. aggregation.
+	alive := modelsOfResults(answered)
+	var js []judgement
+	if !s.NoReview && len(byLabel) >= 2 {
+		var err error
+		if js, alive, err = r.review(d, byLabel, nonce); err != nil {
+			return err
+		}
+	}
+	cands := make([]candidate, len(byLabel))
+	for i, a := range byLabel {
+		cands[i] = candidate{label: a.Label, model: a.Model, order: slices.Index(s.Models, a.Model)}
+	}
+	d.Ranking = aggregate(cands, js)
+	for _, st := range d.Ranking {
+		if st.Scores > 0 || st.Borda > 0 {
+			d.Ranked = true
+		}
+	}
+
+	// 4. Synthesis.
+	return r.synthesise(d, byLabel, alive, nonce)
+}
+
+func modelsOfResults(rs []result) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.model
+	}
+	return out
+}
+
+// review runs the review phase and returns the usable judgements and the
+// models still in the run.
+func (r *run) review(d *Discussion, byLabel []Answer, nonce string) ([]judgement, []string, error) {
+	s := r.s
+	assign := assignReviews(len(byLabel), s.AnswersPerReviewer)
+	// Reviewers go in configured model order; idx[k] is the k-th
+	// reviewer's index in byLabel.
+	var idx []int
+	for _, a := range d.Answers {
+		idx = append(idx, slices.IndexFunc(byLabel, func(x Answer) bool { return x.Label == a.Label }))
+	}
+	tasks := make([]task, len(idx))
+	shown := make([][]string, len(idx))
+	for k, i := range idx {
+		a := byLabel[i]
+		var blocks, names, example []string
+		for _, j := range assign[i] {
+			o := byLabel[j]
+			shown[k] = append(shown[k], o.Label)
+			blocks = append(blocks, quote("RESPONSE "+o.Label, nonce, o.Text))
+			names = append(names, "Response "+o.Label)
+			example = append(example, fmt.Sprintf(`{"response": %q, "score": 7, "strengths": ["…"], "weaknesses": ["…"]}`, o.Label))
+		}
+		ranking := `"` + strings.Join(shown[k], `", "`) + `"`
+		prompt, err := render(s.t.review, PhaseReview, ReviewData{
+			Question:  d.Question,
+			Responses: strings.Join(blocks, "\n\n"),
+			Nonce:     nonce,
+			Labels:    joinAnd(names),
+			Example:   `{"reviews": [` + strings.Join(example, ", ") + `], "ranking": [` + ranking + `]}`,
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		tasks[k] = task{model: a.Model, system: s.Prompts.ReviewSystem, prompt: prompt}
+	}
+	ph := r.startPhase(PhaseReview, modelsOf(tasks))
+	results := ph.do(tasks)
+	var js []judgement
+	var alive, dropped []string
+	for i, res := range results {
+		if res.err != nil {
+			r.fail(res.err, res.kind)
+			dropped = append(dropped, res.model)
+			js = append(js, judgement{judge: res.model, own: byLabel[idx[i]].Label, failed: shown[i]})
+			continue
+		}
+		v, problems, ok := ParseVerdict(res.reply.Text, shown[i])
+		rv := Review{
+			Reviewer: res.model, ReviewerLabel: byLabel[idx[i]].Label, Reviewed: shown[i], Raw: res.reply.Text,
+			Verdict: v, Problems: problems, Usable: ok, ElapsedMS: res.elapsed.Milliseconds(), Usage: res.reply.Usage,
+		}
+		d.Reviews = append(d.Reviews, rv)
+		ev := Event{Kind: ReviewParsed, Phase: PhaseReview, Model: res.model, Text: summariseVerdict(v, problems)}
+		if !ok {
+			ev.Err = r.unparsable(PhaseReview, res.task, problems)
+			dropped = append(dropped, res.model)
+			js = append(js, judgement{judge: res.model, own: byLabel[idx[i]].Label, failed: shown[i]})
+			r.ev.emit(ev)
+			continue
+		}
+		r.ev.emit(ev)
+		alive = append(alive, res.model)
+		j := judgement{judge: res.model, own: byLabel[idx[i]].Label, shown: shown[i], scores: map[string]float64{}, ranking: v.Ranking}
+		for _, a := range v.Assessments {
+			if a.Score > 0 {
+				j.scores[a.Label] = a.Score
+			}
+		}
+		js = append(js, j)
+	}
+	ph.finish(dropped)
+	if err := r.stopped(PhaseReview); err != nil {
+		return nil, nil, err
+	}
+	if err := r.tooFew(PhaseReview, alive, s.MinModels); err != nil {
+		return nil, nil, err
+	}
+	return js, alive, nil
+}
+
+func summariseVerdict(v Verdict, problems []string) string {
+	var parts []string
+	for _, a := range v.Assessments {
+		if a.Score > 0 {
+			parts = append(parts, fmt.Sprintf("%s %s/10", a.Label, strconv.FormatFloat(a.Score, 'f', -1, 64)))
+		}
+	}
+	s := strings.Join(parts, ", ")
+	if len(v.Ranking) > 0 {
+		s += "; ranking " + strings.Join(v.Ranking, " > ")
+	}
+	if len(problems) > 0 {
+		s += fmt.Sprintf(" (%d parse problems)", len(problems))
+	}
+	return strings.TrimPrefix(s, "; ")
+}
+
+// synthesise asks the moderator for the synthesis and, when it fails, the
+// best-ranked remaining participants in turn.
+func (r *run) synthesise(d *Discussion, byLabel []Answer, alive []string, nonce string) error {
+	s := r.s
+	prompt, err := render(s.t.synthesis, PhaseSynthesis, SynthesisData{
+		Question:  d.Question,
+		Responses: rankedResponses(d, byLabel, nonce),
+		Nonce:     nonce,
+		Reviews:   quote("REVIEWS", nonce, reviewsText(d)),
+	})
+	if err != nil {
+		return err
+	}
+	// The moderator first, unless it is a participant that already dropped
+	// out of the run; then the remaining participants, best-ranked first.
+	var candidates, reasons []string
+	replaced := ""
+	if slices.Contains(s.Models, s.Moderator) && !slices.Contains(alive, s.Moderator) {
+		reasons = append(reasons, s.Moderator+" had dropped out of the run: "+r.lastFailure(s.Moderator))
+		replaced = s.Moderator
+	} else {
+		candidates = append(candidates, s.Moderator)
+	}
+	for _, st := range d.Ranking {
+		if st.Model != s.Moderator && slices.Contains(alive, st.Model) {
+			candidates = append(candidates, st.Model)
+		}
+	}
+	if len(candidates) == 0 {
+		return r.tooFew(PhaseSynthesis, nil, 1)
+	}
+	ph := r.startPhase(PhaseSynthesis, candidates[:1])
+	var dropped []string
+	for i, m := range candidates {
+		if i > 0 || replaced != "" {
+			if i > 0 {
+				ph.report.Models = append(ph.report.Models, m)
+				replaced = candidates[i-1]
+			}
+			r.ev.emit(Event{Kind: ModeratorReplaced, Phase: PhaseSynthesis, Model: m, Text: fmt.Sprintf("%s takes the place of %s: %s", m, replaced, reasons[len(reasons)-1])})
+		}
+		res := ph.do([]task{{model: m, system: s.Prompts.SynthesisSystem, prompt: prompt}})[0]
+		if res.err != nil {
+			r.fail(res.err, res.kind)
+			dropped = append(dropped, m)
+			reasons = append(reasons, res.err.Error())
+			if r.ctx.Err() != nil {
+				break
+			}
+			continue
+		}
+		sec, problems := ParseSynthesis(res.reply.Text)
+		d.Synthesis = &Synthesis{
+			Moderator: m, RequestedModerator: s.Moderator, Substituted: m != s.Moderator,
+			Raw: res.reply.Text, Sections: sec, Problems: problems,
+			ElapsedMS: res.elapsed.Milliseconds(), Usage: res.reply.Usage,
+		}
+		if d.Synthesis.Substituted {
+			d.Synthesis.SubstitutionReason = strings.Join(reasons, "; then ")
+		}
+		r.ev.emit(Event{Kind: SynthesisDone, Phase: PhaseSynthesis, Model: m, Text: sec.Conclusion})
+		break
+	}
+	ph.finish(dropped)
+	if err := r.stopped(PhaseSynthesis); err != nil {
+		return err
+	}
+	if d.Synthesis == nil {
+		return r.tooFew(PhaseSynthesis, nil, 1)
+	}
+	return nil
+}
+
+// rankedResponses quotes the answers in aggregate order, each after its
+// figures, for the moderator.
+func rankedResponses(d *Discussion, byLabel []Answer, nonce string) string {
+	var b strings.Builder
+	for _, st := range d.Ranking {
+		var a Answer
+		for _, x := range byLabel {
+			if x.Label == st.Label {
+				a = x
+			}
+		}
+		if d.Ranked {
+			fmt.Fprintf(&b, "Rank %d: Response %s (mean score %.2f from %d reviews, Borda count %s)\n", st.Rank, st.Label, st.MeanScore, st.Scores, strconv.FormatFloat(st.Borda, 'f', -1, 64))
+		} else {
+			fmt.Fprintf(&b, "Response %s (not ranked)\n", st.Label)
+		}
+		b.WriteString(quote("RESPONSE "+st.Label, nonce, a.Text))
+		b.WriteString("\n\n")
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// reviewsText renders each usable review once, short, naming the reviewer
+// only by its own answer's label.
+func reviewsText(d *Discussion) string {
+	var b strings.Builder
+	for _, rv := range d.Reviews {
+		if !rv.Usable {
+			continue
+		}
+		fmt.Fprintf(&b, "Review by the author of Response %s:\n", rv.ReviewerLabel)
+		for _, a := range rv.Verdict.Assessments {
+			fmt.Fprintf(&b, "- Response %s", a.Label)
+			if a.Score > 0 {
+				fmt.Fprintf(&b, ": %s/10", strconv.FormatFloat(a.Score, 'f', -1, 64))
+			}
+			if len(a.Strengths) > 0 {
+				fmt.Fprintf(&b, ". Strengths: %s", strings.Join(a.Strengths, "; "))
+			}
+			if len(a.Weaknesses) > 0 {
+				fmt.Fprintf(&b, ". Weaknesses: %s", strings.Join(a.Weaknesses, "; "))
+			}
+			b.WriteString("\n")
+		}
+		if len(rv.Verdict.Ranking) > 0 {
+			fmt.Fprintf(&b, "- Ranking: %s\n", strings.Join(rv.Verdict.Ranking, " > "))
+		}
+		b.WriteString("\n")
+	}
+	if b.Len() == 0 {
+		return "(no reviews)"
+	}
+	return strings.TrimSpace(b.String())
+}
+
+func joinAnd(items []string) string {
+	switch len(items) {
+	case 0:
+		return ""
+	case 1:
+		return items[0]
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+}
+
+// fillLists replaces nil lists by empty ones, so the JSON has [] not null.
+func (d *Discussion) fillLists() {
+	if d.Answers == nil {
+		d.Answers = []Answer{}
+	}
+	if d.Reviews == nil {
+		d.Reviews = []Review{}
+	}
+	if d.Ranking == nil {
+		d.Ranking = []Standing{}
+	}
+	for i := range d.Reviews {
+		if d.Reviews[i].Problems == nil {
+			d.Reviews[i].Problems = []string{}
+		}
+		if d.Reviews[i].Reviewed == nil {
+			d.Reviews[i].Reviewed = []string{}
+		}
+	}
+	if d.Synthesis != nil && d.Synthesis.Problems == nil {
+		d.Synthesis.Problems = []string{}
+	}
+}

@@ -1,0 +1,89 @@
+// Package quorum runs several models on one question at once and combines
+// what they say: a peer-reviewed discussion (Discuss) or ensemble planning
+// with voting (Plan). It talks to models through Backend, which Copilot
+// adapts from a *copilot.Client; the simulated Copilot server
+// (internal/sim, with internal/simquorum's scripted participants) serves it
+// offline.
+//
+//	c, _ := copilot.Start(ctx, copilot.Options{})
+//	d, err := quorum.Discuss(ctx, quorum.Copilot(c), "Should we shard the database?",
+//		quorum.Config{Models: []string{"claude-sonnet-4.5", "gpt-5", "gemini-2.5-pro"}})
+//
+// # Discussion
+//
+// Every participant answers in its own session, in parallel and streamed.
+// The answers are relabelled Response A, B, … in an order seeded by the
+// question (model names hidden, the mapping kept in the result) and quoted
+// between delimiter lines carrying a nonce derived from the answers; "<<<"
+// and ">>>" inside an answer are defanged so it cannot close its block or
+// open another, and the prompt tells reviewers that quoted text is
+// material, never instructions. Each participant reviews the others'
+// answers (never its own; Config.AnswersPerReviewer of them if set, so N·k
+// reviews instead of N·(N−1), each answer getting k) and returns a verdict:
+// per answer a 1–10 score, strengths and weaknesses, and a ranking. Mean
+// score and Borda count per answer, self-votes excluded, give one ranking.
+// The moderator then writes a synthesis (Conclusion, Key points,
+// Consensus, Disagreements); if it fails, the best-ranked remaining
+// participant takes its place, and the result says so.
+//
+// # Planning
+//
+// Every model proposes a plan (title, ordered steps, risks) in parallel.
+// Every plan is then scored by every other model, all N·(N−1) votes at
+// once, as JSON {score, reasoning}. The highest mean score wins; ties go to
+// the Borda count, then to fewer failed votes, then to Config.Models'
+// order, so the same inputs always pick the same plan.
+//
+// # Parsing
+//
+// Models are asked for JSON; ParseVerdict, ParseBallot, ParsePlan and
+// ParseSynthesis also read JSON inside prose or a code fence, a FINAL
+// RANKING: list, N/10 scores and Markdown sections. What cannot be read is
+// recorded as a parse problem, never invented. A review, vote or plan with
+// nothing usable counts as its model's failure (ErrUnparsable).
+//
+// # Failure, time and cost
+//
+// A model that errors, replies with nothing usable or passes
+// Config.PhaseTimeout is left out of the later phases and the run goes on;
+// the result is marked degraded and its Failures name the model, the phase
+// and the real error. When fewer than Config.MinModels models are left
+// after a phase (or nobody can write the synthesis) the run fails with a
+// *TooFewError listing every failure. Config.Timeout bounds the whole run.
+//
+// Every model call opens a fresh session, sends one prompt and closes the
+// session (Conversation.Close, which for Copilot destroys it on the CLI)
+// as soon as the reply is in, so no session outlives the phase that needed
+// it. Config.MaxConcurrency bounds the sessions open at once (a weighted
+// semaphore). Cancelling the context aborts every turn in flight and
+// destroys its session within Config.CloseTimeout; Discuss and Plan return
+// only after every call has ended. Token usage is summed per call, per
+// model and per run when the provider reports it.
+//
+// Copilot sessions run with the CLI's built-in tools switched off (no
+// shell, no file writes, no web access) and deny every permission request:
+// the models only talk.
+//
+// # Concurrency contract
+//
+// Discuss and Plan may be called concurrently, with the same Backend and
+// even the same Transcript. Within a run, phases follow one another; the
+// calls of a phase run concurrently, each on its own goroutine. A Backend
+// must therefore accept concurrent Open calls; each Conversation is used
+// by one goroutine at a time. Config.Progress is called from one goroutine
+// at a time, never concurrently, in the order events happened; the run
+// never waits for it (events queue, and deltas of a turn merge while
+// queued), and the run returns only after its last event was delivered
+// (unless the run was cancelled and Progress is stuck; see
+// Config.Progress).
+// Results are assembled in task order after each phase, so the same
+// inputs give the same result whatever order calls finished in.
+//
+// # Results
+//
+// Discussion and PlanResult marshal to a stable JSON schema (see
+// result.go): every answer, review (raw text, parsed verdict, parse
+// problems), standing, vote, failure, phase and call with timings in
+// milliseconds and usage, the degraded flag and any moderator
+// substitution.
+package quorum

@@ -1,0 +1,69 @@
+package quorum
+
+import "time"
+
+// Phase names a step of a run.
+type Phase string
+
+// Phases of Discuss (answer, review, synthesis) and Plan (propose, vote).
+const (
+	PhaseAnswer    Phase = "answer"
+	PhaseReview    Phase = "review"
+	PhaseSynthesis Phase = "synthesis"
+	PhasePropose   Phase = "propose"
+	PhaseVote      Phase = "vote"
+)
+
+// EventKind says what an Event reports.
+type EventKind string
+
+// Event kinds, in the order a model's events come.
+const (
+	// PhaseStarted: a phase begins; Text lists its models.
+	PhaseStarted EventKind = "phase_started"
+	// ModelStarted: a model's turn begins; Text is the prompt, System the
+	// system message.
+	ModelStarted EventKind = "model_started"
+	// Delta: a piece of a model's streamed reply. Under a slow consumer,
+	// consecutive pieces of one turn may arrive merged into one event.
+	Delta EventKind = "delta"
+	// ModelFinished: a model's turn ended; Text is the whole reply, Elapsed
+	// its duration, Err its failure (nil on success), Usage its cost.
+	ModelFinished EventKind = "model_finished"
+	// ReviewParsed: a review was parsed; Text summarises the verdict and any
+	// parse problems, Err is set if nothing was usable.
+	ReviewParsed EventKind = "review_parsed"
+	// ProposalParsed: a plan was parsed; Text is its title.
+	ProposalParsed EventKind = "proposal_parsed"
+	// VoteCast: a vote on the plan Target was parsed; Score is its score
+	// (0 with Err set when it could not be parsed).
+	VoteCast EventKind = "vote_cast"
+	// ModeratorReplaced: the moderator failed and Model takes its place; Text
+	// says why.
+	ModeratorReplaced EventKind = "moderator_replaced"
+	// SynthesisDone: the synthesis was written and parsed; Text is its
+	// conclusion.
+	SynthesisDone EventKind = "synthesis_done"
+	// PhaseFinished: a phase ended; Elapsed is its duration, Text names the
+	// models that dropped out.
+	PhaseFinished EventKind = "phase_finished"
+	// RunFinished: the last event of a run; Err is the run's error.
+	RunFinished EventKind = "run_finished"
+)
+
+// Event is one step of a run's progress, for UIs and transcripts. Fields
+// that do not apply to a Kind are zero.
+type Event struct {
+	Kind  EventKind
+	Time  time.Time // when it happened (not when it was delivered)
+	Phase Phase
+	Model string
+	// Target is the label of the answer or plan concerned ("A"), if any.
+	Target  string
+	Text    string
+	System  string
+	Elapsed time.Duration
+	Score   float64
+	Usage   *Usage
+	Err     error
+}

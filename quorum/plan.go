@@ -1,0 +1,251 @@
+package quorum
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Plan runs ensemble planning of task among cfg.Models, through b:
+//
+//  1. Propose: every model proposes a plan (title, ordered steps, risks) in
+//     parallel; plans are relabelled Plan A, B, … (names hidden).
+//  2. Vote: every plan is scored by every other model, all N·(N−1) votes at
+//     once (within cfg.MaxConcurrency), each in its own session with the
+//     task and the quoted plan, as JSON {score 1–10, reasoning}.
+//  3. The highest mean score wins; ties go to the Borda count, then to
+//     fewer failed votes, then to cfg.Models' order, so the same votes
+//     always pick the same plan.
+//
+// Failure, timeouts and cancellation behave as in Discuss: a model that
+// fails is left out and the run goes on, degraded; too few models left
+// fail it with a *TooFewError. The moderator and review settings of cfg
+// are not used. The returned PlanResult is nil only when the arguments are
+// invalid; after a failed run it holds everything done so far.
+func Plan(ctx context.Context, b Backend, task string, cfg Config) (*PlanResult, error) {
+	if b == nil {
+		return nil, invalid("the Backend is nil; pass quorum.Copilot(client) or another Backend")
+	}
+	if strings.TrimSpace(task) == "" {
+		return nil, invalid("the task is empty")
+	}
+	s, err := cfg.settle()
+	if err != nil {
+		return nil, err
+	}
+	p := &PlanResult{Task: task, Models: s.Models}
+	r := newRun(ctx, b, s, &p.Outcome)
+	err = r.plan(p)
+	r.finish(err, false)
+	p.fillLists()
+	return p, err
+}
+
+func (r *run) plan(p *PlanResult) error {
+	s := r.s
+	// 1. Proposals.
+	prompt, err := render(s.t.propose, PhasePropose, ProposeData{Task: p.Task})
+	if err != nil {
+		return err
+	}
+	tasks := make([]task, len(s.Models))
+	for i, m := range s.Models {
+		tasks[i] = task{model: m, system: s.Prompts.ProposeSystem, prompt: prompt}
+	}
+	ph := r.startPhase(PhasePropose, s.Models)
+	results := ph.do(tasks)
+	type parsed struct {
+		res  result
+		spec PlanSpec
+		prob []string
+	}
+	var ok []parsed
+	var dropped []string
+	for _, res := range results {
+		if res.err != nil {
+			r.fail(res.err, res.kind)
+			dropped = append(dropped, res.model)
+			continue
+		}
+		spec, problems, usable := ParsePlan(res.reply.Text)
+		ev := Event{Kind: ProposalParsed, Phase: PhasePropose, Model: res.model, Text: spec.Title}
+		if !usable {
+			ev.Err = r.unparsable(PhasePropose, res.task, problems)
+			dropped = append(dropped, res.model)
+		} else {
+			ok = append(ok, parsed{res, spec, problems})
+		}
+		r.ev.emit(ev)
+	}
+	ph.finish(dropped)
+	if err := r.stopped(PhasePropose); err != nil {
+		return err
+	}
+	proposers := make([]string, len(ok))
+	for i, x := range ok {
+		proposers[i] = x.res.model
+	}
+	if err := r.tooFew(PhasePropose, proposers, s.MinModels); err != nil {
+		return err
+	}
+	perm := shuffle(len(ok), append([]string{p.Task}, s.Models...)...)
+	byLabel := make([]Proposal, len(ok))
+	for i, x := range ok {
+		pr := Proposal{
+			Label: label(perm[i]), Model: x.res.model, PlanSpec: x.spec, Raw: x.res.reply.Text, Problems: x.prob,
+			ElapsedMS: x.res.elapsed.Milliseconds(), Usage: x.res.reply.Usage,
+		}
+		p.Proposals = append(p.Proposals, pr)
+		byLabel[perm[i]] = pr
+	}
+	texts := []string{p.Task}
+	for _, pr := range byLabel {
+		texts = append(texts, pr.Raw)
+	}
+	nonce := nonceOf(texts...)
+
+	// 2. Votes: the whole matrix at once. Voters in model order, plans in
+	// label order; nobody votes on their own plan.
+	var vtasks []task
+	for _, voter := range proposers {
+		for _, pr := range byLabel {
+			if pr.Model == voter {
+				continue
+			}
+			prompt, err := render(s.t.vote, PhaseVote, VoteData{Task: p.Task, Label: pr.Label, Plan: quote("PLAN "+pr.Label, nonce, planText(pr)), Nonce: nonce})
+			if err != nil {
+				return err
+			}
+			vtasks = append(vtasks, task{model: voter, target: pr.Label, system: s.Prompts.VoteSystem, prompt: prompt})
+		}
+	}
+	ph = r.startPhase(PhaseVote, proposers)
+	results = ph.do(vtasks)
+	own := make(map[string]string, len(byLabel)) // model → its plan's label
+	for _, pr := range byLabel {
+		own[pr.Model] = pr.Label
+	}
+	js := make(map[string]*judgement, len(proposers))
+	for _, m := range proposers {
+		js[m] = &judgement{judge: m, own: own[m], scores: map[string]float64{}}
+	}
+	for _, res := range results {
+		v := Vote{Voter: res.model, Plan: res.target, Raw: res.reply.Text, ElapsedMS: res.elapsed.Milliseconds(), Usage: res.reply.Usage}
+		j := js[res.model]
+		ev := Event{Kind: VoteCast, Phase: PhaseVote, Model: res.model, Target: res.target}
+		switch {
+		case res.err != nil:
+			r.fail(res.err, res.kind)
+			v.Error = res.err.Err.Error()
+			ev.Err = res.err
+		default:
+			b, problems, usable := ParseBallot(res.reply.Text)
+			v.Reasoning, v.Problems = b.Reasoning, problems
+			if !usable {
+				e := r.unparsable(PhaseVote, res.task, problems)
+				v.Error = e.Err.Error()
+				ev.Err = e
+				break
+			}
+			v.Score = b.Score
+			ev.Score, ev.Text = b.Score, b.Reasoning
+			j.shown = append(j.shown, res.target)
+			j.scores[res.target] = b.Score
+		}
+		if v.Error != "" {
+			j.failed = append(j.failed, res.target)
+		}
+		p.Votes = append(p.Votes, v)
+		r.ev.emit(ev)
+	}
+	var voters, vdropped []string
+	var all []judgement
+	for _, m := range proposers {
+		if len(js[m].shown) > 0 {
+			voters = append(voters, m)
+		} else {
+			vdropped = append(vdropped, m)
+		}
+		all = append(all, *js[m])
+	}
+	ph.finish(vdropped)
+	if err := r.stopped(PhaseVote); err != nil {
+		return err
+	}
+	if err := r.tooFew(PhaseVote, voters, s.MinModels); err != nil {
+		return err
+	}
+
+	// 3. The winner.
+	cands := make([]candidate, len(byLabel))
+	for i, pr := range byLabel {
+		cands[i] = candidate{label: pr.Label, model: pr.Model, order: slices.Index(s.Models, pr.Model)}
+	}
+	p.Standings = aggregate(cands, all)
+	p.Winner = p.Standings[0].Label
+	p.Reason = winReason(p.Standings)
+	return nil
+}
+
+// planText renders a parsed plan for voters: the structure, not the raw
+// reply, so prose around the JSON cannot speak to them.
+func planText(p Proposal) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Title: %s\nSteps:\n", p.Title)
+	for i, s := range p.Steps {
+		fmt.Fprintf(&b, "%d. %s\n", i+1, s)
+	}
+	if len(p.Risks) > 0 {
+		b.WriteString("Risks:\n")
+		for _, r := range p.Risks {
+			fmt.Fprintf(&b, "- %s\n", r)
+		}
+	}
+	return b.String()
+}
+
+// winReason says which criterion separated the winner from the runner-up.
+func winReason(st []Standing) string {
+	w := st[0]
+	name := fmt.Sprintf("Plan %s (%s)", w.Label, w.Model)
+	if len(st) == 1 {
+		return name + " was the only plan."
+	}
+	n := st[1]
+	other := fmt.Sprintf("Plan %s (%s)", n.Label, n.Model)
+	f := func(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
+	switch {
+	case cmpDesc(w.MeanScore, n.MeanScore) != 0:
+		return fmt.Sprintf("%s won with the highest mean score, %s from %d votes, against %s for %s.", name, f(w.MeanScore), w.Scores, f(n.MeanScore), other)
+	case cmpDesc(w.Borda, n.Borda) != 0:
+		return fmt.Sprintf("%s tied with %s on mean score (%s) and won on Borda count, %s against %s.", name, other, f(w.MeanScore), f(w.Borda), f(n.Borda))
+	case w.Failed != n.Failed:
+		return fmt.Sprintf("%s tied with %s on mean score (%s) and Borda count (%s) and won on fewer failed votes, %d against %d.", name, other, f(w.MeanScore), f(w.Borda), w.Failed, n.Failed)
+	}
+	return fmt.Sprintf("%s tied with %s on mean score (%s), Borda count (%s) and failed votes (%d), and won as the earlier model in Config.Models.", name, other, f(w.MeanScore), f(w.Borda), w.Failed)
+}
+
+// fillLists replaces nil lists by empty ones, so the JSON has [] not null.
+func (p *PlanResult) fillLists() {
+	if p.Proposals == nil {
+		p.Proposals = []Proposal{}
+	}
+	if p.Votes == nil {
+		p.Votes = []Vote{}
+	}
+	if p.Standings == nil {
+		p.Standings = []Standing{}
+	}
+	for i := range p.Proposals {
+		if p.Proposals[i].Problems == nil {
+			p.Proposals[i].Problems = []string{}
+		}
+	}
+	for i := range p.Votes {
+		if p.Votes[i].Problems == nil {
+			p.Votes[i].Problems = []string{}
+		}
+	}
+}

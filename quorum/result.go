@@ -1,0 +1,240 @@
+package quorum
+
+import "time"
+
+// This file is the JSON schema of results: what `quorum -o json` prints.
+// Field names are stable; durations are whole milliseconds in fields
+// ending in "Ms"; times are RFC 3339. Lists are never null: an empty list
+// is [].
+
+// Discussion is the result of Discuss.
+type Discussion struct {
+	Question string `json:"question"`
+	// Models are the participants, in configured order.
+	Models []string `json:"models"`
+	// Answers are the answers that were given, in configured model order.
+	// Models that failed to answer are in Failures, not here.
+	Answers []Answer `json:"answers"`
+	// Reviews are the reviews that were returned (parsed or not), in
+	// configured model order of their reviewers. Reviews that failed are in
+	// Failures.
+	Reviews []Review `json:"reviews"`
+	// Ranking is every answer in aggregate order, best first.
+	Ranking []Standing `json:"ranking"`
+	// Ranked is false when no review gave a usable score or ranking (review
+	// off, or every review failed): Ranking is then Models' order.
+	Ranked bool `json:"ranked"`
+	// Synthesis is the moderator's synthesis; null only when the run failed
+	// before or during it.
+	Synthesis *Synthesis `json:"synthesis"`
+	Outcome
+}
+
+// Answer is one participant's answer.
+type Answer struct {
+	// Label is the answer's anonymous label ("A"); reviewers and the
+	// moderator saw "Response A", never the model's name.
+	Label     string `json:"label"`
+	Model     string `json:"model"`
+	Text      string `json:"text"`
+	ElapsedMS int64  `json:"elapsedMs"`
+	Usage     Usage  `json:"usage"`
+}
+
+// Review is one participant's review of the other answers it was shown.
+type Review struct {
+	Reviewer string `json:"reviewer"`
+	// ReviewerLabel is the label of the reviewer's own answer, which it was
+	// never shown.
+	ReviewerLabel string `json:"reviewerLabel"`
+	// Reviewed are the labels of the answers it was shown.
+	Reviewed []string `json:"reviewed"`
+	// Raw is the review as the model wrote it.
+	Raw string `json:"raw"`
+	// Verdict is what could be parsed from Raw.
+	Verdict Verdict `json:"verdict"`
+	// Problems lists what could not be parsed or was ignored.
+	Problems []string `json:"problems"`
+	// Usable is false when nothing could be parsed; the review then counts
+	// as a failure of its reviewer.
+	Usable    bool  `json:"usable"`
+	ElapsedMS int64 `json:"elapsedMs"`
+	Usage     Usage `json:"usage"`
+}
+
+// Verdict is a parsed review: an assessment per answer and a ranking.
+type Verdict struct {
+	Assessments []Assessment `json:"assessments"`
+	// Ranking lists labels best first. It may be partial.
+	Ranking []string `json:"ranking"`
+}
+
+// Assessment is a reviewer's judgement of one answer.
+type Assessment struct {
+	Label string `json:"label"`
+	// Score is from 1 to 10; 0 means the reviewer gave none that could be
+	// parsed (nothing is invented).
+	Score      float64  `json:"score"`
+	Strengths  []string `json:"strengths"`
+	Weaknesses []string `json:"weaknesses"`
+}
+
+// Standing is one answer's or plan's place in an aggregate ranking, with
+// the figures behind it. Self-votes are never counted.
+type Standing struct {
+	// Rank is 1 for the best.
+	Rank  int    `json:"rank"`
+	Label string `json:"label"`
+	Model string `json:"model"`
+	// MeanScore is the mean of the Scores valid scores (0 when none).
+	MeanScore float64 `json:"meanScore"`
+	Scores    int     `json:"scores"`
+	// Borda is the Borda count: from each ranking of m items, m−1 points
+	// for the first, m−2 for the second, …; tied or unranked items share
+	// the points of the places they span.
+	Borda float64 `json:"borda"`
+	// Failed counts the reviews or votes about this item that failed or
+	// could not be parsed.
+	Failed int `json:"failed"`
+}
+
+// Synthesis is the moderator's final text, parsed into its sections.
+type Synthesis struct {
+	// Moderator is the model that wrote it; RequestedModerator the one
+	// configured. Substituted is true when they differ because the
+	// configured one failed, and SubstitutionReason says why.
+	Moderator          string `json:"moderator"`
+	RequestedModerator string `json:"requestedModerator"`
+	Substituted        bool   `json:"substituted"`
+	SubstitutionReason string `json:"substitutionReason,omitempty"`
+	Raw                string `json:"raw"`
+	Sections
+	Problems  []string `json:"problems"`
+	ElapsedMS int64    `json:"elapsedMs"`
+	Usage     Usage    `json:"usage"`
+}
+
+// Sections are the parts of a synthesis. When the sections cannot be
+// found, Conclusion holds the whole text.
+type Sections struct {
+	Conclusion    string   `json:"conclusion"`
+	KeyPoints     []string `json:"keyPoints"`
+	Consensus     []string `json:"consensus"`
+	Disagreements []string `json:"disagreements"`
+}
+
+// PlanResult is the result of Plan.
+type PlanResult struct {
+	Task   string   `json:"task"`
+	Models []string `json:"models"`
+	// Proposals are the usable plans, in configured model order.
+	Proposals []Proposal `json:"proposals"`
+	// Votes is the vote matrix: one entry per (voter, plan) pair that was
+	// attempted, voters in model order, plans in label order; failed votes
+	// included with their error.
+	Votes []Vote `json:"votes"`
+	// Standings are the plans in aggregate order; the first is the winner.
+	Standings []Standing `json:"standings"`
+	// Winner is the label of the winning plan; Reason says why it won.
+	Winner string `json:"winner"`
+	Reason string `json:"reason"`
+	Outcome
+}
+
+// Proposal is one model's plan.
+type Proposal struct {
+	Label string `json:"label"`
+	Model string `json:"model"`
+	PlanSpec
+	Raw       string   `json:"raw"`
+	Problems  []string `json:"problems"`
+	ElapsedMS int64    `json:"elapsedMs"`
+	Usage     Usage    `json:"usage"`
+}
+
+// PlanSpec is the structured form of a plan.
+type PlanSpec struct {
+	Title string   `json:"title"`
+	Steps []string `json:"steps"`
+	Risks []string `json:"risks"`
+}
+
+// Vote is one model's score of another model's plan.
+type Vote struct {
+	Voter string `json:"voter"`
+	// Plan is the label of the plan voted on.
+	Plan string `json:"plan"`
+	// Score is from 1 to 10; 0 when the vote failed or had no valid score.
+	Score     float64  `json:"score"`
+	Reasoning string   `json:"reasoning"`
+	Raw       string   `json:"raw"`
+	Problems  []string `json:"problems"`
+	// Error is why the vote failed (the model's error, or unparsable).
+	Error     string `json:"error,omitempty"`
+	ElapsedMS int64  `json:"elapsedMs"`
+	Usage     Usage  `json:"usage"`
+}
+
+// Ballot is a parsed vote.
+type Ballot struct {
+	Score     float64 `json:"score"`
+	Reasoning string  `json:"reasoning"`
+}
+
+// Outcome is what every result reports about the run itself.
+type Outcome struct {
+	// Degraded is true when a model dropped out of some phase, a review or
+	// vote failed, or the moderator was replaced.
+	Degraded bool `json:"degraded"`
+	// Failures lists each failure: who, in which phase, and the real error.
+	Failures []Failure `json:"failures"`
+	// Phases reports each phase that started, in order.
+	Phases []PhaseReport `json:"phases"`
+	// Calls reports every model turn: timing, outcome and usage.
+	Calls []Call `json:"calls"`
+	// Usage totals every call's usage; UsageByModel splits it by model.
+	Usage        Usage            `json:"usage"`
+	UsageByModel map[string]Usage `json:"usageByModel"`
+	StartedAt    time.Time        `json:"startedAt"`
+	ElapsedMS    int64            `json:"elapsedMs"`
+	// Error is the run's error when it failed, "" otherwise.
+	Error string `json:"error,omitempty"`
+}
+
+// Failure is one model's failure in one phase.
+type Failure struct {
+	Model string `json:"model"`
+	Phase Phase  `json:"phase"`
+	// Target is the label of the answer or plan concerned, if any.
+	Target string `json:"target,omitempty"`
+	// Kind is "error", "timeout", "canceled", "empty" or "unparsable".
+	Kind  string `json:"kind"`
+	Error string `json:"error"`
+}
+
+// PhaseReport is one phase's timing and who dropped out of it.
+type PhaseReport struct {
+	Phase Phase `json:"phase"`
+	// StartMs is the phase's start, in milliseconds since the run began.
+	StartMS   int64 `json:"startMs"`
+	ElapsedMS int64 `json:"elapsedMs"`
+	// Models took part; Dropped are those that failed it.
+	Models  []string `json:"models"`
+	Dropped []string `json:"dropped"`
+}
+
+// Call is one model turn.
+type Call struct {
+	Phase  Phase  `json:"phase"`
+	Model  string `json:"model"`
+	Target string `json:"target,omitempty"`
+	// StartMs is when it started, in milliseconds since the run began.
+	StartMS   int64 `json:"startMs"`
+	ElapsedMS int64 `json:"elapsedMs"`
+	// Outcome is "ok" or a Failure kind.
+	Outcome string `json:"outcome"`
+	Error   string `json:"error,omitempty"`
+	// CloseError is set when the session could not be closed cleanly.
+	CloseError string `json:"closeError,omitempty"`
+	Usage      Usage  `json:"usage"`
+}
