@@ -75,6 +75,17 @@ type settings struct {
 	t *templates
 }
 
+// settleFor checks the arguments every run shares, then settles c.
+func (c Config) settleFor(b Backend, text, what string) (*settings, error) {
+	if b == nil {
+		return nil, invalid("the Backend is nil; pass quorum.Copilot(client) or another Backend")
+	}
+	if strings.TrimSpace(text) == "" {
+		return nil, invalid("the %s is empty", what)
+	}
+	return c.settle()
+}
+
 func (c Config) settle() (*settings, error) {
 	if len(c.Models) == 0 {
 		return nil, invalid("Config.Models is empty; name the participant models (for example claude-sonnet-4.5, gpt-5)")

@@ -31,13 +31,7 @@ import (
 // The returned Discussion is nil only when the arguments are invalid
 // (ErrInvalidConfig); after a failed run it holds everything done so far.
 func Discuss(ctx context.Context, b Backend, question string, cfg Config) (*Discussion, error) {
-	if b == nil {
-		return nil, invalid("the Backend is nil; pass quorum.Copilot(client) or another Backend")
-	}
-	if strings.TrimSpace(question) == "" {
-		return nil, invalid("the question is empty")
-	}
-	s, err := cfg.settle()
+	s, err := cfg.settleFor(b, question, "question")
 	if err != nil {
 		return nil, err
 	}

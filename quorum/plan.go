@@ -25,13 +25,7 @@ import (
 // are not used. The returned PlanResult is nil only when the arguments are
 // invalid; after a failed run it holds everything done so far.
 func Plan(ctx context.Context, b Backend, task string, cfg Config) (*PlanResult, error) {
-	if b == nil {
-		return nil, invalid("the Backend is nil; pass quorum.Copilot(client) or another Backend")
-	}
-	if strings.TrimSpace(task) == "" {
-		return nil, invalid("the task is empty")
-	}
-	s, err := cfg.settle()
+	s, err := cfg.settleFor(b, task, "task")
 	if err != nil {
 		return nil, err
 	}
