@@ -315,3 +315,48 @@ func TestRealCLIKilledMidStream(t *testing.T) {
 		t.Errorf("restarts = %d", c.Restarts())
 	}
 }
+
+// BenchmarkRealCLI measures, through this package, the real CLI's start-up
+// (Start: process, handshake) and a short streamed turn against the local
+// model API, as custom metrics: start-ms, first-turn-ms, turn-ms.
+func BenchmarkRealCLI(b *testing.B) {
+	bin, err := clitest.Binary()
+	if err != nil {
+		b.Fatal(err)
+	}
+	sb := clitest.NewSandbox(b)
+	api := sb.StartModelAPI(b, modelapi.Config{Models: map[string]modelapi.Responder{
+		"m": modelapi.Fixed(modelapi.Text("a short streamed reply").WithChunks(3)),
+	}})
+	var start, first, later time.Duration
+	for i := 0; i < b.N; i++ {
+		ctx := context.Background()
+		t0 := time.Now()
+		c, err := Start(ctx, Options{CLIPath: bin, Env: clitest.OfflineEnv(b, api.URL()), WorkingDir: b.TempDir(),
+			Command: func(bin string, args ...string) *exec.Cmd { return sb.Command(ctx, bin, args...) },
+			Args:    []string{"--disable-builtin-mcps"}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		start += time.Since(t0)
+		s, err := c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools})
+		if err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if _, err := s.Ask(ctx, "hi"); err != nil {
+			b.Fatal(err)
+		}
+		first += time.Since(t1)
+		t2 := time.Now()
+		if _, err := s.Ask(ctx, "again"); err != nil {
+			b.Fatal(err)
+		}
+		later += time.Since(t2)
+		c.Close()
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(start.Milliseconds())/n, "start-ms")
+	b.ReportMetric(float64(first.Milliseconds())/n, "first-turn-ms")
+	b.ReportMetric(float64(later.Milliseconds())/n, "turn-ms")
+}
