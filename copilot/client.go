@@ -24,6 +24,7 @@ type Client struct {
 	mu         sync.Mutex
 	cur        *link
 	restarting chan struct{} // non-nil while a restart runs; closed after
+	gaveUp     bool          // the supervisor could not restart the child
 	closed     bool
 	restarts   int
 
@@ -143,7 +144,19 @@ func (c *Client) link(ctx context.Context) (*link, error) {
 			return nil, ErrClosed
 		}
 		l, wait := c.cur, c.restarting
+		// Between the child's death and the supervisor taking it up, the
+		// link is dead but no restart shows yet: wait for the supervisor
+		// rather than fail a call that a moment later would work.
+		pending := wait == nil && c.opts.Restart != nil && !c.gaveUp && l.child != nil && l.r.Err() != nil
 		c.mu.Unlock()
+		if pending {
+			select {
+			case <-l.child.supervised:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			continue
+		}
 		if wait == nil {
 			return l, nil
 		}

@@ -33,6 +33,7 @@ type child struct {
 
 	drains     sync.WaitGroup // stdout (TCP) and stderr readers
 	stderrDone chan struct{}  // closed when stderr has been read to its end
+	supervised chan struct{}  // closed when a supervisor has taken up its death
 }
 
 var portLine = regexp.MustCompile(`listening on port (\d+)`)
@@ -116,6 +117,7 @@ func startChild(ctx context.Context, o Options) (*child, error) {
 		log:        o.Logger.With().Str("component", "copilot-cli").Logger(),
 		exited:     make(chan struct{}),
 		stderrDone: make(chan struct{}),
+		supervised: make(chan struct{}),
 		tcp:        o.Transport == TCP,
 	}
 	if err := cmd.Start(); err != nil {

@@ -6,18 +6,19 @@ import (
 	"github.com/cenkalti/backoff/v4"
 )
 
-// supervise waits for l's child to die and starts a new one with
+// supervise waits for l to die and starts a new child with
 // exponential backoff, so that new sessions work again. Sessions of the
 // dead child have already failed with router.ErrStopped and the exit cause.
 func (c *Client) supervise(l *link) {
 	defer c.wg.Done()
+	// The link is dead when its router stops: the child exited (the
+	// router's cause then says how) or the connection to it broke.
 	select {
-	case <-l.child.exited:
+	case <-l.r.Done():
 	case <-c.ctx.Done():
-		return
 	}
-	<-l.r.Done()
 	c.mu.Lock()
+	defer close(l.child.supervised) // callers waiting in link() look again
 	if c.closed {
 		c.mu.Unlock()
 		return
@@ -52,6 +53,7 @@ func (c *Client) supervise(l *link) {
 	defer c.mu.Unlock()
 	c.restarting = nil
 	if err != nil {
+		c.gaveUp = true
 		c.log.Error().Err(err).Msg("giving up restarting the Copilot CLI")
 		return
 	}
