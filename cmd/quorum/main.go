@@ -14,6 +14,13 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// The first Ctrl-C cancels the run, which then aborts its turns and
+	// stops the CLI; restoring the default handling right away lets a
+	// second Ctrl-C end the process at once if that clean-up hangs.
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	err := cli.Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(cli.ExitCode(err))

@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/quorum-go/quorum/internal/sim"
+	"github.com/quorum-go/quorum/quorum"
 	"github.com/rs/zerolog"
 )
 
@@ -24,6 +26,12 @@ type env struct {
 	configDir      func() (string, error)
 	// simPace, if set, overrides the simulated models' streaming pace.
 	simPace *pace
+	// simModels, if set, replaces the models --sim serves (tests script
+	// failing or hanging participants with it).
+	simModels func(pace) []sim.Model
+	// onEvent, if set, sees every quorum event after the progress view
+	// (tests cancel a run from it).
+	onEvent func(quorum.Event)
 }
 
 // Run runs the quorum command with args (without the program name). It
@@ -39,19 +47,21 @@ type command struct {
 	usage   string
 	quorum  bool // takes the discussion and planning flags
 	run     func(ctx context.Context, inv *invocation) error
+	// long, if set, is the command's help after the summary.
+	long string
 }
 
 var commands map[string]command
 
 func init() {
 	commands = map[string]command{
-		"discuss":    {"a quorum discussion: every model answers, they review each other, a moderator synthesises", `discuss [flags] "topic"   (a topic of - is read from stdin)`, true, runDiscuss},
-		"plan":       {"ensemble planning: every model proposes a plan, the others score it, the best wins", `plan [flags] "task"   (a task of - is read from stdin)`, true, runPlan},
-		"ask":        {"ask one model, streamed straight to the terminal", `ask [flags] "question"`, false, runAsk},
-		"models":     {"list the models the Copilot CLI offers", "models [flags]", false, runModels},
-		"config":     {"show the effective configuration and where each value came from", "config [flags]", true, runConfig},
-		"version":    {"print the version", "version", false, runVersion},
-		"completion": {"print a shell completion script", "completion bash|zsh|fish", false, runCompletion},
+		"discuss":    {"a quorum discussion: every model answers, they review each other, a moderator synthesises", `discuss [flags] "topic"   (a topic of - is read from stdin)`, true, runDiscuss, discussHelp},
+		"plan":       {"ensemble planning: every model proposes a plan, the others score it, the best wins", `plan [flags] "task"   (a task of - is read from stdin)`, true, runPlan, planHelp},
+		"ask":        {"ask one model, streamed straight to the terminal", `ask [flags] "question"`, false, runAsk, ""},
+		"models":     {"list the models the Copilot CLI offers", "models [flags]", false, runModels, ""},
+		"config":     {"show the effective configuration and where each value came from", "config [flags]", true, runConfig, ""},
+		"version":    {"print the version", "version", false, runVersion, ""},
+		"completion": {"print a shell completion script", "completion bash|zsh|fish", false, runCompletion, ""},
 	}
 }
 
@@ -85,6 +95,9 @@ func (e *env) dispatch(ctx context.Context, args []string) error {
 		if len(args) > 1 {
 			if c, ok := commands[args[1]]; ok {
 				fmt.Fprintf(e.stdout, "usage: quorum %s\n\n%s\n", c.usage, c.summary)
+				if c.long != "" {
+					fmt.Fprintf(e.stdout, "\n%s", c.long)
+				}
 				return nil
 			}
 		}
@@ -102,7 +115,11 @@ func (e *env) dispatch(ctx context.Context, args []string) error {
 		return err
 	}
 	if inv.o.help {
-		fmt.Fprintf(e.stdout, "usage: quorum %s\n\n%s\n\nflags:\n", c.usage, c.summary)
+		fmt.Fprintf(e.stdout, "usage: quorum %s\n\n%s\n", c.usage, c.summary)
+		if c.long != "" {
+			fmt.Fprintf(e.stdout, "\n%s", c.long)
+		}
+		fmt.Fprintf(e.stdout, "\nflags:\n")
 		inv.fs.SetOutput(e.stdout)
 		inv.fs.PrintDefaults()
 		return nil

@@ -10,10 +10,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quorum-go/quorum/internal/sim"
+	"github.com/quorum-go/quorum/quorum"
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { goleak.VerifyTestMain(cleanupAfter{m}) }
+
+// cleanupAfter runs the tests, then removes the binary built for the
+// subprocess tests.
+type cleanupAfter struct{ m *testing.M }
+
+func (c cleanupAfter) Run() int {
+	defer removeBuilt()
+	return c.m.Run()
+}
 
 // harness runs the command in-process with its own streams, environment
 // and config directory.
@@ -22,6 +33,10 @@ type harness struct {
 	env    map[string]string
 	cfgDir string
 	stdin  string
+	// simModels replaces the models --sim serves; onEvent sees every quorum
+	// event.
+	simModels func(pace) []sim.Model
+	onEvent   func(quorum.Event)
 }
 
 func newHarness(t *testing.T) *harness {
@@ -36,15 +51,22 @@ type outcome struct {
 
 func (h *harness) run(args ...string) outcome {
 	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return h.runContext(ctx, args...)
+}
+
+func (h *harness) runContext(ctx context.Context, args ...string) outcome {
+	h.t.Helper()
 	var out, errb bytes.Buffer
 	e := &env{
 		stdin: strings.NewReader(h.stdin), stdout: &out, stderr: &errb,
 		getenv:    func(k string) string { return h.env[k] },
 		configDir: func() (string, error) { return h.cfgDir, nil },
 		simPace:   &pace{},
+		simModels: h.simModels,
+		onEvent:   h.onEvent,
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
 	err := e.run(ctx, args)
 	return outcome{out.String(), errb.String(), ExitCode(err), err}
 }
@@ -81,7 +103,7 @@ func TestAskSimStreamsToStdout(t *testing.T) {
 	if o.code != ExitOK {
 		t.Fatalf("code %d: %s", o.code, o.stderr)
 	}
-	if !strings.HasPrefix(o.stdout, "[simulated sim-fast]") || !strings.Contains(o.stdout, "goroutine") || !strings.HasSuffix(o.stdout, "\n") {
+	if !strings.HasPrefix(o.stdout, "[simulated sim-alpha]") || !strings.Contains(o.stdout, "goroutine") || !strings.HasSuffix(o.stdout, "\n") {
 		t.Errorf("stdout = %q", o.stdout)
 	}
 	if !strings.Contains(o.stderr, "simulated") {
@@ -96,7 +118,7 @@ func TestAskSimStreamsToStdout(t *testing.T) {
 func TestAskJSONAndStdinTopic(t *testing.T) {
 	h := newHarness(t)
 	h.stdin = "  Why test?\n"
-	o := h.run("ask", "--sim", "-m", "sim-thorough", "-o", "json", "-")
+	o := h.run("ask", "--sim", "-m", "sim-beta", "-o", "json", "-")
 	if o.code != ExitOK {
 		t.Fatalf("code %d: %s", o.code, o.stderr)
 	}
@@ -104,7 +126,7 @@ func TestAskJSONAndStdinTopic(t *testing.T) {
 	if err := json.Unmarshal([]byte(o.stdout), &r); err != nil {
 		t.Fatalf("%v: %s", err, o.stdout)
 	}
-	if !r.Simulated || r.Model != "sim-thorough" || r.Question != "Why test?" || !strings.Contains(r.Answer, "[simulated sim-thorough]") {
+	if !r.Simulated || r.Model != "sim-beta" || r.Question != "Why test?" || !strings.Contains(r.Answer, "[simulated sim-beta]") {
 		t.Errorf("result = %+v", r)
 	}
 	h.stdin = "   "
@@ -115,7 +137,7 @@ func TestAskJSONAndStdinTopic(t *testing.T) {
 
 func TestUnknownModelListsAvailable(t *testing.T) {
 	o := newHarness(t).run("ask", "--sim", "-m", "gpt-99", "q")
-	if o.code != ExitUsage || !strings.Contains(o.stderr, "gpt-99") || !strings.Contains(o.stderr, "sim-fast") {
+	if o.code != ExitUsage || !strings.Contains(o.stderr, "gpt-99") || !strings.Contains(o.stderr, "sim-alpha") {
 		t.Fatalf("code %d: %s", o.code, o.stderr)
 	}
 }
@@ -123,7 +145,7 @@ func TestUnknownModelListsAvailable(t *testing.T) {
 func TestModels(t *testing.T) {
 	h := newHarness(t)
 	o := h.run("models", "--sim")
-	if o.code != ExitOK || !strings.Contains(o.stdout, "simulated") || !strings.Contains(o.stdout, "sim-skeptic") {
+	if o.code != ExitOK || !strings.Contains(o.stdout, "simulated") || !strings.Contains(o.stdout, "sim-moderator") {
 		t.Fatalf("%d %q %q", o.code, o.stdout, o.stderr)
 	}
 	o = h.run("models", "--sim", "--output=json")
@@ -131,7 +153,7 @@ func TestModels(t *testing.T) {
 		Simulated bool
 		Models    []struct{ ID string }
 	}
-	if err := json.Unmarshal([]byte(o.stdout), &r); err != nil || !r.Simulated || len(r.Models) != 3 {
+	if err := json.Unmarshal([]byte(o.stdout), &r); err != nil || !r.Simulated || len(r.Models) != 4 {
 		t.Fatalf("%v %s", err, o.stdout)
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-const flagWords = "--model --moderator --review --no-review --reviewers --phase-timeout --timeout --concurrency --cli-path --transport --output --transcript --quiet --verbose --no-color --sim --config --help"
+const flagWords = "--model --moderator --review --no-review --reviewers --phase-timeout --timeout --concurrency --cli-path --cli-args --transport --output --transcript --quiet --verbose --no-color --sim --config --help"
 
 func runCompletion(_ context.Context, inv *invocation) error {
 	if len(inv.args) != 1 {

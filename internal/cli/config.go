@@ -48,6 +48,7 @@ var keys = []key{
 	{"timeout", "QUORUM_TIMEOUT", "15m", "time limit of the whole run", checkDuration},
 	{"concurrency", "QUORUM_CONCURRENCY", "8", "sessions running at once", checkInt},
 	{"cli-path", "COPILOT_CLI_PATH", "", "the Copilot CLI binary (default: `copilot` on PATH)", nil},
+	{"cli-args", "QUORUM_CLI_ARGS", "", "extra arguments for the Copilot CLI, separated by spaces (no quoting), such as --disable-builtin-mcps", nil},
 	{"transport", "QUORUM_TRANSPORT", "stdio", "how to talk to the CLI: stdio or tcp", checkOneOf("stdio", "tcp")},
 	{"output", "QUORUM_OUTPUT", "text", "result format: text, markdown or json", checkOneOf("text", "markdown", "json")},
 	{"no-color", "NO_COLOR", "false", "no colour in terminal output", nil},

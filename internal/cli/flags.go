@@ -45,6 +45,7 @@ func commandFlags(name string, stderr io.Writer, o *opts, given *[]flagValue, wi
 	fs.Func("m", "shorthand for --model", addModel)
 	fs.StringVar(&o.configPath, "config", "", "the config `file` (default: $QUORUM_CONFIG, then the user config dir's quorum/config.json)")
 	fs.Func("cli-path", "the Copilot CLI `binary`", record("cli-path", "cli-path"))
+	fs.Func("cli-args", "extra `arguments` for the Copilot CLI, separated by spaces (such as --disable-builtin-mcps)", record("cli-args", "cli-args"))
 	fs.Func("transport", "`stdio` or tcp, how to talk to the CLI", record("transport", "transport"))
 	fs.Func("timeout", "time limit of the whole run (`duration`)", record("timeout", "timeout"))
 	output := record("output", "output")

@@ -1,8 +1,27 @@
 package cli
 
-import "github.com/quorum-go/quorum/internal/sim"
+import (
+	"github.com/quorum-go/quorum/internal/sim"
+	"github.com/quorum-go/quorum/internal/simquorum"
+)
 
-// simModels are the participants of --sim runs, streaming at pace p.
+// simModels are the models of --sim runs: simquorum's participants and
+// moderator, which answer quorum's prompts in the shapes it asks for (and
+// plain questions, for ask), streaming at pace p.
 func simModels(p pace) []sim.Model {
-	return sim.Paced(sim.DefaultModels(), p.first, p.chunk)
+	return sim.Paced(simquorum.Models(), p.first, p.chunk)
+}
+
+// simDefaults are the participants and moderator of a --sim run that names
+// none, when the simulator offers them all.
+func simDefaults(offered []string) (participants []string, moderator string, ok bool) {
+	for _, m := range simquorum.Participants {
+		if !contains(offered, m) {
+			return nil, "", false
+		}
+	}
+	if !contains(offered, simquorum.Moderator) {
+		return nil, "", false
+	}
+	return append([]string(nil), simquorum.Participants...), simquorum.Moderator, true
 }

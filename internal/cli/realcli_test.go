@@ -1,0 +1,154 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/quorum-go/quorum/internal/clitest"
+	"github.com/quorum-go/quorum/internal/modelapi"
+	"github.com/quorum-go/quorum/quorum"
+)
+
+// quotedRE finds the labels of the answers or plans quoted in a prompt.
+var quotedRE = regexp.MustCompile(`(?m)^<<<BEGIN (?:RESPONSE|PLAN) ([A-Z]+) [0-9a-f]+>>>$`)
+
+// phaseOf says which quorum phase a prompt belongs to: the marker that
+// comes first in it (the CLI may wrap the prompt, so it need not be at the
+// very start). "" for a prompt without one (ask).
+func phaseOf(prompt string) quorum.Phase {
+	best, at := quorum.Phase(""), len(prompt)
+	for _, p := range []quorum.Phase{quorum.PhaseAnswer, quorum.PhaseReview, quorum.PhaseSynthesis, quorum.PhasePropose, quorum.PhaseVote} {
+		if i := strings.Index(prompt, quorum.PromptMarker(p)); i >= 0 && i < at {
+			best, at = p, i
+		}
+	}
+	return best
+}
+
+// panelist is a scripted model behind the local model API: it answers each
+// phase's prompt in the shape quorum asks for (a JSON verdict, a Markdown
+// synthesis, a JSON plan, a JSON vote), streamed in a few chunks.
+func panelist(name string, bias int) modelapi.Responder {
+	return func(req modelapi.Request) modelapi.Reply {
+		p := req.UserText
+		score := func(label string) int { return 5 + (bias+int(label[0]))%5 }
+		var text string
+		switch phaseOf(p) {
+		case quorum.PhaseAnswer:
+			text = fmt.Sprintf("%s answers: yes, adopt Go for the CLI tools, one tool at a time.", name)
+		case quorum.PhaseReview:
+			type assessment struct {
+				Response   string   `json:"response"`
+				Score      int      `json:"score"`
+				Strengths  []string `json:"strengths"`
+				Weaknesses []string `json:"weaknesses"`
+			}
+			var v struct {
+				Reviews []assessment `json:"reviews"`
+				Ranking []string     `json:"ranking"`
+			}
+			for _, m := range quotedRE.FindAllStringSubmatch(p, -1) {
+				v.Reviews = append(v.Reviews, assessment{m[1], score(m[1]), []string{"clear"}, []string{"brief"}})
+				v.Ranking = append(v.Ranking, m[1])
+			}
+			b, _ := json.Marshal(v)
+			text = string(b)
+		case quorum.PhaseSynthesis:
+			text = fmt.Sprintf("## Conclusion\nAdopt Go, tool by tool (synthesis by %s).\n\n## Key points\n- Single static binaries.\n- Fast builds.\n\n## Consensus\n- Go suits CLI tools.\n\n## Disagreements\n- None.\n", name)
+		case quorum.PhasePropose:
+			text = fmt.Sprintf(`{"title": "%s's plan", "steps": ["Pick the first tool", "Port it", "Ship it"], "risks": ["Team unfamiliar with Go"]}`, name)
+		case quorum.PhaseVote:
+			label := "A"
+			if m := quotedRE.FindStringSubmatch(p); m != nil {
+				label = m[1]
+			}
+			text = fmt.Sprintf(`{"score": %d, "reasoning": "%s likes it"}`, score(label), name)
+		default:
+			text = name + " says hello from the local model API."
+		}
+		return modelapi.Text(text).WithChunks(3)
+	}
+}
+
+// The quorum binary against the real Copilot CLI, offline: the CLI talks to
+// a local model API with scripted models, inside the sandbox's network
+// namespace. The binary starts the CLI itself, so the binary runs in the
+// sandbox (its child inherits the namespace) with the offline environment.
+// These tests fail, not skip, when the CLI is missing.
+func TestRealCLI(t *testing.T) {
+	cliBin, err := clitest.Binary()
+	if err != nil {
+		t.Fatalf("the real-CLI tests need the Copilot CLI: %v", err)
+	}
+	bin := quorumBinary(t)
+	sb := clitest.NewSandbox(t)
+	api := sb.StartModelAPI(t, modelapi.Config{Models: map[string]modelapi.Responder{
+		"alpha": panelist("alpha", 0), "beta": panelist("beta", 1), "gamma": panelist("gamma", 2),
+	}})
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	t.Cleanup(cancel) // after the parallel subtests
+	quorumCmd := func(t *testing.T, args ...string) *exec.Cmd {
+		cmd := sb.Command(ctx, bin, append(args, "--cli-path", cliBin)...)
+		// The built-in GitHub MCP server only slows start-up offline.
+		cmd.Env = append(clitest.OfflineEnv(t, api.URL()), "QUORUM_CLI_ARGS=--disable-builtin-mcps")
+		cmd.Dir = t.TempDir()
+		return cmd
+	}
+	models := []string{"-m", "alpha", "-m", "beta", "-m", "gamma"}
+
+	t.Run("discuss", func(t *testing.T) {
+		t.Parallel()
+		r := runBinary(t, quorumCmd(t, append([]string{"discuss", "-o", "json", "--moderator", "beta", goldenTopic}, models...)...))
+		if r.code != ExitOK {
+			t.Fatalf("exit %d:\n%s\n%s", r.code, r.stderr, r.stdout)
+		}
+		var out jsonOut
+		if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+			t.Fatalf("%v\n%s", err, r.stdout)
+		}
+		d := out.Result
+		if out.Simulated || out.Command != "discuss" || len(d.Answers) != 3 || len(d.Reviews) != 3 || !d.Ranked || d.Degraded || len(d.Failures) != 0 {
+			t.Fatalf("discussion: %+v", out)
+		}
+		if !strings.Contains(d.Answers[0].Text, "alpha answers") || d.Synthesis == nil || d.Synthesis.Moderator != "beta" ||
+			!strings.Contains(d.Synthesis.Conclusion, "synthesis by beta") || len(d.Synthesis.KeyPoints) != 2 || len(d.Synthesis.Disagreements) != 0 {
+			t.Errorf("answers %+v, synthesis %+v", d.Answers, d.Synthesis)
+		}
+		if d.Usage.Calls == 0 || d.Usage.InputTokens == 0 {
+			t.Errorf("no usage reported: %+v", d.Usage)
+		}
+		if !strings.Contains(r.stderr, "quorum: review phase started: alpha, beta, gamma") {
+			t.Errorf("stderr:\n%s", r.stderr)
+		}
+	})
+
+	t.Run("plan", func(t *testing.T) {
+		t.Parallel()
+		r := runBinary(t, quorumCmd(t, append([]string{"plan", "-q", goldenTask}, models...)...))
+		if r.code != ExitOK || r.stderr != "" {
+			t.Fatalf("exit %d:\n%s\n%s", r.code, r.stderr, r.stdout)
+		}
+		for _, want := range []string{"Winning plan: Plan ", "1. Pick the first tool", "Why it won: ", "Runners-up", "Participants: alpha, beta, gamma"} {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
+			}
+		}
+		if strings.Contains(r.stdout, "SIMULATED") {
+			t.Errorf("a real run is labelled simulated:\n%s", r.stdout)
+		}
+	})
+
+	t.Run("ask", func(t *testing.T) {
+		t.Parallel()
+		r := runBinary(t, quorumCmd(t, "ask", "-m", "gamma", "Hello?"))
+		if r.code != ExitOK || r.stdout != "gamma says hello from the local model API.\n" {
+			t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+		}
+	})
+}
