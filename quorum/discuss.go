@@ -70,10 +70,6 @@ func (r *run) discuss(d *Discussion) error {
 	if err := r.stopped(PhaseAnswer); err != nil {
 		return err
 	}
-	if err := r.tooFew(PhaseAnswer, modelsOfResults(answered), s.MinModels); err != nil {
-		return err
-	}
-
 	// Labels are dealt in a seeded order (see shuffle); Answers stay in
 	// configured order, byLabel in label order.
 	perm := shuffle(len(answered), append([]string{d.Question}, s.Models...)...)
@@ -82,6 +78,10 @@ func (r *run) discuss(d *Discussion) error {
 		a := Answer{Label: label(perm[i]), Model: res.model, Text: res.reply.Text, ElapsedMS: res.elapsed.Milliseconds(), Usage: res.reply.Usage}
 		d.Answers = append(d.Answers, a)
 		byLabel[perm[i]] = a
+	}
+	// Checked after the answers are kept: a failed run holds what was done.
+	if err := r.tooFew(PhaseAnswer, modelsOfResults(answered), s.MinModels); err != nil {
+		return err
 	}
 	texts := []string{d.Question}
 	for _, a := range byLabel {

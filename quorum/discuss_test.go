@@ -676,6 +676,10 @@ func TestDiscussTooFewAnswers(t *testing.T) {
 	if f, _ := failureOf(d.Failures, "m3", quorum.PhaseAnswer); f.Kind != "empty" {
 		t.Errorf("empty answer failure = %+v", f)
 	}
+	// The failed run still holds the answer that was given.
+	if len(d.Answers) != 1 || d.Answers[0].Model != "m1" || d.Answers[0].Text == "" {
+		t.Errorf("answers of the failed run = %+v", d.Answers)
+	}
 	e.requireClean(t)
 }
 

@@ -72,7 +72,7 @@ func (e *TooFewError) Error() string {
 		b.WriteString("; ")
 		b.WriteString(f.Error())
 	}
-	b.WriteString(". Check the model ids and the CLI's login, raise Config.PhaseTimeout, or lower Config.MinModels")
+	b.WriteString(". Check the model ids and the CLI's login, raise the phase timeout (Config.PhaseTimeout, --phase-timeout), or lower Config.MinModels")
 	return b.String()
 }
 

@@ -81,9 +81,6 @@ func (r *run) plan(p *PlanResult) error {
 	for i, x := range ok {
 		proposers[i] = x.res.model
 	}
-	if err := r.tooFew(PhasePropose, proposers, s.MinModels); err != nil {
-		return err
-	}
 	perm := shuffle(len(ok), append([]string{p.Task}, s.Models...)...)
 	byLabel := make([]Proposal, len(ok))
 	for i, x := range ok {
@@ -93,6 +90,10 @@ func (r *run) plan(p *PlanResult) error {
 		}
 		p.Proposals = append(p.Proposals, pr)
 		byLabel[perm[i]] = pr
+	}
+	// Checked after the proposals are kept: a failed run holds what was done.
+	if err := r.tooFew(PhasePropose, proposers, s.MinModels); err != nil {
+		return err
 	}
 	texts := []string{p.Task}
 	for _, pr := range byLabel {
@@ -152,7 +153,9 @@ func (r *run) plan(p *PlanResult) error {
 			j.failed = append(j.failed, res.target)
 		}
 		p.Votes = append(p.Votes, v)
-		r.ev.emit(ev)
+		if res.err == nil { // a failed call was reported by ModelFinished already
+			r.ev.emit(ev)
+		}
 	}
 	var voters, vdropped []string
 	var all []judgement
@@ -212,13 +215,13 @@ func winReason(st []Standing) string {
 	f := func(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
 	switch {
 	case cmpDesc(w.MeanScore, n.MeanScore) != 0:
-		return fmt.Sprintf("%s won with the highest mean score, %s from %d votes, against %s for %s.", name, f(w.MeanScore), w.Scores, f(n.MeanScore), other)
+		return fmt.Sprintf("%s won with the highest mean score, %s from %s, against %s for %s.", name, f(w.MeanScore), plural(w.Scores, "vote"), f(n.MeanScore), other)
 	case cmpDesc(w.Borda, n.Borda) != 0:
 		return fmt.Sprintf("%s tied with %s on mean score (%s) and won on Borda count, %s against %s.", name, other, f(w.MeanScore), f(w.Borda), f(n.Borda))
 	case w.Failed != n.Failed:
 		return fmt.Sprintf("%s tied with %s on mean score (%s) and Borda count (%s) and won on fewer failed votes, %d against %d.", name, other, f(w.MeanScore), f(w.Borda), w.Failed, n.Failed)
 	}
-	return fmt.Sprintf("%s tied with %s on mean score (%s), Borda count (%s) and failed votes (%d), and won as the earlier model in Config.Models.", name, other, f(w.MeanScore), f(w.Borda), w.Failed)
+	return fmt.Sprintf("%s tied with %s on mean score (%s), Borda count (%s) and failed votes (%d), and won as the earlier of the two in the configured model order.", name, other, f(w.MeanScore), f(w.Borda), w.Failed)
 }
 
 // fillLists replaces nil lists by empty ones, so the JSON has [] not null.
@@ -242,4 +245,12 @@ func (p *PlanResult) fillLists() {
 			p.Votes[i].Problems = []string{}
 		}
 	}
+}
+
+// plural is "1 vote", "2 votes".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }

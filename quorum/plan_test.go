@@ -161,7 +161,7 @@ func TestPlanTieBreaks(t *testing.T) {
 		name:   "configured order",
 		models: []string{"mc", "ma", "mb"},
 		scores: map[string]map[string]int{"ma": {"mb": 7, "mc": 7}, "mb": {"ma": 7, "mc": 7}, "mc": {"ma": 7, "mb": 7}},
-		winner: "mc", reason: "earlier model in Config.Models",
+		winner: "mc", reason: "earlier of the two in the configured model order",
 	}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -94,7 +94,7 @@ func (pr *phaseRun) finish(dropped []string) {
 // their results in task order, after recording each call.
 func (pr *phaseRun) do(tasks []task) []result {
 	r := pr.r
-	cause := fmt.Errorf("%w: no reply within Config.PhaseTimeout (%v) of the %s phase; raise it, or leave the slow model out", ErrTimeout, r.s.PhaseTimeout, pr.phase)
+	cause := fmt.Errorf("%w: no reply within the phase timeout (%v) of the %s phase; raise it (Config.PhaseTimeout, or --phase-timeout), or leave the slow model out", ErrTimeout, r.s.PhaseTimeout, pr.phase)
 	ctx, cancel := context.WithTimeoutCause(r.ctx, r.s.PhaseTimeout, cause)
 	defer cancel()
 	results := make([]result, len(tasks))
