@@ -55,22 +55,34 @@ func (r *Router) Call(ctx context.Context, method string, params, result any) er
 
 	select {
 	case resp := <-pc.done:
-		if resp.Error != nil {
-			return callError(method, resp.Error)
-		}
-		if result == nil || resp.Result == nil {
-			return nil
-		}
-		if err := json.Unmarshal(*resp.Result, result); err != nil {
-			return fmt.Errorf("router: decoding the result of %s: %w", method, err)
-		}
-		return nil
+		return r.finishCall(method, resp, result)
 	case <-ctx.Done():
 		r.forget(req.ID)
 		return fmt.Errorf("%s: %w", method, ctx.Err())
 	case <-r.done:
+		// The response may have come in just before the stop: a call that
+		// succeeded must not be reported as failed.
+		select {
+		case resp := <-pc.done:
+			return r.finishCall(method, resp, result)
+		default:
+		}
 		return r.Err()
 	}
+}
+
+// finishCall turns a call's response into its result or error.
+func (r *Router) finishCall(method string, resp *jsonrpc2.Response, result any) error {
+	if resp.Error != nil {
+		return callError(method, resp.Error)
+	}
+	if result == nil || resp.Result == nil {
+		return nil
+	}
+	if err := json.Unmarshal(*resp.Result, result); err != nil {
+		return fmt.Errorf("router: decoding the result of %s: %w", method, err)
+	}
+	return nil
 }
 
 // Notify sends a notification. It does not wait for the peer to read it.

@@ -94,11 +94,15 @@ func (r *Router) CreateAssigned(ctx context.Context, params, result any) (*sessi
 		return nil, err
 	}
 	r.creating = nil
-	var rt *route
+	var rt, stale *route
 	if err == nil {
-		rt = c.finishLocked(r, id)
+		rt, stale = c.finishLocked(r, id)
 	}
 	r.mu.Unlock()
+	if stale != nil {
+		// Closing answers any request delivered to it: nobody else will.
+		_ = stale.sink.Channel().Close(context.Background())
+	}
 	c.drop(r) // what was held for other ids belonged to no session of ours
 	if err != nil {
 		if c.bound != nil {
@@ -142,24 +146,25 @@ func (c *assignedCreation) take(r *Router, id string, m session.Message) bool {
 	return true
 }
 
-// finishLocked binds the route for the id the response named.
-func (c *assignedCreation) finishLocked(r *Router, id string) *route {
+// finishLocked binds the route for the id the response named. stale is a
+// route that session.start bound to another id: the caller closes it once
+// r.mu is released.
+func (c *assignedCreation) finishLocked(r *Router, id string) (rt, stale *route) {
 	if c.bound != nil && c.bound.id == id {
-		return c.bound
+		return c.bound, nil
 	}
 	if c.bound != nil {
 		// session.start named another id than the response: it was not ours.
-		// Unroute it; its messages are dropped like any unknown session's.
+		// Unroute it; later messages are dropped like any unknown session's.
 		delete(r.routes, c.bound.id)
-		c.bound.sink.Fail(fmt.Errorf("router: session %s was not the one created", c.bound.id))
-		c.bound = nil
+		stale, c.bound = c.bound, nil
 	}
-	rt := r.routes[id]
+	rt = r.routes[id]
 	if rt == nil {
 		rt = r.addRouteLocked(id)
 	}
 	c.handOver(r, rt)
-	return rt
+	return rt, stale
 }
 
 // handOver delivers what was held for rt's id, in arrival order.

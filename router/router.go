@@ -77,7 +77,15 @@ func New(rwc io.ReadWriteCloser, cfg Config) *Router {
 // watch turns the connection's end into the router's stop, with the reason.
 func (r *Router) watch() {
 	defer close(r.watched)
-	<-r.conn.DisconnectNotify()
+	select {
+	case <-r.conn.DisconnectNotify():
+	case <-r.stream.WriteFailed():
+		// The read side may never notice (a peer that stopped reading but
+		// still holds the connection open): stop on the write failure.
+		r.stop(r.stream.Err())
+		r.conn.Close()
+		return
+	}
 	cause := r.stream.Err()
 	switch {
 	case cause == nil:

@@ -606,3 +606,60 @@ func TestRequestWithoutSessionIsAnswered(t *testing.T) {
 		t.Fatalf("%+v", a)
 	}
 }
+
+// brokenWriter is a connection whose writes fail and whose reads block
+// until it is closed: a peer gone on one side only.
+type brokenWriter struct{ closed chan struct{} }
+
+func (b *brokenWriter) Read([]byte) (int, error) { <-b.closed; return 0, errors.New("closed") }
+func (b *brokenWriter) Write([]byte) (int, error) {
+	return 0, errors.New("broken pipe")
+}
+func (b *brokenWriter) Close() error {
+	select {
+	case <-b.closed:
+	default:
+		close(b.closed)
+	}
+	return nil
+}
+
+// A write failure stops the router like a read failure: the call whose
+// request was lost does not hang, and every waiter gets ErrStopped.
+func TestWriteFailureStopsTheRouter(t *testing.T) {
+	r := New(&brokenWriter{closed: make(chan struct{})}, Config{})
+	defer r.Close()
+	ch, _ := r.Open("s1")
+	err := r.Call(context.Background(), "ping", nil, nil)
+	if !errors.Is(err, ErrStopped) || !strings.Contains(err.Error(), "broken pipe") {
+		t.Fatalf("call: %v", err)
+	}
+	if _, err := ch.Receive(ctxT(t)); !errors.Is(err, ErrStopped) {
+		t.Fatalf("receive: %v", err)
+	}
+}
+
+// session.start bound one id but the response named another: a request
+// already delivered to the wrong route is answered, not left hanging.
+func TestCreateAssignedMismatchAnswersRequests(t *testing.T) {
+	r, p := newPeer(t, Config{})
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.CreateAssigned(ctxT(t), map[string]string{"model": "m"}, nil)
+		done <- err
+	}()
+	f := p.expect("session.create")
+	p.event("x", "session.start", `{"sessionId":"x"}`)
+	p.send(`{"jsonrpc":"2.0","id":7,"method":"tool.call","params":{"sessionId":"x"}}`)
+	p.respond(f, `{"sessionId":"y"}`)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	a := p.next()
+	if a.Error == nil || string(*a.ID) != "7" {
+		t.Fatalf("the request to the stale route was not answered: %+v", a)
+	}
+	if r.Stats().Sessions != 1 {
+		t.Errorf("Sessions = %d, want only y", r.Stats().Sessions)
+	}
+}

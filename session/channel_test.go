@@ -89,12 +89,17 @@ func TestOverflowFailsTheChannel(t *testing.T) {
 }
 
 // A single message larger than the whole bound fails even an empty channel.
-func TestOversizeMessageOverflows(t *testing.T) {
+// One message larger than the bound is accepted into an empty channel (the
+// frame limit bounds it); behind anything buffered it overflows.
+func TestOversizeMessage(t *testing.T) {
 	ch, sink := New("s1", Config{MaxBufferedBytes: 1000}, nil)
 	defer ch.Close(context.Background())
 	big := NewNotification(MethodEvent, json.RawMessage(`{"pad":"`+strings.Repeat("x", 1000)+`"}`))
+	if d := sink.Deliver(big); d != Delivered {
+		t.Fatalf("into an empty channel: Deliver = %v, want Delivered", d)
+	}
 	if d := sink.Deliver(big); d != Overflowed {
-		t.Fatalf("Deliver = %v, want Overflowed", d)
+		t.Fatalf("behind a buffered message: Deliver = %v, want Overflowed", d)
 	}
 }
 

@@ -41,7 +41,10 @@ func (b *mailbox) put(m Message) (d Delivery, dropped []Message) {
 		b.mu.Unlock()
 		return Refused, nil
 	}
-	if b.bytes+m.size() > b.max {
+	// One message is always accepted into an empty mailbox, however large
+	// (the frame limit bounds it): only a backlog means the consumer fell
+	// behind.
+	if b.bytes > 0 && b.bytes+m.size() > b.max {
 		dropped = b.failLocked(b.overflow, true)
 		b.mu.Unlock()
 		return Overflowed, dropped

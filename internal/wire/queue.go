@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 )
 
 // queueWriter is an io.Writer whose Write appends to a bounded in-memory
@@ -29,6 +30,7 @@ type queueWriter struct {
 	closed   bool
 
 	wake     chan struct{}
+	failed   chan struct{} // closed when writeErr is set
 	stopped  chan struct{}
 	stopOnce sync.Once
 	drained  chan struct{}
@@ -39,6 +41,7 @@ func newQueueWriter(w io.Writer, maxBacklog int) *queueWriter {
 		w:       w,
 		max:     maxBacklog,
 		wake:    make(chan struct{}, 1),
+		failed:  make(chan struct{}),
 		stopped: make(chan struct{}),
 		drained: make(chan struct{}),
 	}
@@ -97,6 +100,7 @@ func (q *queueWriter) drain() {
 		// An error caused by Close closing the connection is not a failure.
 		if err != nil && q.writeErr == nil && !q.closed {
 			q.writeErr = fmt.Errorf("wire: writing to the peer: %w", err)
+			close(q.failed)
 		}
 		if cap(buf) <= keepBody {
 			q.spare = buf[:0]
@@ -121,8 +125,19 @@ func (q *queueWriter) close() {
 	q.stopOnce.Do(func() { close(q.stopped) })
 }
 
-// wait returns once the drain goroutine has ended.
-func (q *queueWriter) wait() { <-q.drained }
+// wait returns once the drain goroutine has ended, or reports false after
+// limit: a connection whose Close does not interrupt a blocked Write keeps
+// the goroutine until that Write returns, and Close must not wait on it.
+func (q *queueWriter) wait(limit time.Duration) bool {
+	t := time.NewTimer(limit)
+	defer t.Stop()
+	select {
+	case <-q.drained:
+		return true
+	case <-t.C:
+		return false
+	}
+}
 
 // failure is the first write error, if any. Closing is not one.
 func (q *queueWriter) failure() error {

@@ -18,7 +18,7 @@ import (
 func TestQueueWriterKeepsOrder(t *testing.T) {
 	a, b := net.Pipe()
 	q := newQueueWriter(a, 1<<30)
-	t.Cleanup(func() { a.Close(); q.close(); q.wait(); b.Close() })
+	t.Cleanup(func() { a.Close(); q.close(); q.wait(time.Minute); b.Close() })
 
 	const writers, records = 4, 500
 	var want bytes.Buffer
@@ -96,7 +96,7 @@ func TestQueueWriterNeverBlocksOnThePeer(t *testing.T) {
 	}
 	q.close()
 	a.Close() // unblocks the drain goroutine's write
-	q.wait()
+	q.wait(time.Minute)
 }
 
 // The backlog counts everything not yet written, including the buffer the
@@ -106,7 +106,7 @@ func TestQueueWriterBacklogBound(t *testing.T) {
 	const limit = 4096
 	a, b := net.Pipe()
 	q := newQueueWriter(a, limit)
-	defer func() { q.close(); a.Close(); q.wait(); b.Close() }()
+	defer func() { q.close(); a.Close(); q.wait(time.Minute); b.Close() }()
 
 	chunk := bytes.Repeat([]byte("k"), 100)
 	// Let the drain goroutine take the first chunk and block on the peer,
@@ -198,7 +198,7 @@ func (g *gatedWriter) Write(p []byte) (int, error) {
 func TestQueueWriterNeverOverwritesTheBufferInFlight(t *testing.T) {
 	g := &gatedWriter{calls: make(chan []byte), release: make(chan struct{})}
 	q := newQueueWriter(g, 1<<20)
-	defer func() { q.close(); q.wait() }()
+	defer func() { q.close(); q.wait(time.Minute) }()
 
 	q.Write([]byte("aaaa"))
 	<-g.calls
@@ -231,7 +231,7 @@ func (w errWriter) Write([]byte) (int, error) { return 0, w.err }
 func TestQueueWriterWriteErrorIsKept(t *testing.T) {
 	boom := errors.New("boom")
 	q := newQueueWriter(errWriter{boom}, 1<<20)
-	defer func() { q.close(); q.wait() }()
+	defer func() { q.close(); q.wait(time.Minute) }()
 	q.Write([]byte("x"))
 	deadline := time.Now().Add(hangGuard)
 	var err error

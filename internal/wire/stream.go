@@ -3,8 +3,10 @@ package wire
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io"
 	"sync"
+	"time"
 )
 
 // Stream is a jsonrpc2.ObjectStream over a byte connection, with bounded
@@ -108,10 +110,21 @@ func (s *Stream) Close() error {
 		// the closing connection is not taken for the peer's failure.
 		s.out.close()
 		s.closeErr = s.rwc.Close()
-		s.out.wait()
+		if !s.out.wait(closeWait) && s.closeErr == nil {
+			s.closeErr = errWriteStuck
+		}
 	})
 	return s.closeErr
 }
+
+// closeWait bounds how long Close waits for a write blocked on the peer.
+const closeWait = 2 * time.Second
+
+var errWriteStuck = errors.New("wire: the connection's Close did not interrupt a blocked write; its goroutine ends when the write does")
+
+// WriteFailed is closed when writing to the peer has failed: the connection
+// is broken, and its owner should stop using it (see Err).
+func (s *Stream) WriteFailed() <-chan struct{} { return s.out.failed }
 
 func newCodec(limits Limits, hooks Hooks) *Codec {
 	c := NewCodec(limits, hooks.Malformed)
