@@ -222,6 +222,22 @@ func (c *Client) Close() error {
 	return nil
 }
 
+// background runs fn on a goroutine that Close waits for, unless the
+// client is closed already.
+func (c *Client) background(fn func()) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return false
+	}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		fn()
+	}()
+	return true
+}
+
 // call makes a call on the current connection.
 func (c *Client) call(ctx context.Context, method string, params, result any) error {
 	l, err := c.link(ctx)

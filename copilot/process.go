@@ -34,6 +34,7 @@ type child struct {
 	drains     sync.WaitGroup // stdout (TCP) and stderr readers
 	stderrDone chan struct{}  // closed when stderr has been read to its end
 	supervised chan struct{}  // closed when a supervisor has taken up its death
+	outputs    []*os.File     // our ends of the pipes the drains read
 }
 
 var portLine = regexp.MustCompile(`listening on port (\d+)`)
@@ -132,6 +133,7 @@ func startChild(ctx context.Context, o Options) (*child, error) {
 		c.exitErr = cmd.Wait()
 		close(c.exited)
 	}()
+	c.outputs = append(c.outputs, errR)
 	c.drains.Add(1)
 	go c.drainStderr(errR)
 
@@ -140,6 +142,7 @@ func startChild(ctx context.Context, o Options) (*child, error) {
 		return c, nil
 	}
 	ports := make(chan string, 1)
+	c.outputs = append(c.outputs, outR)
 	c.drains.Add(1)
 	go c.drainStdout(outR, ports)
 	timer := time.NewTimer(o.StartTimeout)
@@ -267,7 +270,22 @@ func (c *child) stop(grace time.Duration) {
 		c.log.Debug().Err(err).Msg("killing the CLI's process group")
 	}
 	<-c.exited
-	c.drains.Wait()
+	// A grandchild that left the group (setsid) may hold the pipes open
+	// and outlive the kill: drain briefly, then close our ends, which ends
+	// the draining reads.
+	drained := make(chan struct{})
+	go func() {
+		c.drains.Wait()
+		close(drained)
+	}()
+	select {
+	case <-drained:
+	case <-time.After(time.Second):
+		for _, f := range c.outputs {
+			f.Close()
+		}
+		<-drained
+	}
 }
 
 // exitAwareConn reports the child's exit, rather than a bare EOF, as the
@@ -286,14 +304,32 @@ func (e *exitAwareConn) Close() error {
 
 func (e *exitAwareConn) Read(p []byte) (int, error) {
 	n, err := e.ReadWriteCloser.Read(p)
-	if err == nil || n > 0 || e.closed.Load() {
+	if err == nil || n > 0 {
 		return n, err
+	}
+	return 0, e.cause(err)
+}
+
+// Write does the same for a write that fails because the child is gone
+// (a broken pipe usually comes before the reader's EOF).
+func (e *exitAwareConn) Write(p []byte) (int, error) {
+	n, err := e.ReadWriteCloser.Write(p)
+	if err == nil {
+		return n, nil
+	}
+	return n, e.cause(err)
+}
+
+// cause is the child's exit, if it exits within a second, else err.
+func (e *exitAwareConn) cause(err error) error {
+	if e.closed.Load() {
+		return err
 	}
 	select {
 	case <-e.c.exited:
-		return 0, e.c.exitCause()
+		return e.c.exitCause()
 	case <-time.After(time.Second):
-		return 0, err // the child lives on: the connection itself ended
+		return err // the child lives on: the connection itself ended
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -179,5 +180,29 @@ func TestCloseIsIdempotentAndFailsWaiters(t *testing.T) {
 	}
 	if _, err := c.NewSession(context.Background(), SessionConfig{Model: "m"}); !errors.Is(err, ErrClosed) {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// A grandchild that left the process group and holds stderr open does not
+// hold up stopping the child.
+func TestStopDoesNotWaitForADetachedGrandchild(t *testing.T) {
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Fatalf("setsid is needed: %v", err)
+	}
+	pidFile := filepath.Join(t.TempDir(), "grandchild")
+	bin := script(t, "setsid sh -c 'echo $$ > "+pidFile+"; exec sleep 30' &\nexec sleep 60")
+	ch, err := startChild(testCtx(t), Options{CLIPath: bin, StartTimeout: time.Second}.withDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { ch.stop(100 * time.Millisecond); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(hangGuard):
+		t.Fatal("stop waited for the detached grandchild")
+	}
+	if b, err := os.ReadFile(pidFile); err == nil {
+		exec.Command("kill", strings.TrimSpace(string(b))).Run()
 	}
 }

@@ -69,6 +69,7 @@ type Session struct {
 	turn      chan struct{} // one token: the turn lock, honouring contexts
 	dirty     bool          // a turn was left unfinished; drain it first
 	destroyed atomic.Bool   // Destroy succeeded
+	aborting  chan struct{} // closed when the abort of a cancelled turn is done
 }
 
 // NewSession creates a session. Its events are routed from before the
@@ -128,13 +129,11 @@ func (c *Client) ResumeSession(ctx context.Context, id string, cfg SessionConfig
 // destroyLater destroys a session whose creation was abandoned, within a
 // bounded time, without holding up the caller.
 func (c *Client) destroyLater(r *router.Router, id string) {
-	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
+	c.background(func() {
 		ctx, cancel := context.WithTimeout(c.ctx, 5*time.Second)
 		defer cancel()
 		_ = r.Call(ctx, methodSessionDestroy, sessionIDParams{SessionID: id}, nil)
-	}()
+	})
 }
 
 // prepare validates cfg and builds the session value and create params.
@@ -266,6 +265,9 @@ func (s *Session) Stream(ctx context.Context, prompt string, h TurnHandlers) (Re
 		return Reply{}, ctx.Err()
 	}
 	defer func() { <-s.turn }()
+	if err := s.waitAbort(ctx); err != nil {
+		return Reply{}, err
+	}
 	if s.dirty {
 		if err := s.drainTurn(ctx); err != nil {
 			return Reply{}, err
@@ -372,11 +374,36 @@ func joinTexts(t []string) string {
 }
 
 // abortAfterCancel stops a turn whose caller gave up, within a bounded time.
+// The abort runs in the background so the cancelled caller returns at
+// once; the next turn waits for it (see waitAbort), so that it cannot abort
+// the new turn instead.
 func (s *Session) abortAfterCancel() {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := s.Abort(ctx); err != nil {
-		s.log.Debug().Err(err).Msg("aborting a cancelled turn")
+	done := make(chan struct{})
+	s.aborting = done
+	started := s.client.background(func() {
+		defer close(done)
+		ctx, cancel := context.WithTimeout(s.client.ctx, 5*time.Second)
+		defer cancel()
+		if err := s.Abort(ctx); err != nil {
+			s.log.Debug().Err(err).Msg("aborting a cancelled turn")
+		}
+	})
+	if !started {
+		close(done) // the client is closed: nothing left to abort
+	}
+}
+
+// waitAbort waits for the abort of the previous, cancelled turn.
+func (s *Session) waitAbort(ctx context.Context) error {
+	if s.aborting == nil {
+		return nil
+	}
+	select {
+	case <-s.aborting:
+		s.aborting = nil
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 

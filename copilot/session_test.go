@@ -369,12 +369,12 @@ func TestCancelAbortsTurnAndSessionRecovers(t *testing.T) {
 	if err := <-errc; !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v", err)
 	}
-	if srv.Calls("session.abort") != 1 {
-		t.Fatalf("aborts = %d, want 1", srv.Calls("session.abort"))
-	}
-	a, err := s.Ask(testCtx(t), "y")
+	a, err := s.Ask(testCtx(t), "y") // waits for the abort, which runs in the background
 	if err != nil || a != "second" {
 		t.Fatalf("next turn: %q %v", a, err)
+	}
+	if srv.Calls("session.abort") != 1 {
+		t.Fatalf("aborts = %d, want 1", srv.Calls("session.abort"))
 	}
 }
 
@@ -469,11 +469,11 @@ func TestCancelDuringSendAbortsTurn(t *testing.T) {
 	ctx, cancel := context.WithCancel(testCtx(t))
 	go func() { <-started; cancel() }()
 	s.Stream(ctx, "hi", TurnHandlers{}) // cancelled during the send or the turn
-	if srv.Calls("session.abort") != 1 {
-		t.Fatalf("aborts = %d, want 1", srv.Calls("session.abort"))
-	}
 	if a, err := s.Ask(testCtx(t), "again"); err != nil || a != "fresh" {
 		t.Fatalf("next turn: %q %v", a, err)
+	}
+	if srv.Calls("session.abort") != 1 {
+		t.Fatalf("aborts = %d, want 1", srv.Calls("session.abort"))
 	}
 }
 

@@ -49,21 +49,24 @@ func (c *Client) supervise(l *link) {
 	}, policy)
 
 	c.mu.Lock()
-	defer close(done)
-	defer c.mu.Unlock()
 	c.restarting = nil
-	if err != nil {
+	closed := c.closed || c.ctx.Err() != nil
+	switch {
+	case err != nil:
 		c.gaveUp = true
 		c.log.Error().Err(err).Msg("giving up restarting the Copilot CLI")
-		return
-	}
-	if c.closed || c.ctx.Err() != nil {
-		// Close ran meanwhile; it stops whatever c.cur is, so hand it over.
+	case !closed:
 		c.cur = next
-		return
+		c.restarts++
+		c.wg.Add(1)
+		go c.supervise(next)
 	}
-	c.cur = next
-	c.restarts++
-	c.wg.Add(1)
-	go c.supervise(next)
+	c.mu.Unlock()
+	close(done)
+	if err == nil && closed {
+		// Close ran meanwhile and is waiting for us: the new child is ours
+		// to stop, or its watcher would keep Close waiting forever.
+		next.r.Close()
+		next.child.stop(c.opts.ShutdownTimeout)
+	}
 }

@@ -3,9 +3,12 @@ package router
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/quorum-go/quorum/internal/wire"
 )
 
 // Calls are correlated here rather than by jsonrpc2.Conn.Call because its
@@ -47,10 +50,7 @@ func (r *Router) Call(ctx context.Context, method string, params, result any) er
 
 	if err := r.stream.WriteObject(req); err != nil {
 		r.forget(req.ID)
-		if stopped := r.Err(); stopped != nil {
-			return stopped
-		}
-		return fmt.Errorf("router: sending %s: %w", method, err)
+		return r.sendError(method, err)
 	}
 
 	select {
@@ -100,12 +100,20 @@ func (r *Router) Notify(ctx context.Context, method string, params any) error {
 		}
 	}
 	if err := r.stream.WriteObject(req); err != nil {
-		if stopped := r.Err(); stopped != nil {
-			return stopped
-		}
-		return fmt.Errorf("router: sending %s: %w", method, err)
+		return r.sendError(method, err)
 	}
 	return nil
+}
+
+// sendError explains a failed write. A closed or broken stream means the
+// router is stopping (its watcher is on the way): wait for that and report
+// the stop with its cause, as every other waiter sees it.
+func (r *Router) sendError(method string, err error) error {
+	if errors.Is(err, wire.ErrStreamClosed) || r.stream.Err() != nil {
+		<-r.done
+		return r.Err()
+	}
+	return fmt.Errorf("router: sending %s: %w", method, err)
 }
 
 func (r *Router) forget(id jsonrpc2.ID) {
