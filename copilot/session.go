@@ -91,9 +91,13 @@ func (c *Client) NewSession(ctx context.Context, cfg SessionConfig) (*Session, e
 		s.ch, err = l.r.Create(ctx, params.SessionID, params, &res)
 	}
 	if err != nil {
-		if !cfg.AssignedID && ctx.Err() != nil {
-			// The CLI may have created it after we gave up: destroy it, so
-			// a cancelled creation leaves nothing behind.
+		// The CLI may have created it after we gave up: destroy it, so a
+		// cancelled creation leaves nothing behind.
+		var ab *router.AbandonedError
+		switch {
+		case errors.As(err, &ab):
+			c.destroyLater(l.r, ab.SessionID)
+		case !cfg.AssignedID && ctx.Err() != nil:
 			c.destroyLater(l.r, params.SessionID)
 		}
 		return nil, fmt.Errorf("copilot: creating a %s session: %w", cfg.Model, err)

@@ -107,6 +107,10 @@ func (r *Router) CreateAssigned(ctx context.Context, params, result any) (*sessi
 	if err != nil {
 		if c.bound != nil {
 			_ = c.bound.sink.Channel().Close(context.Background())
+			if ctx.Err() != nil {
+				// We gave up, but the server had started the session.
+				err = &AbandonedError{SessionID: c.bound.id, Err: err}
+			}
 		}
 		return nil, err
 	}

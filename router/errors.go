@@ -49,3 +49,17 @@ func callError(method string, e *jsonrpc2.Error) *CallError {
 	}
 	return ce
 }
+
+// AbandonedError is a creation given up by its caller after the server had
+// started the session (its session.start had arrived): the session may
+// live on the server, and SessionID names it so the caller can destroy it.
+type AbandonedError struct {
+	SessionID string
+	Err       error
+}
+
+func (e *AbandonedError) Error() string {
+	return fmt.Sprintf("%v (session %s may exist on the server)", e.Err, e.SessionID)
+}
+
+func (e *AbandonedError) Unwrap() error { return e.Err }

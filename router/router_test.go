@@ -663,3 +663,29 @@ func TestCreateAssignedMismatchAnswersRequests(t *testing.T) {
 		t.Errorf("Sessions = %d, want only y", r.Stats().Sessions)
 	}
 }
+
+// A caller that gives up after session.start bound its session learns the
+// id, to destroy it.
+func TestCreateAssignedAbandoned(t *testing.T) {
+	r, p := newPeer(t, Config{})
+	ctx, cancel := context.WithCancel(ctxT(t))
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.CreateAssigned(ctx, map[string]string{"model": "m"}, nil)
+		done <- err
+	}()
+	p.expect("session.create")
+	ch := open(t, r, "sync")
+	p.event("late", "session.start", `{"sessionId":"late"}`)
+	p.event("sync", "x", "")
+	receiveEvent(t, ch) // the reader has bound "late"
+	cancel()
+	err := <-done
+	var ab *AbandonedError
+	if !errors.As(err, &ab) || ab.SessionID != "late" || !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+	if r.Stats().Sessions != 1 {
+		t.Errorf("the abandoned route is still registered")
+	}
+}
