@@ -46,16 +46,10 @@ func Discuss(ctx context.Context, b Backend, question string, cfg Config) (*Disc
 func (r *run) discuss(d *Discussion) error {
 	s := r.s
 	// 1. Answers.
-	prompt, err := render(s.t.answer, PhaseAnswer, AnswerData{Question: d.Question})
+	ph, results, err := r.askEveryModel(PhaseAnswer, s.t.answer, AnswerData{Question: d.Question}, s.Prompts.AnswerSystem)
 	if err != nil {
 		return err
 	}
-	tasks := make([]task, len(s.Models))
-	for i, m := range s.Models {
-		tasks[i] = task{model: m, system: s.Prompts.AnswerSystem, prompt: prompt}
-	}
-	ph := r.startPhase(PhaseAnswer, s.Models)
-	results := ph.do(tasks)
 	var answered []result
 	var dropped []string
 	for _, res := range results {

@@ -40,16 +40,10 @@ func Plan(ctx context.Context, b Backend, task string, cfg Config) (*PlanResult,
 func (r *run) plan(p *PlanResult) error {
 	s := r.s
 	// 1. Proposals.
-	prompt, err := render(s.t.propose, PhasePropose, ProposeData{Task: p.Task})
+	ph, results, err := r.askEveryModel(PhasePropose, s.t.propose, ProposeData{Task: p.Task}, s.Prompts.ProposeSystem)
 	if err != nil {
 		return err
 	}
-	tasks := make([]task, len(s.Models))
-	for i, m := range s.Models {
-		tasks[i] = task{model: m, system: s.Prompts.ProposeSystem, prompt: prompt}
-	}
-	ph := r.startPhase(PhasePropose, s.Models)
-	results := ph.do(tasks)
 	type parsed struct {
 		res  result
 		spec PlanSpec

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"text/template"
 	"time"
 
 	"golang.org/x/sync/semaphore"
@@ -67,6 +68,21 @@ type phaseRun struct {
 	phase  Phase
 	report PhaseReport
 	start  time.Time
+}
+
+// askEveryModel opens phase p and puts the same prompt, rendered from t
+// and data, to every participant at once: the first phase of a run.
+func (r *run) askEveryModel(p Phase, t *template.Template, data any, system string) (*phaseRun, []result, error) {
+	prompt, err := render(t, p, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	tasks := make([]task, len(r.s.Models))
+	for i, m := range r.s.Models {
+		tasks[i] = task{model: m, system: system, prompt: prompt}
+	}
+	ph := r.startPhase(p, r.s.Models)
+	return ph, ph.do(tasks), nil
 }
 
 func (r *run) startPhase(p Phase, models []string) *phaseRun {
