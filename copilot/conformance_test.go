@@ -360,3 +360,25 @@ func BenchmarkRealCLI(b *testing.B) {
 	b.ReportMetric(float64(first.Milliseconds())/n, "first-turn-ms")
 	b.ReportMetric(float64(later.Milliseconds())/n, "turn-ms")
 }
+
+// A session deregistered locally can be resumed by id on the same CLI.
+func TestRealCLIResume(t *testing.T) {
+	c, _ := startReal(t, map[string]modelapi.Responder{"m": modelapi.Echo}, Options{})
+	ctx := testCtx(t)
+	s, err := c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, err := s.Ask(ctx, "first"); err != nil || a != "first" {
+		t.Fatalf("%q %v", a, err)
+	}
+	s.Close()
+	r, err := c.ResumeSession(ctx, s.ID(), SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Destroy(context.Background())
+	if a, err := r.Ask(ctx, "second"); err != nil || a != "second" {
+		t.Fatalf("after resume: %q %v", a, err)
+	}
+}
