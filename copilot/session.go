@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -183,7 +185,7 @@ func (c *Client) prepare(l *link, cfg SessionConfig) (*Session, createParams, er
 		if t.Name == "" || t.Handler == nil {
 			return nil, createParams{}, fmt.Errorf("copilot: tool %q needs a name and a handler", t.Name)
 		}
-		if cfg.Profile != "" && !contains(allowed, t.Name) {
+		if cfg.Profile != "" && !slices.Contains(allowed, t.Name) {
 			continue // not in the profile: not even declared
 		}
 		s.tools[t.Name] = t
@@ -216,15 +218,6 @@ func (c *Client) prepare(l *link, cfg SessionConfig) (*Session, createParams, er
 	}
 	s.pipeline = buildPipeline(stages, s.dispatch, s.log)
 	return s, params, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // ID is the session id.
@@ -323,7 +316,7 @@ func (s *Session) Stream(ctx context.Context, prompt string, h TurnHandlers) (Re
 			texts = append(texts, step.Text)
 		}
 		if err != nil {
-			reply.Text, reply.Duration = joinTexts(texts), time.Since(start)
+			reply.Text, reply.Duration = strings.Join(texts, "\n\n"), time.Since(start)
 			if ctx.Err() != nil {
 				s.abortAfterCancel()
 				return reply, ctx.Err()
@@ -334,8 +327,8 @@ func (s *Session) Stream(ctx context.Context, prompt string, h TurnHandlers) (Re
 				// The CLI ends the turn when a permission is refused.
 				err = fmt.Errorf("%w: %s (the CLI then ends the turn: %w)", ErrPermissionDenied, denied, err)
 			}
-			if !errors.Is(err, router.ErrStopped) && !errors.Is(err, session.ErrFellBehind) {
-				s.dirty = false // the turn ended with session.idle
+			if endedAtIdle(err) {
+				s.dirty = false
 			}
 			return reply, err
 		}
@@ -354,27 +347,13 @@ func (s *Session) Stream(ctx context.Context, prompt string, h TurnHandlers) (Re
 			}
 		default:
 			s.dirty = false
-			reply.Text, reply.Duration = joinTexts(texts), time.Since(start)
+			reply.Text, reply.Duration = strings.Join(texts, "\n\n"), time.Since(start)
 			if limitErr != nil {
 				return reply, limitErr
 			}
 			return reply, nil
 		}
 	}
-}
-
-func joinTexts(t []string) string {
-	switch len(t) {
-	case 0:
-		return ""
-	case 1:
-		return t[0]
-	}
-	out := t[0]
-	for _, x := range t[1:] {
-		out += "\n\n" + x
-	}
-	return out
 }
 
 // abortAfterCancel stops a turn whose caller gave up, within a bounded time.
@@ -426,7 +405,7 @@ func (s *Session) drainTurn(ctx context.Context) error {
 			s.dirty = false // nothing more came: no turn was left running
 			return nil
 		}
-		if err != nil && (ctx.Err() != nil || errors.Is(err, router.ErrStopped) || errors.Is(err, session.ErrFellBehind) || errors.Is(err, session.ErrClosed)) {
+		if err != nil && !endedAtIdle(err) {
 			return err
 		}
 		switch {
@@ -439,6 +418,13 @@ func (s *Session) drainTurn(ctx context.Context) error {
 			return nil
 		}
 	}
+}
+
+// endedAtIdle reports whether a turn's error came with its closing
+// session.idle (a failed or aborted turn), so nothing of it is left to read.
+// Any other error (the caller's context, the channel's end) left it unread.
+func endedAtIdle(err error) bool {
+	return errors.Is(err, session.ErrTurnFailed) || errors.Is(err, session.ErrAborted)
 }
 
 // runTool runs one tool call through the pipeline and answers it.

@@ -141,7 +141,7 @@ func (c *assignedCreation) take(r *Router, id string, m session.Message) bool {
 		r.deliver(c.bound, m)
 		return true
 	}
-	size := len(m.Params) + 128
+	size := m.Size()
 	if c.heldBytes+size > r.cfg.MaxHeldBytes {
 		return false
 	}
@@ -175,7 +175,7 @@ func (c *assignedCreation) finishLocked(r *Router, id string) (rt, stale *route)
 func (c *assignedCreation) handOver(r *Router, rt *route) {
 	for _, m := range c.held[rt.id] {
 		r.deliver(rt, m)
-		c.heldBytes -= len(m.Params) + 128
+		c.heldBytes -= m.Size()
 	}
 	delete(c.held, rt.id)
 }

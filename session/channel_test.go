@@ -40,7 +40,7 @@ func TestOverflowFailsTheChannel(t *testing.T) {
 			held = append(held, m.ID)
 		}
 		first = append(first, m)
-		total += m.size()
+		total += m.Size()
 	}
 	ch, sink := New("sess-42", Config{MaxBufferedBytes: total}, nil)
 	defer ch.Close(context.Background())
@@ -106,7 +106,7 @@ func TestOversizeMessage(t *testing.T) {
 // Receiving frees the bound: a reader that keeps up never fails, however
 // much goes through.
 func TestBoundCountsOnlyUnread(t *testing.T) {
-	size := numbered(999).size() // the largest used
+	size := numbered(999).Size() // the largest used
 	ch, sink := newChannel(t, Config{MaxBufferedBytes: 3 * size})
 	ctx := ctxT(t)
 	for i := range 1000 {

@@ -44,13 +44,13 @@ func (b *mailbox) put(m Message) (d Delivery, dropped []Message) {
 	// One message is always accepted into an empty mailbox, however large
 	// (the frame limit bounds it): only a backlog means the consumer fell
 	// behind.
-	if b.bytes > 0 && b.bytes+m.size() > b.max {
+	if b.bytes > 0 && b.bytes+m.Size() > b.max {
 		dropped = b.failLocked(b.overflow, true)
 		b.mu.Unlock()
 		return Overflowed, dropped
 	}
 	b.queue = append(b.queue, m)
-	b.bytes += m.size()
+	b.bytes += m.Size()
 	b.mu.Unlock()
 	select {
 	case b.ready <- struct{}{}:
@@ -69,7 +69,7 @@ func (b *mailbox) get(ctx context.Context) (Message, error) {
 			m := b.queue[b.head]
 			b.queue[b.head] = Message{} // let the params be collected
 			b.head++
-			b.bytes -= m.size()
+			b.bytes -= m.Size()
 			if b.head == len(b.queue) {
 				b.queue, b.head = b.queue[:0], 0
 			} else if b.head > 1024 && b.head*2 > len(b.queue) {

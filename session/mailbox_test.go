@@ -292,7 +292,7 @@ func TestCompactionKeepsOrder(t *testing.T) {
 		for range k {
 			m := numbered(delivered)
 			deliver(t, sink, m)
-			sizes = append(sizes, m.size())
+			sizes = append(sizes, m.Size())
 			delivered++
 		}
 	}

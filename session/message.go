@@ -84,6 +84,6 @@ func (m Message) Event() (Event, error) {
 	return *p.Event, nil
 }
 
-// size is what the message costs against the mailbox bound: its params plus
+// Size is what the message costs against a buffer bound: its params plus
 // a fixed overhead, so that a flood of empty messages is bounded too.
-func (m Message) size() int { return len(m.Params) + len(m.Method) + 128 }
+func (m Message) Size() int { return len(m.Params) + len(m.Method) + 128 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -147,7 +148,7 @@ func (inv *invocation) resolveQuorum(ctx context.Context, c *copilot.Client) (mo
 func checkOffered(ids []string, models ...string) error {
 	var unknown []string
 	for _, m := range models {
-		if !contains(ids, m) && !contains(unknown, m) {
+		if !slices.Contains(ids, m) && !slices.Contains(unknown, m) {
 			unknown = append(unknown, m)
 		}
 	}
@@ -155,13 +156,4 @@ func checkOffered(ids []string, models ...string) error {
 		return usagef("unknown model %s; the Copilot CLI offers: %s", strings.Join(unknown, ", "), strings.Join(ids, ", "))
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

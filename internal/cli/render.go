@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -197,7 +198,7 @@ func participants(models []string, phases []quorum.PhaseReport) string {
 	for i, m := range models {
 		out[i] = m
 		for _, ph := range phases {
-			if contains(ph.Dropped, m) {
+			if slices.Contains(ph.Dropped, m) {
 				out[i] += fmt.Sprintf(" (dropped out in the %s phase)", ph.Phase)
 				break
 			}

@@ -3,6 +3,7 @@ package cli
 import (
 	"github.com/quorum-go/quorum/internal/sim"
 	"github.com/quorum-go/quorum/internal/simquorum"
+	"slices"
 )
 
 // simModels are the models of --sim runs: simquorum's participants and
@@ -16,11 +17,11 @@ func simModels(p pace) []sim.Model {
 // none, when the simulator offers them all.
 func simDefaults(offered []string) (participants []string, moderator string, ok bool) {
 	for _, m := range simquorum.Participants {
-		if !contains(offered, m) {
+		if !slices.Contains(offered, m) {
 			return nil, "", false
 		}
 	}
-	if !contains(offered, simquorum.Moderator) {
+	if !slices.Contains(offered, simquorum.Moderator) {
 		return nil, "", false
 	}
 	return append([]string(nil), simquorum.Participants...), simquorum.Moderator, true
