@@ -74,8 +74,14 @@ func TestSixtyFourInterleavedTurns(t *testing.T) {
 		}(i)
 	}
 	wg.Wait()
+	// The reader counts a message just after handing it over, so a consumer
+	// can be faster. One more message through the reader settles the count
+	// of everything before it (its own may still be pending).
+	sync := open(t, r, "sync")
+	p.event("sync", "x", "")
+	receiveEvent(t, sync)
 	s := r.Stats()
-	if want := uint64(sessions * (chunks + 2)); s.Routed != want || s.DroppedUnknown != 0 {
+	if want := uint64(sessions * (chunks + 2)); s.Routed < want || s.Routed > want+1 || s.DroppedUnknown != 0 {
 		t.Errorf("Routed = %d (want %d), DroppedUnknown = %d", s.Routed, want, s.DroppedUnknown)
 	}
 }
