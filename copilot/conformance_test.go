@@ -16,8 +16,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/quorum-go/quorum/internal/clitest"
-	"github.com/quorum-go/quorum/internal/modelapi"
+	"github.com/quorum-go/quorum/internal/testing/clitest"
+	"github.com/quorum-go/quorum/internal/testing/modelapi"
+	"github.com/quorum-go/quorum/internal/testing/testutil"
 )
 
 // startReal starts the real CLI against a model API serving models.
@@ -36,7 +37,7 @@ func startReal(t *testing.T, models map[string]modelapi.Responder, o Options) (*
 	o.Dial = sb.Dial
 	// The built-in GitHub MCP server only slows start-up offline.
 	o.Args = append(o.Args, "--disable-builtin-mcps")
-	c, err := Start(testCtx(t), o)
+	c, err := Start(testutil.Context(t, hangGuard), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +52,7 @@ func TestRealCLIHandshakeModelsAndTurn(t *testing.T) {
 				"alpha": modelapi.Fixed(modelapi.Text("Hello from alpha, over " + tr.String()).WithChunks(4)),
 				"beta":  modelapi.Echo,
 			}, Options{Transport: tr})
-			ctx := testCtx(t)
+			ctx := testutil.Context(t, hangGuard)
 			if info := c.Info(); info.ProtocolVersion != 3 || info.Version != clitest.Version {
 				t.Errorf("handshake = %+v", info)
 			}
@@ -99,7 +100,7 @@ func TestRealCLIEightConcurrentSessions(t *testing.T) {
 		}
 	}
 	c, api := startReal(t, models, Options{})
-	ctx := testCtx(t)
+	ctx := testutil.Context(t, hangGuard)
 	var wg sync.WaitGroup
 	for i := 0; i < n; i++ {
 		wg.Add(1)
@@ -153,7 +154,7 @@ func TestRealCLIToolsWithPermission(t *testing.T) {
 		"tooler-a": modelapi.ToolThenText("lookup", `{"q":"weather in Oslo"}`, after),
 		"tooler-b": modelapi.ToolThenText("lookup", `{"q":"weather in Lima"}`, after),
 	}, Options{})
-	ctx := testCtx(t)
+	ctx := testutil.Context(t, hangGuard)
 	var mu sync.Mutex
 	var asked []PermissionRequest
 	lookup := Tool{
@@ -206,7 +207,7 @@ func TestRealCLIPermissionDenied(t *testing.T) {
 	c, _ := startReal(t, map[string]modelapi.Responder{
 		"m": modelapi.ToolThenText("lookup", `{"q":"x"}`, modelapi.Echo),
 	}, Options{})
-	ctx := testCtx(t)
+	ctx := testutil.Context(t, hangGuard)
 	var ran bool
 	s, err := c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools, Tools: []Tool{{
 		Name: "lookup", Handler: func(context.Context, ToolCall) (string, error) { ran = true; return "", nil },
@@ -226,7 +227,7 @@ func TestRealCLIAbortDestroyAndModelError(t *testing.T) {
 		"staller": modelapi.Sequence(modelapi.Text("thinking about it").WithStall(), modelapi.Text("recovered")),
 		"broken":  modelapi.Fixed(modelapi.Error(400, `{"error":{"message":"scripted bad request"}}`)),
 	}, Options{})
-	ctx := testCtx(t)
+	ctx := testutil.Context(t, hangGuard)
 
 	s, err := c.NewSession(ctx, SessionConfig{Model: "staller", BuiltinTools: NoBuiltinTools})
 	if err != nil {
@@ -273,7 +274,7 @@ func TestRealCLIKilledMidStream(t *testing.T) {
 	c, _ := startReal(t, map[string]modelapi.Responder{"slow": slow}, Options{
 		Restart: &RestartPolicy{InitialInterval: 50 * time.Millisecond},
 	})
-	ctx := testCtx(t)
+	ctx := testutil.Context(t, hangGuard)
 	const n = 3
 	started := make(chan struct{}, n)
 	errs := make(chan error, n)
@@ -364,7 +365,7 @@ func BenchmarkRealCLI(b *testing.B) {
 // A session deregistered locally can be resumed by id on the same CLI.
 func TestRealCLIResume(t *testing.T) {
 	c, _ := startReal(t, map[string]modelapi.Responder{"m": modelapi.Echo}, Options{})
-	ctx := testCtx(t)
+	ctx := testutil.Context(t, hangGuard)
 	s, err := c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools})
 	if err != nil {
 		t.Fatal(err)

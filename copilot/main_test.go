@@ -1,7 +1,6 @@
 package copilot
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,6 +11,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/quorum-go/quorum/internal/sim"
+	"github.com/quorum-go/quorum/internal/testing/testutil"
 )
 
 // simBinary is the copilot-sim program, built once, for tests of the child
@@ -38,17 +38,11 @@ func TestMain(m *testing.M) {
 // never a timing assertion.
 const hangGuard = 20 * time.Second
 
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 // simClient connects a client to an in-process simulator.
 func simClient(t *testing.T, opts sim.Options) (*Client, *sim.Server) {
 	t.Helper()
 	srv := sim.NewServer(opts)
-	c, err := Connect(testCtx(t), srv.Dial(), Options{})
+	c, err := Connect(testutil.Context(t, hangGuard), srv.Dial(), Options{})
 	if err != nil {
 		srv.Close()
 		t.Fatal(err)

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/quorum-go/quorum/internal/testing/testutil"
 )
 
 // startSim starts the copilot-sim program as the CLI child.
@@ -18,7 +20,7 @@ func startSim(t *testing.T, o Options) *Client {
 	t.Helper()
 	o.CLIPath = simBinary
 	o.Args = append(o.Args, "--sim-pace", "0")
-	c, err := Start(testCtx(t), o)
+	c, err := Start(testutil.Context(t, hangGuard), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +34,7 @@ func TestStartStdioAndTCP(t *testing.T) {
 	for _, tr := range []Transport{Stdio, TCP} {
 		t.Run(tr.String(), func(t *testing.T) {
 			c := startSim(t, Options{Transport: tr})
-			ctx := testCtx(t)
+			ctx := testutil.Context(t, hangGuard)
 			ms, err := c.Models(ctx)
 			if err != nil || len(ms) == 0 {
 				t.Fatalf("%v %v", ms, err)
@@ -59,11 +61,11 @@ func TestStartStdioAndTCP(t *testing.T) {
 func TestMissingCLISaysHowToInstall(t *testing.T) {
 	t.Setenv(EnvCLIPath, "")
 	t.Setenv("PATH", t.TempDir())
-	_, err := Start(testCtx(t), Options{})
+	_, err := Start(testutil.Context(t, hangGuard), Options{})
 	if !errors.Is(err, ErrCLINotFound) || !strings.Contains(err.Error(), "npm install -g @github/copilot") {
 		t.Fatalf("err = %v", err)
 	}
-	_, err = Start(testCtx(t), Options{CLIPath: "/no/such/copilot"})
+	_, err = Start(testutil.Context(t, hangGuard), Options{CLIPath: "/no/such/copilot"})
 	if !errors.Is(err, ErrCLINotFound) || !strings.Contains(err.Error(), "/no/such/copilot") {
 		t.Fatalf("err = %v", err)
 	}
@@ -85,7 +87,7 @@ func TestStartTimeoutFires(t *testing.T) {
 		t.Run(tr.String(), func(t *testing.T) {
 			pidFile := filepath.Join(t.TempDir(), "pid")
 			bin := script(t, "echo $$ > "+pidFile+"\nexec sleep 60")
-			_, err := Start(testCtx(t), Options{CLIPath: bin, Transport: tr, StartTimeout: 300 * time.Millisecond})
+			_, err := Start(testutil.Context(t, hangGuard), Options{CLIPath: bin, Transport: tr, StartTimeout: 300 * time.Millisecond})
 			if !errors.Is(err, ErrStartTimeout) {
 				t.Fatalf("err = %v", err)
 			}
@@ -105,7 +107,7 @@ func TestStartTimeoutFires(t *testing.T) {
 
 func TestEarlyExitReportsStderr(t *testing.T) {
 	bin := script(t, "echo 'fatal: no licence for this machine' >&2\nexit 3")
-	_, err := Start(testCtx(t), Options{CLIPath: bin})
+	_, err := Start(testutil.Context(t, hangGuard), Options{CLIPath: bin})
 	if err == nil || !strings.Contains(err.Error(), "no licence") || !strings.Contains(err.Error(), "exit status 3") {
 		t.Fatalf("err = %v", err)
 	}
@@ -115,7 +117,7 @@ func TestEarlyExitReportsStderr(t *testing.T) {
 // error; with supervision, a new session works after the restart.
 func TestChildKilledMidStreamAndRestart(t *testing.T) {
 	c := startSim(t, Options{Restart: &RestartPolicy{InitialInterval: 10 * time.Millisecond}})
-	ctx := testCtx(t)
+	ctx := testutil.Context(t, hangGuard)
 	ms, _ := c.Models(ctx)
 	var wg sync.WaitGroup
 	errs := make(chan error, 4)
@@ -172,7 +174,7 @@ func TestChildKilledMidStreamAndRestart(t *testing.T) {
 
 func TestCloseIsIdempotentAndFailsWaiters(t *testing.T) {
 	c := startSim(t, Options{})
-	ctx := testCtx(t)
+	ctx := testutil.Context(t, hangGuard)
 	ms, _ := c.Models(ctx)
 	s, _ := c.NewSession(ctx, SessionConfig{Model: ms[0].ID})
 	c.Close()
@@ -193,17 +195,13 @@ func TestStopDoesNotWaitForADetachedGrandchild(t *testing.T) {
 	}
 	pidFile := filepath.Join(t.TempDir(), "grandchild")
 	bin := script(t, "setsid sh -c 'echo $$ > "+pidFile+"; exec sleep 30' &\nexec sleep 60")
-	ch, err := startChild(testCtx(t), Options{CLIPath: bin, StartTimeout: time.Second}.withDefaults())
+	ch, err := startChild(testutil.Context(t, hangGuard), Options{CLIPath: bin, StartTimeout: time.Second}.withDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan struct{})
 	go func() { ch.stop(100 * time.Millisecond); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(hangGuard):
-		t.Fatal("stop waited for the detached grandchild")
-	}
+	testutil.Receive(t, "stop waited for the detached grandchild", hangGuard, done)
 	if b, err := os.ReadFile(pidFile); err == nil {
 		exec.Command("kill", strings.TrimSpace(string(b))).Run()
 	}

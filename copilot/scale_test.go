@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/quorum-go/quorum/internal/sim"
+	"github.com/quorum-go/quorum/internal/testing/testutil"
 )
 
 // scaleModel answers each prompt with a text made of it, in many chunks.
@@ -54,7 +55,7 @@ func runSessions(tb testing.TB, c *Client, n int) {
 func TestHundredsOfSessions(t *testing.T) {
 	srv := sim.NewServer(sim.Options{Models: []sim.Model{{ID: "scale", Respond: scaleModel}}})
 	defer srv.Close()
-	c, err := Connect(testCtx(t), srv.Dial(), Options{})
+	c, err := Connect(testutil.Context(t, hangGuard), srv.Dial(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,11 +10,12 @@ import (
 	"testing"
 
 	"github.com/quorum-go/quorum/internal/sim"
+	"github.com/quorum-go/quorum/internal/testing/testutil"
 )
 
 func TestHandshakeModelsAuth(t *testing.T) {
 	c, _ := simClient(t, sim.Options{Models: []sim.Model{model("m1", sim.Echo), model("m2", sim.Echo)}})
-	ctx := testCtx(t)
+	ctx := testutil.Context(t, hangGuard)
 	if info := c.Info(); info.ProtocolVersion != 3 || info.Version != sim.Version {
 		t.Errorf("info = %+v", info)
 	}
@@ -33,7 +34,7 @@ func TestHandshakeModelsAuth(t *testing.T) {
 
 func TestNotAuthenticatedSaysHowToLogIn(t *testing.T) {
 	c, _ := simClient(t, sim.Options{Unauthenticated: true})
-	err := c.RequireAuth(testCtx(t))
+	err := c.RequireAuth(testutil.Context(t, hangGuard))
 	if !errors.Is(err, ErrNotAuthenticated) || !strings.Contains(err.Error(), "copilot login") {
 		t.Fatalf("err = %v", err)
 	}
@@ -42,7 +43,7 @@ func TestNotAuthenticatedSaysHowToLogIn(t *testing.T) {
 func TestProtocolMismatch(t *testing.T) {
 	srv := sim.NewServer(sim.Options{ProtocolVersion: 4})
 	defer srv.Close()
-	_, err := Connect(testCtx(t), srv.Dial(), Options{})
+	_, err := Connect(testutil.Context(t, hangGuard), srv.Dial(), Options{})
 	var ve *VersionError
 	if !errors.Is(err, ErrProtocolVersion) || !errors.As(err, &ve) || ve.Got != 4 || ve.Want != 3 {
 		t.Fatalf("err = %v", err)
@@ -64,7 +65,7 @@ func TestStreamDeltasAndUsage(t *testing.T) {
 	c, _ := simClient(t, sim.Options{Models: []sim.Model{model("m", sim.Always(sim.Reply{
 		Text: text, Chunks: 5, Usage: &sim.Usage{InputTokens: 11, OutputTokens: 7},
 	}))}})
-	ctx := testCtx(t)
+	ctx := testutil.Context(t, hangGuard)
 	s, err := c.NewSession(ctx, SessionConfig{Model: "m"})
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +101,7 @@ func TestAssignedIDSession(t *testing.T) {
 	for _, order := range []sim.StartOrder{sim.StartBefore, sim.StartAfter} {
 		t.Run(order.String(), func(t *testing.T) {
 			c, _ := simClient(t, sim.Options{StartOrder: order, Models: []sim.Model{model("m", sim.Echo)}})
-			ctx := testCtx(t)
+			ctx := testutil.Context(t, hangGuard)
 			s, err := c.NewSession(ctx, SessionConfig{Model: "m", AssignedID: true})
 			if err != nil {
 				t.Fatal(err)
@@ -120,7 +121,7 @@ func TestAssignedIDSession(t *testing.T) {
 
 func TestUnknownModelError(t *testing.T) {
 	c, _ := simClient(t, sim.Options{Models: []sim.Model{model("m", sim.Echo)}})
-	_, err := c.NewSession(testCtx(t), SessionConfig{Model: "nope"})
+	_, err := c.NewSession(testutil.Context(t, hangGuard), SessionConfig{Model: "nope"})
 	if err == nil || !strings.Contains(err.Error(), "nope") {
 		t.Fatalf("err = %v", err)
 	}
@@ -131,7 +132,7 @@ func TestUnknownModelError(t *testing.T) {
 
 func TestSessionErrorCarriesMessage(t *testing.T) {
 	c, _ := simClient(t, sim.Options{Models: []sim.Model{model("m", sim.Always(sim.Fail("model_call", "upstream said 500")))}})
-	ctx := testCtx(t)
+	ctx := testutil.Context(t, hangGuard)
 	s, _ := c.NewSession(ctx, SessionConfig{Model: "m"})
 	_, err := s.Ask(ctx, "x")
 	if !errors.Is(err, ErrTurnFailed) || !strings.Contains(err.Error(), "upstream said 500") {
@@ -168,7 +169,7 @@ func TestToolWithPermission(t *testing.T) {
 			c, _ := simClient(t, sim.Options{ToolFlow: flow, Models: []sim.Model{
 				model("m", sim.UseTool("weather", map[string]string{"city": "Oslo"}, reportTool)),
 			}})
-			ctx := testCtx(t)
+			ctx := testutil.Context(t, hangGuard)
 			var calls int
 			var asked []PermissionRequest
 			s, err := c.NewSession(ctx, SessionConfig{Model: "m", Tools: []Tool{weatherTool(&calls)},
@@ -197,7 +198,7 @@ func TestToolWithPermission(t *testing.T) {
 // says which permission was refused.
 func TestToolDeniedByDefault(t *testing.T) {
 	c, _ := simClient(t, sim.Options{Models: []sim.Model{model("m", sim.UseTool("weather", nil, reportTool))}})
-	ctx := testCtx(t)
+	ctx := testutil.Context(t, hangGuard)
 	var calls int
 	s, _ := c.NewSession(ctx, SessionConfig{Model: "m", Tools: []Tool{weatherTool(&calls)}})
 	_, err := s.Ask(ctx, "x")
@@ -218,7 +219,7 @@ func TestClientToolsWithoutBuiltins(t *testing.T) {
 		offered = t.Tools
 		return sim.UseTool("weather", map[string]string{"city": "Lima"}, reportTool)(t)
 	})}})
-	ctx := testCtx(t)
+	ctx := testutil.Context(t, hangGuard)
 	var calls int
 	s, _ := c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools,
 		Tools: []Tool{weatherTool(&calls)}, Permissions: ApproveAll})
@@ -230,7 +231,7 @@ func TestClientToolsWithoutBuiltins(t *testing.T) {
 
 func TestSkipPermissionTool(t *testing.T) {
 	c, _ := simClient(t, sim.Options{Models: []sim.Model{model("m", sim.UseTool("weather", map[string]string{"city": "Rome"}, reportTool))}})
-	ctx := testCtx(t)
+	ctx := testutil.Context(t, hangGuard)
 	var calls int
 	tool := weatherTool(&calls)
 	tool.SkipPermission = true
@@ -248,7 +249,7 @@ func TestHandlerErrorAndPanicBecomeResults(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			c, _ := simClient(t, sim.Options{Models: []sim.Model{model("m", sim.UseTool("t", nil, reportTool))}})
-			ctx := testCtx(t)
+			ctx := testutil.Context(t, hangGuard)
 			s, _ := c.NewSession(ctx, SessionConfig{Model: "m", Permissions: ApproveAll,
 				Tools: []Tool{{Name: "t", Handler: h}}})
 			a, err := s.Ask(ctx, "x")
@@ -266,7 +267,7 @@ func loopingModel(t sim.Turn) sim.Reply {
 
 func TestToolCallLimitAbortsTurn(t *testing.T) {
 	c, srv := simClient(t, sim.Options{Models: []sim.Model{model("m", loopingModel)}})
-	ctx := testCtx(t)
+	ctx := testutil.Context(t, hangGuard)
 	var calls int
 	s, _ := c.NewSession(ctx, SessionConfig{Model: "m", Permissions: ApproveAll, MaxToolCalls: 2,
 		Tools: []Tool{{Name: "t", Handler: func(context.Context, ToolCall) (string, error) { calls++; return "ok", nil }}}})
@@ -288,7 +289,7 @@ func TestPipelineStages(t *testing.T) {
 		model("m", sim.UseTool("big", nil, reportTool)),
 		model("other", sim.UseTool("secret", nil, reportTool)),
 	}})
-	ctx := testCtx(t)
+	ctx := testutil.Context(t, hangGuard)
 	trace := &ToolTrace{}
 	big := Tool{Name: "big", Handler: func(context.Context, ToolCall) (string, error) { return strings.Repeat("é", 100), nil }}
 	secret := Tool{Name: "secret", Handler: func(context.Context, ToolCall) (string, error) { return "leaked", nil }}
@@ -335,7 +336,7 @@ func TestProfileDeclaresOnlyItsTools(t *testing.T) {
 		seen = t.Tools
 		return sim.Text("ok")
 	})}})
-	ctx := testCtx(t)
+	ctx := testutil.Context(t, hangGuard)
 	h := func(context.Context, ToolCall) (string, error) { return "", nil }
 	s, err := c.NewSession(ctx, SessionConfig{Model: "m", Tools: []Tool{{Name: "a", Handler: h}, {Name: "b", Handler: h}},
 		Profile: "p", Profiles: map[string][]string{"p": {"b"}}})
@@ -355,8 +356,8 @@ func TestCancelAbortsTurnAndSessionRecovers(t *testing.T) {
 	c, srv := simClient(t, sim.Options{Models: []sim.Model{model("m", sim.Sequence(
 		sim.Reply{Text: "partial answer", Hang: true}, sim.Text("second"),
 	))}})
-	s, _ := c.NewSession(testCtx(t), SessionConfig{Model: "m"})
-	ctx, cancel := context.WithCancel(testCtx(t))
+	s, _ := c.NewSession(testutil.Context(t, hangGuard), SessionConfig{Model: "m"})
+	ctx, cancel := context.WithCancel(testutil.Context(t, hangGuard))
 	started := make(chan struct{})
 	var once sync.Once
 	errc := make(chan error, 1)
@@ -369,7 +370,7 @@ func TestCancelAbortsTurnAndSessionRecovers(t *testing.T) {
 	if err := <-errc; !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v", err)
 	}
-	a, err := s.Ask(testCtx(t), "y") // waits for the abort, which runs in the background
+	a, err := s.Ask(testutil.Context(t, hangGuard), "y") // waits for the abort, which runs in the background
 	if err != nil || a != "second" {
 		t.Fatalf("next turn: %q %v", a, err)
 	}
@@ -380,7 +381,7 @@ func TestCancelAbortsTurnAndSessionRecovers(t *testing.T) {
 
 func TestDestroyLeavesNothing(t *testing.T) {
 	c, srv := simClient(t, sim.Options{Models: []sim.Model{model("m", sim.Echo)}})
-	ctx := testCtx(t)
+	ctx := testutil.Context(t, hangGuard)
 	s, _ := c.NewSession(ctx, SessionConfig{Model: "m"})
 	if len(srv.LiveSessions()) != 1 {
 		t.Fatal("not created")
@@ -401,7 +402,7 @@ func TestDestroyLeavesNothing(t *testing.T) {
 
 func TestResumeSession(t *testing.T) {
 	c, _ := simClient(t, sim.Options{Models: []sim.Model{model("m", sim.Echo)}})
-	ctx := testCtx(t)
+	ctx := testutil.Context(t, hangGuard)
 	s, _ := c.NewSession(ctx, SessionConfig{Model: "m"})
 	s.Close() // deregister locally; the session lives on in the CLI
 	r, err := c.ResumeSession(ctx, s.ID(), SessionConfig{Model: "m"})
@@ -427,7 +428,7 @@ func TestConcurrentSessions(t *testing.T) {
 		}))
 	}
 	c, srv := simClient(t, sim.Options{Models: models})
-	ctx := testCtx(t)
+	ctx := testutil.Context(t, hangGuard)
 	var wg sync.WaitGroup
 	for i := 0; i < 8; i++ {
 		wg.Add(1)
@@ -465,11 +466,11 @@ func TestCancelDuringSendAbortsTurn(t *testing.T) {
 		}
 		return sim.Text("fresh")
 	})}})
-	s, _ := c.NewSession(testCtx(t), SessionConfig{Model: "m"})
-	ctx, cancel := context.WithCancel(testCtx(t))
+	s, _ := c.NewSession(testutil.Context(t, hangGuard), SessionConfig{Model: "m"})
+	ctx, cancel := context.WithCancel(testutil.Context(t, hangGuard))
 	go func() { <-started; cancel() }()
 	s.Stream(ctx, "hi", TurnHandlers{}) // cancelled during the send or the turn
-	if a, err := s.Ask(testCtx(t), "again"); err != nil || a != "fresh" {
+	if a, err := s.Ask(testutil.Context(t, hangGuard), "again"); err != nil || a != "fresh" {
 		t.Fatalf("next turn: %q %v", a, err)
 	}
 	if srv.Calls("session.abort") != 1 {
@@ -480,13 +481,13 @@ func TestCancelDuringSendAbortsTurn(t *testing.T) {
 // A Destroy that failed can be retried.
 func TestDestroyRetries(t *testing.T) {
 	c, srv := simClient(t, sim.Options{Models: []sim.Model{model("m", sim.Echo)}})
-	s, _ := c.NewSession(testCtx(t), SessionConfig{Model: "m"})
-	dead, cancel := context.WithCancel(testCtx(t))
+	s, _ := c.NewSession(testutil.Context(t, hangGuard), SessionConfig{Model: "m"})
+	dead, cancel := context.WithCancel(testutil.Context(t, hangGuard))
 	cancel()
 	if err := s.Destroy(dead); err == nil {
 		t.Fatal("destroy with a dead context succeeded")
 	}
-	if err := s.Destroy(testCtx(t)); err != nil {
+	if err := s.Destroy(testutil.Context(t, hangGuard)); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(srv.LiveSessions()); n != 0 {

@@ -1,7 +1,17 @@
 // Package router multiplexes many Copilot CLI sessions over one JSON-RPC
-// 2.0 connection. Router is the design's MessageRouter; each session's end
-// is a session.Channel (SessionChannel) receiving session.Message values
-// (RoutedMessage).
+// 2.0 connection; it is the production core every other package builds on.
+//
+// # Terms
+//
+// The project's design names three roles, and these types play them:
+//
+//   - The message router is [Router]: it owns the connection's one reader,
+//     the table of routes keyed by session id, and the calls waiting for
+//     their responses.
+//   - A session channel is a [session.Channel]: one session's end of the
+//     router, a mailbox the reader appends to and the consumer drains.
+//   - A routed message is a [session.Message]: one notification or incoming
+//     request, as read, on its way to the session it names.
 //
 // # The reader
 //

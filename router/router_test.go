@@ -9,15 +9,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/quorum-go/quorum/internal/testing/testutil"
 	"github.com/quorum-go/quorum/internal/wire"
 	"github.com/quorum-go/quorum/session"
 )
-
-func ctxT(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
-	t.Cleanup(cancel)
-	return ctx
-}
 
 // open registers a session the peer already knows.
 func open(t *testing.T, r *Router, id string) *session.Channel {
@@ -31,7 +26,7 @@ func open(t *testing.T, r *Router, id string) *session.Channel {
 
 func receiveEvent(t *testing.T, ch *session.Channel) session.Event {
 	t.Helper()
-	m, err := ch.Receive(ctxT(t))
+	m, err := ch.Receive(testutil.Context(t, hangGuard))
 	if err != nil {
 		t.Fatalf("receive on %s: %v", ch.ID(), err)
 	}
@@ -44,7 +39,7 @@ func receiveEvent(t *testing.T, ch *session.Channel) session.Event {
 
 func TestCallGetsItsResponse(t *testing.T) {
 	r, p := newPeer(t, Config{})
-	ctx := ctxT(t)
+	ctx := testutil.Context(t, hangGuard)
 	errc := make(chan error, 1)
 	var res struct{ Message string }
 	go func() { errc <- r.Call(ctx, "ping", map[string]string{"message": "hi"}, &res) }()
@@ -67,7 +62,7 @@ func TestCallGetsItsResponse(t *testing.T) {
 func TestCallErrorResponse(t *testing.T) {
 	r, p := newPeer(t, Config{})
 	errc := make(chan error, 1)
-	go func() { errc <- r.Call(ctxT(t), "status", nil, nil) }()
+	go func() { errc <- r.Call(testutil.Context(t, hangGuard), "status", nil, nil) }()
 	f := p.expect("status")
 	p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Unhandled method status"}}`, *f.ID))
 	err := <-errc
@@ -83,7 +78,7 @@ func TestStuckSessionDoesNotBlockOthers(t *testing.T) {
 	r, p := newPeer(t, Config{MaxSessionBufferBytes: 64 << 10})
 	stuck := open(t, r, "stuck")
 	live := open(t, r, "live")
-	ctx := ctxT(t)
+	ctx := testutil.Context(t, hangGuard)
 
 	// Far past the stuck session's bound; nobody reads it. net.Pipe is
 	// synchronous, so each write returns only once the reader took it: were
@@ -166,7 +161,7 @@ func TestCreateClientIDBothOrders(t *testing.T) {
 			done := make(chan out, 1)
 			var res struct{ SessionID string }
 			go func() {
-				ch, err := r.Create(ctxT(t), "abc", map[string]string{"sessionId": "abc", "model": "m"}, &res)
+				ch, err := r.Create(testutil.Context(t, hangGuard), "abc", map[string]string{"sessionId": "abc", "model": "m"}, &res)
 				done <- out{ch, err}
 			}()
 			f := p.expect("session.create")
@@ -201,7 +196,7 @@ func TestCreateClientIDFailureRemovesRoute(t *testing.T) {
 	r, p := newPeer(t, Config{})
 	errc := make(chan error, 1)
 	go func() {
-		_, err := r.Create(ctxT(t), "bad", map[string]string{"sessionId": "bad"}, nil)
+		_, err := r.Create(testutil.Context(t, hangGuard), "bad", map[string]string{"sessionId": "bad"}, nil)
 		errc <- err
 	}()
 	f := p.expect("session.create")
@@ -230,7 +225,7 @@ func TestCreateAssignedBothOrders(t *testing.T) {
 			}
 			done := make(chan out, 1)
 			go func() {
-				ch, err := r.CreateAssigned(ctxT(t), map[string]string{"model": "m"}, nil)
+				ch, err := r.CreateAssigned(testutil.Context(t, hangGuard), map[string]string{"model": "m"}, nil)
 				done <- out{ch, err}
 			}()
 			f := p.expect("session.create")
@@ -270,7 +265,7 @@ func TestCreateAssignedDropsStrangers(t *testing.T) {
 	r, p := newPeer(t, Config{})
 	done := make(chan error, 1)
 	go func() {
-		_, err := r.CreateAssigned(ctxT(t), map[string]string{"model": "m"}, nil)
+		_, err := r.CreateAssigned(testutil.Context(t, hangGuard), map[string]string{"model": "m"}, nil)
 		done <- err
 	}()
 	f := p.expect("session.create")
@@ -299,10 +294,10 @@ func TestCloseDeregisters(t *testing.T) {
 	if r.Stats().Sessions != 1 {
 		t.Fatal("no route")
 	}
-	if err := ch.Close(ctxT(t)); err != nil {
+	if err := ch.Close(testutil.Context(t, hangGuard)); err != nil {
 		t.Fatal(err)
 	}
-	if err := ch.Close(ctxT(t)); err != nil { // idempotent
+	if err := ch.Close(testutil.Context(t, hangGuard)); err != nil { // idempotent
 		t.Fatal(err)
 	}
 	if s := r.Stats(); s.Sessions != 0 {
@@ -317,7 +312,7 @@ func TestCloseDeregisters(t *testing.T) {
 	if s := r.Stats(); s.DroppedUnknown != 2 || s.RequestsRefused != 1 {
 		t.Errorf("stats = %+v, want 2 dropped and 1 refused", s)
 	}
-	if _, err := ch.Receive(ctxT(t)); !errors.Is(err, session.ErrClosed) {
+	if _, err := ch.Receive(testutil.Context(t, hangGuard)); !errors.Is(err, session.ErrClosed) {
 		t.Errorf("Receive after close = %v", err)
 	}
 }
@@ -331,13 +326,13 @@ func TestCloseDestroyAndAnswersHeldRequests(t *testing.T) {
 	// Wait until the request is in the mailbox.
 	for n, _ := ch.Buffered(); n == 0; n, _ = ch.Buffered() {
 		select {
-		case <-ctxT(t).Done():
+		case <-testutil.Context(t, hangGuard).Done():
 			t.Fatal("request never arrived")
 		default:
 		}
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- ch.Close(ctxT(t), session.Destroy()) }()
+	go func() { errc <- ch.Close(testutil.Context(t, hangGuard), session.Destroy()) }()
 	a := p.next()
 	if a.Error == nil || string(*a.ID) != `"t1"` {
 		t.Fatalf("unread request was not answered on close: %+v", a)
@@ -357,7 +352,7 @@ func TestCloseDestroyAndAnswersHeldRequests(t *testing.T) {
 func TestPeerCloseFailsEveryone(t *testing.T) {
 	r, p := newPeer(t, Config{})
 	ch := open(t, r, "s1")
-	ctx := ctxT(t)
+	ctx := testutil.Context(t, hangGuard)
 	var wg sync.WaitGroup
 	errs := make(chan error, 6)
 	for i := 0; i < 3; i++ {
@@ -399,7 +394,7 @@ func TestStopKeepsBufferedMessages(t *testing.T) {
 			t.Fatalf("got %s want %s", ev.Type, w)
 		}
 	}
-	if _, err := ch.Receive(ctxT(t)); !errors.Is(err, ErrStopped) {
+	if _, err := ch.Receive(testutil.Context(t, hangGuard)); !errors.Is(err, ErrStopped) {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -409,7 +404,7 @@ func TestCloseWithErrorGivesCause(t *testing.T) {
 	ch := open(t, r, "s1")
 	cause := errors.New("copilot exited with status 3")
 	r.CloseWithError(cause)
-	_, err := ch.Receive(ctxT(t))
+	_, err := ch.Receive(testutil.Context(t, hangGuard))
 	if !errors.Is(err, ErrStopped) || !errors.Is(err, cause) {
 		t.Fatalf("err = %v", err)
 	}
@@ -446,7 +441,7 @@ func TestDuplicateResponseCounted(t *testing.T) {
 	r, p := newPeer(t, Config{})
 	ch := open(t, r, "s1")
 	errc := make(chan error, 1)
-	go func() { errc <- r.Call(ctxT(t), "once", nil, nil) }()
+	go func() { errc <- r.Call(testutil.Context(t, hangGuard), "once", nil, nil) }()
 	f := p.expect("once")
 	p.respond(f, `1`)
 	p.respond(f, `2`)
@@ -477,7 +472,7 @@ func TestFramingErrorsStopTheRouter(t *testing.T) {
 			r, p := newPeer(t, Config{MaxFrameBytes: 1 << 20})
 			ch := open(t, r, "s1")
 			go p.raw([]byte(c.bytes))
-			_, err := ch.Receive(ctxT(t))
+			_, err := ch.Receive(testutil.Context(t, hangGuard))
 			if !errors.Is(err, ErrStopped) || !errors.Is(err, c.want) {
 				t.Fatalf("err = %v, want ErrStopped wrapping %v", err, c.want)
 			}
@@ -489,7 +484,7 @@ func TestFramingErrorsStopTheRouter(t *testing.T) {
 // is counted as unknown. A cancelled receive returns ctx.Err().
 func TestCancelledCallForgetsItself(t *testing.T) {
 	r, p := newPeer(t, Config{})
-	ctx, cancel := context.WithCancel(ctxT(t))
+	ctx, cancel := context.WithCancel(testutil.Context(t, hangGuard))
 	errc := make(chan error, 1)
 	go func() { errc <- r.Call(ctx, "slow", nil, nil) }()
 	f := p.expect("slow")
@@ -515,7 +510,7 @@ func TestCancelledCallForgetsItself(t *testing.T) {
 func TestCancelledReceive(t *testing.T) {
 	r, p := newPeer(t, Config{})
 	ch := open(t, r, "s1")
-	ctx, cancel := context.WithCancel(ctxT(t))
+	ctx, cancel := context.WithCancel(testutil.Context(t, hangGuard))
 	cancel()
 	if _, err := ch.Receive(ctx); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v", err)
@@ -533,7 +528,7 @@ func TestHandlerMayCallBack(t *testing.T) {
 	r, p := newPeer(t, Config{MaxSessionBufferBytes: 16 << 10})
 	ch := open(t, r, "tools")
 	open(t, r, "full") // never read
-	ctx := ctxT(t)
+	ctx := testutil.Context(t, hangGuard)
 	go func() {
 		for i := 0; i < 100; i++ {
 			p.delta("full", strings.Repeat("y", 500))
@@ -577,12 +572,12 @@ func TestSubscriptions(t *testing.T) {
 	all, _ := r.Subscribe()
 	p.send(`{"jsonrpc":"2.0","method":"session.lifecycle","params":{"type":"session.created","sessionId":"s"}}`)
 	p.send(`{"jsonrpc":"2.0","method":"other.note","params":{}}`)
-	m, err := life.Receive(ctxT(t))
+	m, err := life.Receive(testutil.Context(t, hangGuard))
 	if err != nil || m.Method != "session.lifecycle" {
 		t.Fatalf("%v %v", m, err)
 	}
 	for _, w := range []string{"session.lifecycle", "other.note"} {
-		if m, err := all.Receive(ctxT(t)); err != nil || m.Method != w {
+		if m, err := all.Receive(testutil.Context(t, hangGuard)); err != nil || m.Method != w {
 			t.Fatalf("got %v %v want %s", m.Method, err, w)
 		}
 	}
@@ -634,7 +629,7 @@ func TestWriteFailureStopsTheRouter(t *testing.T) {
 	if !errors.Is(err, ErrStopped) || !strings.Contains(err.Error(), "broken pipe") {
 		t.Fatalf("call: %v", err)
 	}
-	if _, err := ch.Receive(ctxT(t)); !errors.Is(err, ErrStopped) {
+	if _, err := ch.Receive(testutil.Context(t, hangGuard)); !errors.Is(err, ErrStopped) {
 		t.Fatalf("receive: %v", err)
 	}
 }
@@ -645,7 +640,7 @@ func TestCreateAssignedMismatchAnswersRequests(t *testing.T) {
 	r, p := newPeer(t, Config{})
 	done := make(chan error, 1)
 	go func() {
-		_, err := r.CreateAssigned(ctxT(t), map[string]string{"model": "m"}, nil)
+		_, err := r.CreateAssigned(testutil.Context(t, hangGuard), map[string]string{"model": "m"}, nil)
 		done <- err
 	}()
 	f := p.expect("session.create")
@@ -668,7 +663,7 @@ func TestCreateAssignedMismatchAnswersRequests(t *testing.T) {
 // id, to destroy it.
 func TestCreateAssignedAbandoned(t *testing.T) {
 	r, p := newPeer(t, Config{})
-	ctx, cancel := context.WithCancel(ctxT(t))
+	ctx, cancel := context.WithCancel(testutil.Context(t, hangGuard))
 	done := make(chan error, 1)
 	go func() {
 		_, err := r.CreateAssigned(ctx, map[string]string{"model": "m"}, nil)

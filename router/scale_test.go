@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/quorum-go/quorum/internal/testing/testutil"
 	"github.com/quorum-go/quorum/session"
 )
 
@@ -15,7 +16,7 @@ import (
 func TestSixtyFourInterleavedTurns(t *testing.T) {
 	const sessions, chunks = 64, 50
 	r, p := newPeer(t, Config{})
-	ctx := ctxT(t)
+	ctx := testutil.Context(t, hangGuard)
 
 	// The peer answers creations and, once all exist, streams every
 	// session's turn one chunk at a time, round robin.

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/quorum-go/quorum/internal/sim"
+	"github.com/quorum-go/quorum/internal/testing/testutil"
 	"github.com/quorum-go/quorum/session"
 )
 
@@ -23,7 +24,7 @@ func TestCreationWithSimulatorBothOrders(t *testing.T) {
 			defer srv.Close()
 			r := New(srv.Dial(), Config{})
 			defer r.Close()
-			ctx := ctxT(t)
+			ctx := testutil.Context(t, hangGuard)
 			var wg sync.WaitGroup
 			check := func(ch *session.Channel, err error, what string) {
 				if err != nil {

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/quorum-go/quorum/internal/testing/testutil"
 )
 
 func isDone(ch *Channel) bool {
@@ -78,7 +80,7 @@ func TestOverflowFailsTheChannel(t *testing.T) {
 		t.Errorf("Buffered = %d, %d after the overflow dropped everything", msgs, bytes)
 	}
 	for range 2 {
-		_, err := ch.Receive(ctxT(t))
+		_, err := ch.Receive(testutil.Context(t, hangGuard))
 		if !errors.Is(err, ErrFellBehind) || !strings.Contains(err.Error(), "sess-42") {
 			t.Fatalf("Receive: err = %v, want ErrFellBehind naming the session", err)
 		}
@@ -108,7 +110,7 @@ func TestOversizeMessage(t *testing.T) {
 func TestBoundCountsOnlyUnread(t *testing.T) {
 	size := numbered(999).Size() // the largest used
 	ch, sink := newChannel(t, Config{MaxBufferedBytes: 3 * size})
-	ctx := ctxT(t)
+	ctx := testutil.Context(t, hangGuard)
 	for i := range 1000 {
 		deliver(t, sink, numbered(i))
 		if i%3 == 2 {
@@ -156,7 +158,7 @@ func TestFailKeepsBufferedMessages(t *testing.T) {
 	}
 	rec.wantUnavailable(t, num(3))
 
-	ctx := ctxT(t)
+	ctx := testutil.Context(t, hangGuard)
 	for i := range 3 {
 		m, err := ch.Receive(ctx)
 		if err != nil {
@@ -187,7 +189,7 @@ func TestFailWakesAReceiver(t *testing.T) {
 	ch, sink := newChannel(t, Config{})
 	errc := make(chan error, 1)
 	go func() {
-		_, err := ch.Receive(ctxT(t))
+		_, err := ch.Receive(testutil.Context(t, hangGuard))
 		errc <- err
 	}()
 	stop := errors.New("stop")
@@ -231,7 +233,7 @@ func TestCloseAnswersHeldRequests(t *testing.T) {
 	if msgs, bytes := ch.Buffered(); msgs != 0 || bytes != 0 {
 		t.Errorf("Buffered = %d, %d after Close", msgs, bytes)
 	}
-	if _, err := ch.Receive(ctxT(t)); !errors.Is(err, ErrClosed) {
+	if _, err := ch.Receive(testutil.Context(t, hangGuard)); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Receive after Close: err = %v, want ErrClosed", err)
 	}
 	if !isDone(ch) || !errors.Is(ch.Err(), ErrClosed) {
@@ -310,7 +312,7 @@ func TestCloseAfterFailAnswersWhatWasKept(t *testing.T) {
 	if msgs, _ := ch.Buffered(); msgs != 0 {
 		t.Errorf("%d messages still buffered after Close", msgs)
 	}
-	if _, err := ch.Receive(ctxT(t)); err != stop {
+	if _, err := ch.Receive(testutil.Context(t, hangGuard)); err != stop {
 		t.Fatalf("Receive after Close = %v, want the first failure", err)
 	}
 	if len(cr.calls) != 1 {
@@ -322,7 +324,7 @@ func TestCloseWakesAReceiver(t *testing.T) {
 	ch, _ := New("s11", Config{}, nil)
 	errc := make(chan error, 1)
 	go func() {
-		_, err := ch.Receive(ctxT(t))
+		_, err := ch.Receive(testutil.Context(t, hangGuard))
 		errc <- err
 	}()
 	ch.Close(context.Background())

@@ -1,7 +1,7 @@
-// Package session is one Copilot CLI session's end of a router: Channel
-// (the design's SessionChannel) holds the session's messages (Message, the
-// design's RoutedMessage) in the order the router read them, and reads
-// turns out of them.
+// Package session is one Copilot CLI session's end of a router, in
+// production: a Channel (the session channel of the router's terms) holds the
+// session's messages (each a Message, a routed message) in the order the
+// router read them, and reads turns out of them.
 //
 // # Buffering and blocking
 //

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/quorum-go/quorum/internal/testing/testutil"
 )
 
 // One producer, one consumer running at once: every message arrives once,
@@ -20,7 +22,7 @@ func TestReceiveKeepsOrder(t *testing.T) {
 			}
 		}
 	}()
-	ctx := ctxT(t)
+	ctx := testutil.Context(t, hangGuard)
 	for i := range n {
 		m, err := ch.Receive(ctx)
 		if err != nil {
@@ -40,7 +42,7 @@ func TestReceiveWaitsForAMessage(t *testing.T) {
 	got := make(chan Message, 1)
 	errc := make(chan error, 1)
 	go func() {
-		m, err := ch.Receive(ctxT(t))
+		m, err := ch.Receive(testutil.Context(t, hangGuard))
 		if err != nil {
 			errc <- err
 			return
@@ -85,7 +87,7 @@ func TestReceiveContextEndLosesNothing(t *testing.T) {
 		t.Fatalf("a context's end failed the channel: %v", ch.Err())
 	}
 	deliver(t, sink, numbered(1), numbered(2))
-	ctx := ctxT(t)
+	ctx := testutil.Context(t, hangGuard)
 	for want := 1; want <= 2; want++ {
 		m, err := ch.Receive(ctx)
 		if err != nil || numberOf(t, m) != want {
@@ -124,7 +126,7 @@ func TestReceiveContextEndLosesNothing(t *testing.T) {
 		}
 	}
 	for next < n {
-		m, err := ch.Receive(ctxT(t))
+		m, err := ch.Receive(testutil.Context(t, hangGuard))
 		if err != nil {
 			t.Fatalf("%d of %d messages lost: %v", n-next, n, err)
 		}
@@ -141,7 +143,7 @@ func TestReceiveContextEndLosesNothing(t *testing.T) {
 func TestConcurrentReceiversGetEachMessageOnce(t *testing.T) {
 	ch, sink := newChannel(t, Config{})
 	const receivers, n = 8, 20000
-	ctx, cancel := context.WithCancel(ctxT(t))
+	ctx, cancel := context.WithCancel(testutil.Context(t, hangGuard))
 	defer cancel()
 
 	var mu sync.Mutex
@@ -208,7 +210,7 @@ func TestWakeUpIsPassedOn(t *testing.T) {
 		inWindow.Done()
 		<-gate
 	}
-	ctx := ctxT(t)
+	ctx := testutil.Context(t, hangGuard)
 	got := make(chan int, receivers)
 	for range receivers {
 		go func() {
@@ -248,7 +250,7 @@ func TestBurstWakesEveryReceiver(t *testing.T) {
 	const rounds, receivers = 300, 4
 	for round := range rounds {
 		ch, sink := New("s1", Config{}, nil)
-		ctx := ctxT(t)
+		ctx := testutil.Context(t, hangGuard)
 		got := make(chan int, receivers)
 		for range receivers {
 			go func() {
@@ -285,7 +287,7 @@ func TestBurstWakesEveryReceiver(t *testing.T) {
 // the Buffered counts survive it.
 func TestCompactionKeepsOrder(t *testing.T) {
 	ch, sink := newChannel(t, Config{})
-	ctx := ctxT(t)
+	ctx := testutil.Context(t, hangGuard)
 	delivered, received := 0, 0
 	var sizes []int // sizes of the waiting messages, oldest first
 	put := func(k int) {

@@ -18,12 +18,6 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // It is never a timing assertion.
 const hangGuard = 10 * time.Second
 
-func ctxT(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 // reply is one answer a request got.
 type reply struct {
 	ID     jsonrpc2.ID

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/quorum-go/quorum/internal/testing/testutil"
 )
 
 // recorded collects what a turn's handlers saw.
@@ -79,7 +81,7 @@ func TestReadTurnStreamed(t *testing.T) {
 	deliver(t, sink, turn...)
 
 	var rec recorded
-	text, err := ch.ReadTurn(ctxT(t), rec.handlers())
+	text, err := ch.ReadTurn(testutil.Context(t, hangGuard), rec.handlers())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +104,7 @@ func TestReadTurnDeltasOnly(t *testing.T) {
 	ch, sink := newChannel(t, Config{})
 	deliver(t, sink, deltaMsg("a"), deltaMsg(""), deltaMsg("b"), idleMsg())
 	var rec recorded
-	text, err := ch.ReadTurn(ctxT(t), rec.handlers())
+	text, err := ch.ReadTurn(testutil.Context(t, hangGuard), rec.handlers())
 	if err != nil || text != "ab" {
 		t.Fatalf("ReadTurn = %q, %v; want ab", text, err)
 	}
@@ -119,7 +121,7 @@ func TestReadTurnNotStreamed(t *testing.T) {
 		eventMsg("assistant.turn_end", ""),
 		idleMsg())
 	var rec recorded
-	text, err := ch.ReadTurn(ctxT(t), rec.handlers())
+	text, err := ch.ReadTurn(testutil.Context(t, hangGuard), rec.handlers())
 	if err != nil || text != "The whole answer." {
 		t.Fatalf("ReadTurn = %q, %v", text, err)
 	}
@@ -131,7 +133,7 @@ func TestReadTurnNotStreamed(t *testing.T) {
 func TestReadTurnJoinsMessages(t *testing.T) {
 	ch, sink := newChannel(t, Config{})
 	deliver(t, sink, messageMsg("First."), messageMsg(""), messageMsg("Second."), idleMsg())
-	text, err := ch.ReadTurn(ctxT(t), nil)
+	text, err := ch.ReadTurn(testutil.Context(t, hangGuard), nil)
 	if err != nil || text != "First.\n\nSecond." {
 		t.Fatalf("ReadTurn = %q, %v", text, err)
 	}
@@ -145,7 +147,7 @@ func TestReadTurnSessionError(t *testing.T) {
 		eventMsg(EventError, `{"errorType":"second","message":"ignored"}`),
 		idleMsg(),
 		eventMsg("user.message", ""))
-	text, err := ch.ReadTurn(ctxT(t), nil)
+	text, err := ch.ReadTurn(testutil.Context(t, hangGuard), nil)
 	var te *TurnError
 	if !errors.As(err, &te) || !errors.Is(err, ErrTurnFailed) {
 		t.Fatalf("err = %v (%T), want a *TurnError", err, err)
@@ -175,7 +177,7 @@ func TestTurnErrorWithoutType(t *testing.T) {
 func TestReadTurnAbort(t *testing.T) {
 	ch, sink := newChannel(t, Config{})
 	deliver(t, sink, deltaMsg("cut "), eventMsg(EventAbort, `{"reason":"user initiated"}`), idleMsg())
-	text, err := ch.ReadTurn(ctxT(t), nil)
+	text, err := ch.ReadTurn(testutil.Context(t, hangGuard), nil)
 	if !errors.Is(err, ErrAborted) {
 		t.Fatalf("err = %v, want ErrAborted", err)
 	}
@@ -200,7 +202,7 @@ func TestNextStopsForAnExternalTool(t *testing.T) {
 		idleMsg())
 	var rec recorded
 	h := rec.handlers()
-	ctx := ctxT(t)
+	ctx := testutil.Context(t, hangGuard)
 	step, err := ch.Next(ctx, h)
 	if err != nil {
 		t.Fatal(err)
@@ -239,7 +241,7 @@ func TestNextStopsForAToolCallRequest(t *testing.T) {
 			json.RawMessage(`{"sessionId":"s1","toolCallId":"call_9","toolName":"lookup","arguments":{"q":1}}`), rec),
 		messageMsg("done"),
 		idleMsg())
-	ctx := ctxT(t)
+	ctx := testutil.Context(t, hangGuard)
 	step, err := ch.Next(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -273,7 +275,7 @@ func TestNextAnswersABadToolCall(t *testing.T) {
 		NewRequest(MethodToolCall, num(2), json.RawMessage(`["not","an","object"]`), rec),
 		messageMsg("ok"),
 		idleMsg())
-	text, err := ch.ReadTurn(ctxT(t), nil)
+	text, err := ch.ReadTurn(testutil.Context(t, hangGuard), nil)
 	if err != nil || text != "ok" {
 		t.Fatalf("ReadTurn = %q, %v", text, err)
 	}
@@ -295,7 +297,7 @@ func TestNextStopsForAPermission(t *testing.T) {
 		eventMsg(EventPermissionRequest, `{"requestId":"perm-1","permissionRequest":`+details+`}`),
 		eventMsg("permission.completed", `{"requestId":"perm-1"}`),
 		idleMsg())
-	ctx := ctxT(t)
+	ctx := testutil.Context(t, hangGuard)
 	step, err := ch.Next(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -322,7 +324,7 @@ func TestNextIgnoresUnanswerableRequests(t *testing.T) {
 		eventMsg(EventToolRequested, `"not an object"`),
 		messageMsg("fine"),
 		idleMsg())
-	step, err := ch.Next(ctxT(t), nil)
+	step, err := ch.Next(testutil.Context(t, hangGuard), nil)
 	if err != nil || !step.Done() || step.Text != "fine" {
 		t.Fatalf("Next = %+v, %v", step, err)
 	}
@@ -335,7 +337,7 @@ func TestReadTurnRefusesTools(t *testing.T) {
 		deliver(t, sink,
 			messageMsg("calling"),
 			NewRequest(MethodToolCall, num(5), json.RawMessage(`{"sessionId":"s1","toolCallId":"c5","toolName":"lookup"}`), rec))
-		text, err := ch.ReadTurn(ctxT(t), nil)
+		text, err := ch.ReadTurn(testutil.Context(t, hangGuard), nil)
 		if !errors.Is(err, ErrUnexpectedTool) || !strings.Contains(err.Error(), "lookup") {
 			t.Fatalf("err = %v, want ErrUnexpectedTool naming the tool", err)
 		}
@@ -349,14 +351,14 @@ func TestReadTurnRefusesTools(t *testing.T) {
 	t.Run("external_tool event", func(t *testing.T) {
 		ch, sink := newChannel(t, Config{})
 		deliver(t, sink, eventMsg(EventToolRequested, `{"requestId":"r","toolCallId":"c","toolName":"lookup"}`))
-		if _, err := ch.ReadTurn(ctxT(t), nil); !errors.Is(err, ErrUnexpectedTool) {
+		if _, err := ch.ReadTurn(testutil.Context(t, hangGuard), nil); !errors.Is(err, ErrUnexpectedTool) {
 			t.Fatalf("err = %v, want ErrUnexpectedTool", err)
 		}
 	})
 	t.Run("permission", func(t *testing.T) {
 		ch, sink := newChannel(t, Config{})
 		deliver(t, sink, eventMsg(EventPermissionRequest, `{"requestId":"p","permissionRequest":{"kind":"shell"}}`))
-		_, err := ch.ReadTurn(ctxT(t), nil)
+		_, err := ch.ReadTurn(testutil.Context(t, hangGuard), nil)
 		if !errors.Is(err, ErrUnexpectedTool) || !strings.Contains(err.Error(), "shell") {
 			t.Fatalf("err = %v, want ErrUnexpectedTool naming the kind", err)
 		}
@@ -378,7 +380,7 @@ func TestOtherRequestsGoToOnRequest(t *testing.T) {
 			t.Errorf("reply: %v", err)
 		}
 	}}
-	text, err := ch.ReadTurn(ctxT(t), h)
+	text, err := ch.ReadTurn(testutil.Context(t, hangGuard), h)
 	if err != nil || text != "thanks" {
 		t.Fatalf("ReadTurn = %q, %v", text, err)
 	}
@@ -398,7 +400,7 @@ func TestOtherRequestsAnsweredWithoutOnRequest(t *testing.T) {
 	deliver(t, sink,
 		NewRequest("userInput.request", num(3), json.RawMessage(`{"sessionId":"s1"}`), rec),
 		idleMsg())
-	if _, err := ch.ReadTurn(ctxT(t), &Handlers{}); err != nil {
+	if _, err := ch.ReadTurn(testutil.Context(t, hangGuard), &Handlers{}); err != nil {
 		t.Fatal(err)
 	}
 	rp := rec.only(t, num(3))
@@ -421,7 +423,7 @@ func TestMalformedEventsDoNotBreakTheTurn(t *testing.T) {
 		eventMsg(EventError, `"no fields"`),               // still a failure
 		deltaMsg("ok"),
 		idleMsg())
-	text, err := ch.ReadTurn(ctxT(t), rec.handlers())
+	text, err := ch.ReadTurn(testutil.Context(t, hangGuard), rec.handlers())
 	var te *TurnError
 	if !errors.As(err, &te) || te.Type != "" || te.Message != "" {
 		t.Fatalf("err = %v; a session.error with unreadable data still fails the turn", err)
@@ -442,7 +444,7 @@ func TestReceiveErrorEndsTheTurn(t *testing.T) {
 		deliver(t, sink, messageMsg("One."), deltaMsg("Tw"), deltaMsg("o"))
 		stop := errors.New("router stopped")
 		sink.Fail(stop)
-		text, err := ch.ReadTurn(ctxT(t), nil)
+		text, err := ch.ReadTurn(testutil.Context(t, hangGuard), nil)
 		if err != stop {
 			t.Fatalf("err = %v, want the failure", err)
 		}

@@ -1,4 +1,4 @@
-// Package cli is the quorum command: flags, configuration, terminal output
+// Package cli is the quorum command, in production: flags, configuration, terminal output
 // and exit codes. cmd/quorum's main only calls Run and ExitCode, so every
 // command runs in-process in tests with its own streams and environment.
 package cli

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/quorum-go/quorum/internal/clitest"
-	"github.com/quorum-go/quorum/internal/modelapi"
+	"github.com/quorum-go/quorum/internal/testing/clitest"
+	"github.com/quorum-go/quorum/internal/testing/modelapi"
 	"github.com/quorum-go/quorum/quorum"
 )
 

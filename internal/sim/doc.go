@@ -1,5 +1,6 @@
-// Package sim is a simulated GitHub Copilot CLI server: it speaks the JSON-RPC
-// protocol of the real CLI 1.0.102 in headless mode (see PROTOCOL.md), so
+// Package sim is a simulated GitHub Copilot CLI server, shipped in the quorum
+// binary for its --sim demo and used by tests as a fast, scriptable peer: it
+// speaks the JSON-RPC protocol of the real CLI 1.0.102 in headless mode, so
 // that unit tests, fault injection, benchmarks with hundreds of sessions and
 // an offline demo can run without the real CLI. Models are scripts
 // (Model.Respond) that return a Reply: streamed text, tool calls, failures,

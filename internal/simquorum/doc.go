@@ -1,5 +1,6 @@
 // Package simquorum makes simulated Copilot models (internal/sim) behave as
-// quorum participants, for tests, examples, benchmarks and the `quorum
+// quorum participants; it ships in the quorum binary for the --sim demo and
+// serves tests, examples, benchmarks and the `quorum
 // --sim` demo. Each model recognises quorum's prompts by the marker line
 // that starts them (quorum.PromptMarker) and answers in the shape quorum
 // asks for: a short answer, a JSON review verdict, a Markdown synthesis, a

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/quorum-go/quorum/internal/testing/testutil"
 )
 
 // frameOf frames body as the Copilot CLI does.
@@ -175,7 +177,7 @@ func TestCodecEndlessHeaderLineFailsAtTheLimit(t *testing.T) {
 			pw.Write([]byte(prefix + strings.Repeat("a", limit-len(prefix))))
 		}()
 		c := NewCodec(Limits{MaxHeaderBytes: limit}, nil)
-		err := await(t, "ReadObject on an endless header line", func() error {
+		err := testutil.Await(t, "ReadObject on an endless header line", hangGuard, func() error {
 			var v json.RawMessage
 			return c.ReadObject(bufio.NewReaderSize(pr, 64<<10), &v)
 		})
@@ -192,7 +194,7 @@ func TestCodecFrameTooLargeDoesNotReadTheBody(t *testing.T) {
 	t.Cleanup(func() { pw.Close(); pr.Close() })
 	go pw.Write([]byte("Content-Length: 1048577\r\n\r\n{"))
 	c := NewCodec(Limits{MaxFrameBytes: 1 << 20}, nil)
-	err := await(t, "ReadObject on an oversize frame", func() error {
+	err := testutil.Await(t, "ReadObject on an oversize frame", hangGuard, func() error {
 		var v json.RawMessage
 		return c.ReadObject(bufio.NewReader(pr), &v)
 	})

@@ -1,5 +1,6 @@
-// Package wire frames JSON-RPC messages on a byte stream: Content-Length
-// headers in both directions, as the Copilot CLI speaks on stdio and TCP.
+// Package wire frames JSON-RPC messages on a byte stream, in production:
+// Content-Length headers in both directions, as the Copilot CLI speaks on
+// stdio and TCP.
 //
 // It supplies the jsonrpc2.ObjectStream that the router hands to
 // github.com/sourcegraph/jsonrpc2. Two things differ from that library's

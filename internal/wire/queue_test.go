@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/quorum-go/quorum/internal/testing/testutil"
 )
 
 // Writes from one goroutine reach the peer in order, and concurrent writes
@@ -44,7 +46,7 @@ func TestQueueWriterKeepsOrder(t *testing.T) {
 	}
 	got := make([]byte, want.Len())
 	// A slow reader in small pieces: the queue batches behind it.
-	if err := await(t, "reading everything written", func() error {
+	if err := testutil.Await(t, "reading everything written", hangGuard, func() error {
 		for off := 0; off < len(got); {
 			n, err := b.Read(got[off:min(off+333, len(got))])
 			if err != nil {
@@ -84,7 +86,7 @@ func TestQueueWriterNeverBlocksOnThePeer(t *testing.T) {
 	q := newQueueWriter(a, 1<<20)
 	defer b.Close()
 	chunk := bytes.Repeat([]byte("w"), 500)
-	if err := await(t, "1000 writes to a peer that does not read", func() error {
+	if err := testutil.Await(t, "1000 writes to a peer that does not read", hangGuard, func() error {
 		for range 1000 {
 			if _, err := q.Write(chunk); err != nil {
 				return err
@@ -148,7 +150,7 @@ func TestQueueWriterBacklogBound(t *testing.T) {
 	// The peer reads it all: exactly what was accepted, nothing of the
 	// refused writes.
 	got := make([]byte, accepted)
-	if err := await(t, "reading the backlog", func() error { _, err := io.ReadFull(b, got); return err }); err != nil {
+	if err := testutil.Await(t, "reading the backlog", hangGuard, func() error { _, err := io.ReadFull(b, got); return err }); err != nil {
 		t.Fatal(err)
 	}
 	if want := strings.Repeat("k", accepted-rest) + strings.Repeat("r", rest); string(got) != want {

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/quorum-go/quorum/internal/testing/testutil"
 )
 
 // newPipeStream returns a Stream over one end of a net.Pipe and the other
@@ -53,7 +55,7 @@ func TestStreamWritesExactFrames(t *testing.T) {
 		want.WriteString(encodeFrame(t, o))
 	}
 	got := make([]byte, want.Len())
-	if err := await(t, "reading the frames", func() error { _, err := io.ReadFull(peer, got); return err }); err != nil {
+	if err := testutil.Await(t, "reading the frames", hangGuard, func() error { _, err := io.ReadFull(peer, got); return err }); err != nil {
 		t.Fatal(err)
 	}
 	if string(got) != want.String() {
@@ -111,11 +113,7 @@ func TestStreamRoundTrip(t *testing.T) {
 	go exchange(sb, sa, "b-to-a")
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(hangGuard):
-		t.Fatal("the exchange did not finish")
-	}
+	testutil.Receive(t, "the exchange did not finish", hangGuard, done)
 }
 
 // A frame that does not fit the backlog is refused whole: the peer never
@@ -143,7 +141,7 @@ func TestStreamRefusedFrameLeavesNoPartOnTheWire(t *testing.T) {
 	want.WriteString(encodeFrame(t, small(4)))
 
 	got := make([]byte, want.Len())
-	if err := await(t, "reading the frames", func() error { _, err := io.ReadFull(peer, got); return err }); err != nil {
+	if err := testutil.Await(t, "reading the frames", hangGuard, func() error { _, err := io.ReadFull(peer, got); return err }); err != nil {
 		t.Fatal(err)
 	}
 	if string(got) != want.String() {
@@ -163,7 +161,7 @@ func TestStreamEncodeErrorWritesNothing(t *testing.T) {
 	}
 	want := encodeFrame(t, good)
 	got := make([]byte, len(want))
-	if err := await(t, "reading", func() error { _, err := io.ReadFull(peer, got); return err }); err != nil {
+	if err := testutil.Await(t, "reading", hangGuard, func() error { _, err := io.ReadFull(peer, got); return err }); err != nil {
 		t.Fatal(err)
 	}
 	if string(got) != want {
@@ -183,7 +181,7 @@ func TestStreamCloseWithABlockedWrite(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if err := await(t, "Close with a write blocked on the peer", s.Close); err != nil {
+		if err := testutil.Await(t, "Close with a write blocked on the peer", hangGuard, s.Close); err != nil {
 			t.Fatalf("Close: %v", err)
 		}
 		if err := s.WriteObject(map[string]int{"id": 1}); !errors.Is(err, ErrStreamClosed) {
@@ -207,11 +205,7 @@ func TestStreamCloseEndsABlockedRead(t *testing.T) {
 		errc <- s.ReadObject(&v)
 	}()
 	s.Close()
-	select {
-	case <-s.ReadDone():
-	case <-time.After(hangGuard):
-		t.Fatal("ReadDone did not close after Close")
-	}
+	testutil.Receive(t, "ReadDone did not close after Close", hangGuard, s.ReadDone())
 	if err := <-errc; err == nil {
 		t.Fatal("ReadObject succeeded on a closed stream")
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/sourcegraph/jsonrpc2"
 
-	"github.com/quorum-go/quorum/internal/modelapi"
+	"github.com/quorum-go/quorum/internal/testing/modelapi"
 )
 
 // These tests pin down what CLI 1.0.102 does where our SDK depends on it, so

@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/quorum-go/quorum/internal/modelapi"
+	"github.com/quorum-go/quorum/internal/testing/modelapi"
 )
 
 // TestSmoke runs the real CLI offline: handshake, model list, a session with

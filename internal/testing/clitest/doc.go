@@ -1,5 +1,5 @@
-// Package clitest runs the real GitHub Copilot CLI in tests, offline, against
-// a local model API ([github.com/quorum-go/quorum/internal/modelapi]).
+// Package clitest is test support, not on the production path: it runs the real GitHub Copilot CLI in tests, offline, against
+// a local model API ([github.com/quorum-go/quorum/internal/testing/modelapi]).
 //
 // It finds the CLI ([Binary]), builds an environment that points every
 // endpoint the CLI knows at the local server and keeps its state in fresh

@@ -1,4 +1,4 @@
-// Package modelapi is a local stand-in for the Copilot model API that the
+// Package modelapi is test support, not on the production path: a local stand-in for the Copilot model API that the
 // GitHub Copilot CLI calls, so tests can run the real CLI without a network
 // and with scripted model answers.
 //

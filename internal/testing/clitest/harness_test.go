@@ -14,7 +14,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 	"go.uber.org/goleak"
 
-	"github.com/quorum-go/quorum/internal/modelapi"
+	"github.com/quorum-go/quorum/internal/testing/modelapi"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
