@@ -41,9 +41,10 @@
 //
 // Events. Every event has a fresh UUID id, an RFC 3339 timestamp with
 // milliseconds, and a parentId: the id of the session's previous
-// non-ephemeral event (null for session.start). Ephemeral events
-// (assistant.message_delta, assistant.streaming_delta, assistant.usage,
-// session.idle) are not parents and are left out of session.getMessages.
+// non-ephemeral event (null for session.start). Ephemeral events (those the
+// CLI's schema marks so: assistant.message_delta, assistant.streaming_delta,
+// assistant.usage, assistant.idle, session.idle) are not parents and are left
+// out of session.getMessages.
 //
 // # Turn shapes
 //
@@ -71,7 +72,7 @@
 // ToolResult. ToolFlowLegacyRequest replaces the exchange with a tool.call
 // request. A failure is
 // session.error {errorType, message} then session.idle; an abort is
-// abort {reason:"user initiated"} then session.idle {aborted:true}.
+// abort {reason:"user_initiated"} then session.idle {aborted:true}.
 //
 // # Fault injection
 //

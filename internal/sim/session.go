@@ -369,7 +369,7 @@ func (c *Conn) handleAbort(r *request) (any, error) {
 		return nil, sessionNotFound(s.id)
 	}
 	if s.stopLocked() {
-		s.emitLocked("abort", map[string]any{"reason": "user initiated"}, false)
+		s.emitLocked("abort", map[string]any{"reason": "user_initiated"}, false)
 		s.emitLocked("session.idle", map[string]any{"aborted": true}, true)
 	}
 	return map[string]any{"success": true}, nil

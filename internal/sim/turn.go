@@ -147,7 +147,7 @@ func (s *session) runTurn(t *turn) {
 		if len(requests) > 0 {
 			continue
 		}
-		if s.emit(t, "assistant.idle", map[string]any{}, false) != nil {
+		if s.emit(t, "assistant.idle", map[string]any{}, true) != nil {
 			return
 		}
 		s.finish(t, func() {
@@ -200,7 +200,7 @@ var errRejected = errors.New("sim: permission rejected")
 func (s *session) endRejected(t *turn, turnID string) {
 	if s.emit(t, "assistant.turn_end", map[string]any{"turnId": turnID}, false) != nil ||
 		s.emit(t, "abort", map[string]any{"reason": "user_initiated"}, false) != nil ||
-		s.emit(t, "assistant.idle", map[string]any{"aborted": true}, false) != nil {
+		s.emit(t, "assistant.idle", map[string]any{"aborted": true}, true) != nil {
 		return
 	}
 	s.finish(t, nil)

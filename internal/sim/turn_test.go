@@ -125,7 +125,7 @@ func checkEnvelopes(t *testing.T, evs []sim.Event) {
 	t.Helper()
 	ephemeral := map[string]bool{
 		"assistant.message_delta": true, "assistant.streaming_delta": true,
-		"assistant.usage": true, "session.idle": true,
+		"assistant.usage": true, "assistant.idle": true, "session.idle": true,
 	}
 	ids := map[string]bool{}
 	var parent *string
@@ -277,7 +277,7 @@ func TestAbortHangingTurn(t *testing.T) {
 	}
 	var reason struct{ Reason string }
 	mustUnmarshal(t, evs[n-2].Data, &reason)
-	if reason.Reason != "user initiated" {
+	if reason.Reason != "user_initiated" {
 		t.Errorf("abort reason = %q", reason.Reason)
 	}
 	var idle struct{ Aborted bool }
