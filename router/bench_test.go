@@ -16,7 +16,7 @@ import (
 // eventFrame is a framed session.event about the size of the CLI's median
 // event (~400 bytes).
 func eventFrame(sessionID string, k int) []byte {
-	body := fmt.Sprintf(`{"jsonrpc":"2.0","method":"session.event","params":{"sessionId":%q,"event":{"type":"assistant.message_delta","data":{"messageId":"6c1f0d8e-2a4b-4c55-9e7d-1b2c3d4e5f60","deltaContent":"chunk %06d of the streamed reply, about twenty chars"},"id":"0f6e2b7a-8c1d-4e3f-a5b6-c7d8e9f0a1b2","timestamp":"2026-11-22T02:00:00.000Z","parentId":"9a8b7c6d-5e4f-4a3b-2c1d-0e9f8a7b6c5d","ephemeral":true}}}`, sessionID, k)
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","method":"session.event","params":{"sessionId":%q,"event":{"type":"assistant.message_delta","data":{"messageId":"6c1f0d8e-2a4b-4c55-9e7d-1b2c3d4e5f60","deltaContent":"chunk %06d of the streamed reply, about twenty chars"},"id":"0f6e2b7a-8c1d-4e3f-a5b6-%012d","timestamp":"2026-11-22T02:00:00.000Z","parentId":"9a8b7c6d-5e4f-4a3b-2c1d-0e9f8a7b6c5d","ephemeral":true}}}`, sessionID, k, k)
 	return []byte(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body))
 }
 

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -42,6 +43,9 @@ type peer struct {
 	in    chan frame
 	done  chan struct{}
 	drain sync.WaitGroup
+	// eventIDs numbers the events the peer sends: distinct events, so the
+	// session channel's deduplication keeps them all.
+	eventIDs atomic.Int64
 }
 
 func newPeer(t testing.TB, cfg Config) (*Router, *peer) {
@@ -167,7 +171,7 @@ func (p *peer) event(sessionID, typ, data string) {
 	if data == "" {
 		data = "{}"
 	}
-	p.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"session.event","params":{"sessionId":%q,"event":{"type":%q,"data":%s,"id":"e"}}}`, sessionID, typ, data))
+	p.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"session.event","params":{"sessionId":%q,"event":{"type":%q,"data":%s,"id":"e%d"}}}`, sessionID, typ, data, p.eventIDs.Add(1)))
 }
 
 // delta sends one streamed text chunk.

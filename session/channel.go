@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 )
 
 // DefaultMaxBufferedBytes is the default bound on what one session may have
@@ -20,6 +21,10 @@ type Config struct {
 	// MaxBufferedBytes bounds the unread messages (by params size plus a
 	// small fixed overhead each). Default DefaultMaxBufferedBytes.
 	MaxBufferedBytes int
+	// DedupeWindow is how many recent event ids Receive remembers to drop
+	// an event the CLI sends again. Default DefaultDedupeWindow; negative
+	// switches deduplication off.
+	DedupeWindow int
 }
 
 // CloseFunc is how a Channel leaves its router: it removes the route and,
@@ -35,6 +40,10 @@ type Channel struct {
 	mb      *mailbox
 	onClose CloseFunc
 
+	dedupeMu   sync.Mutex
+	dedupe     *dedupe
+	duplicates atomic.Int64
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -45,8 +54,11 @@ func New(id string, cfg Config, onClose CloseFunc) (*Channel, *Sink) {
 	if cfg.MaxBufferedBytes <= 0 {
 		cfg.MaxBufferedBytes = DefaultMaxBufferedBytes
 	}
+	if cfg.DedupeWindow == 0 {
+		cfg.DedupeWindow = DefaultDedupeWindow
+	}
 	overflow := fmt.Errorf("%w (session %s, limit %d bytes)", ErrFellBehind, id, cfg.MaxBufferedBytes)
-	c := &Channel{id: id, mb: newMailbox(cfg.MaxBufferedBytes, overflow), onClose: onClose}
+	c := &Channel{id: id, mb: newMailbox(cfg.MaxBufferedBytes, overflow), onClose: onClose, dedupe: newDedupe(cfg.DedupeWindow)}
 	return c, &Sink{c: c}
 }
 
@@ -57,9 +69,34 @@ func (c *Channel) ID() string { return c.id }
 // waits until one arrives, the channel fails or closes, or ctx ends (then
 // it returns ctx.Err() and nothing is lost: the next Receive gets the
 // message). After a failure it returns the error for every later call.
+//
+// A session event whose id was already delivered (the CLI sometimes sends
+// an event twice) is dropped and counted (Duplicates). The event is decoded
+// here, on the consumer's goroutine, once: Message.Event returns that
+// decoding.
 func (c *Channel) Receive(ctx context.Context) (Message, error) {
-	return c.mb.get(ctx)
+	for {
+		m, err := c.mb.get(ctx)
+		if err != nil || m.Method != MethodEvent {
+			return m, err
+		}
+		if m.decodeEvent() && !c.firstDelivery(m.event.ID) {
+			c.duplicates.Add(1)
+			continue
+		}
+		return m, nil
+	}
 }
+
+// firstDelivery reports whether an event id is delivered for the first time.
+func (c *Channel) firstDelivery(id string) bool {
+	c.dedupeMu.Lock()
+	defer c.dedupeMu.Unlock()
+	return c.dedupe.firstTime(id)
+}
+
+// Duplicates returns how many repeated events Receive has dropped.
+func (c *Channel) Duplicates() int64 { return c.duplicates.Load() }
 
 // Done is closed when the channel has failed or been closed.
 func (c *Channel) Done() <-chan struct{} { return c.mb.done }

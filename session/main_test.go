@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -84,9 +85,13 @@ func eventMsg(typ, data string) Message {
 		data = "{}"
 	}
 	return NewNotification(MethodEvent, json.RawMessage(fmt.Sprintf(
-		`{"sessionId":"s1","event":{"type":%q,"data":%s,"id":"ev-%s","timestamp":"2025-06-01T12:00:00.000Z","parentId":null}}`,
-		typ, data, typ)))
+		`{"sessionId":"s1","event":{"type":%q,"data":%s,"id":"ev-%08d","timestamp":"2025-06-01T12:00:00.000Z","parentId":null}}`,
+		typ, data, eventIDs.Add(1))))
 }
+
+// eventIDs numbers the test events: each is a distinct event, as the CLI's
+// are, so that the channel's deduplication keeps them all.
+var eventIDs atomic.Int64
 
 // numbered is a session.event carrying n, for order checks.
 func numbered(n int) Message {

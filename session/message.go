@@ -33,6 +33,12 @@ type Message struct {
 	// ID is the request id; meaningful only when IsRequest.
 	ID      jsonrpc2.ID
 	replier Replier
+
+	// event caches the decoding of a session.event, done once by
+	// Channel.Receive on the consumer's goroutine; eventErr is why it
+	// failed.
+	event    *Event
+	eventErr error
 }
 
 // NewNotification returns a notification message.
@@ -67,21 +73,36 @@ func (m Message) ReplyError(ctx context.Context, code int64, message string) err
 	return m.replier.ReplyWithError(ctx, m.ID, &jsonrpc2.Error{Code: code, Message: message})
 }
 
-// Event decodes a session.event notification.
+// Event returns the event a session.event notification carries.
 func (m Message) Event() (Event, error) {
+	if m.event == nil && m.eventErr == nil {
+		m.decodeEvent()
+	}
+	if m.eventErr != nil {
+		return Event{}, m.eventErr
+	}
+	return *m.event, nil
+}
+
+// decodeEvent decodes the event into the message's cache and reports
+// whether it could.
+func (m *Message) decodeEvent() bool {
 	if m.Method != MethodEvent {
-		return Event{}, fmt.Errorf("session: %s is not a %s", m.Method, MethodEvent)
+		m.eventErr = fmt.Errorf("session: %s is not a %s", m.Method, MethodEvent)
+		return false
 	}
 	var p struct {
 		Event *Event `json:"event"`
 	}
-	if err := json.Unmarshal(m.Params, &p); err != nil {
-		return Event{}, fmt.Errorf("session: decoding %s: %w", MethodEvent, err)
+	switch err := json.Unmarshal(m.Params, &p); {
+	case err != nil:
+		m.eventErr = fmt.Errorf("session: decoding %s: %w", MethodEvent, err)
+	case p.Event == nil:
+		m.eventErr = fmt.Errorf("session: %s without an event", MethodEvent)
+	default:
+		m.event = p.Event
 	}
-	if p.Event == nil {
-		return Event{}, fmt.Errorf("session: %s without an event", MethodEvent)
-	}
-	return *p.Event, nil
+	return m.event != nil
 }
 
 // Size is what the message costs against a buffer bound: its params plus

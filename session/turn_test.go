@@ -43,7 +43,7 @@ func messageMsg(content string) Message {
 }
 
 func idleMsg() Message {
-	return NewNotification(MethodEvent, json.RawMessage(`{"sessionId":"s1","event":{"type":"session.idle","data":{},"id":"ev-idle","timestamp":"2025-06-01T12:00:01.000Z","parentId":"ev-x","ephemeral":true}}`))
+	return NewNotification(MethodEvent, json.RawMessage(`{"sessionId":"s1","event":{"type":"session.idle","data":{},"id":"ev-idle-`+fmt.Sprint(eventIDs.Add(1))+`","timestamp":"2025-06-01T12:00:01.000Z","parentId":"ev-x","ephemeral":true}}`))
 }
 
 func types(msgs []Message) []string {
