@@ -35,8 +35,9 @@ type ConnectResult struct {
 
 // PingResult is the answer to ping.
 type PingResult struct {
-	Message         string `json:"message"`
-	Timestamp       int64  `json:"timestamp"`
+	Message string `json:"message"`
+	// Timestamp is when the CLI handled the ping, in ISO 8601.
+	Timestamp       string `json:"timestamp"`
 	ProtocolVersion int    `json:"protocolVersion"`
 }
 

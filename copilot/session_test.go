@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/quorum-go/quorum/internal/sim"
 	"github.com/quorum-go/quorum/internal/testing/testutil"
@@ -24,7 +25,7 @@ func TestHandshakeModelsAuth(t *testing.T) {
 		t.Fatalf("models = %+v, %v", ms, err)
 	}
 	p, err := c.Ping(ctx, "hi")
-	if err != nil || p.Message != "pong: hi" {
+	if _, terr := time.Parse(time.RFC3339, p.Timestamp); err != nil || p.Message != "pong: hi" || terr != nil {
 		t.Fatalf("ping = %+v, %v", p, err)
 	}
 	if err := c.RequireAuth(ctx); err != nil {

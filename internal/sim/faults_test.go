@@ -384,3 +384,37 @@ func FuzzServerMessage(f *testing.F) {
 		}
 	})
 }
+
+// RepeatEvents sends every Nth event of a session a second time, with the
+// same id, RepeatDistance events later, as the real CLI does under load.
+func TestRepeatEventsSendsCopiesLater(t *testing.T) {
+	srv := newServer(t, sim.Options{
+		Models:       []sim.Model{textModel("m", sim.Reply{Text: "one two three four five six", Chunks: 6})},
+		RepeatEvents: 4, RepeatDistance: 2,
+	})
+	c, _ := dial(t, srv)
+	id := c.createSession(map[string]any{"model": "m", "streaming": true})
+	c.send(id, "go")
+	evs := c.waitIdle(id, 1)
+	first := map[string]int{}
+	var repeats int
+	for i, e := range evs {
+		at, seen := first[e.ID]
+		if !seen {
+			first[e.ID] = i
+			continue
+		}
+		repeats++
+		if evs[at].Type != e.Type || string(evs[at].Data) != string(evs[at].Data) {
+			t.Errorf("event %d repeats %s as a different event", i, e.ID)
+		}
+		// Two more events of the session went out in between.
+		if i-at != 3 {
+			t.Errorf("event %s repeated %d events after the first copy; want 3", e.ID, i-at)
+		}
+	}
+	// Distinct events up to idle: the repeats of every 4th one are among them.
+	if distinct := len(first); repeats < (distinct-3)/4 || repeats == 0 {
+		t.Errorf("%d repeats among %d distinct events; want one per 4 events", repeats, distinct)
+	}
+}

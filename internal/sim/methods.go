@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 )
@@ -81,6 +80,8 @@ func init() {
 		"session.send":        (*Conn).handleSend,
 		"session.abort":       (*Conn).handleAbort,
 		"session.destroy":     (*Conn).handleDestroy,
+		"session.delete":      (*Conn).handleDestroy,
+		"runtime.shutdown":    (*Conn).handleShutdown,
 		"session.getMessages": (*Conn).handleGetMessages,
 		"session.permissions.handlePendingPermissionRequest": (*Conn).handlePermissionAnswer,
 		"session.tools.handlePendingToolCall":                (*Conn).handleToolAnswer,
@@ -108,9 +109,25 @@ func (c *Conn) handlePing(r *request) (any, error) {
 	}
 	return map[string]any{
 		"message":         "pong: " + msg,
-		"timestamp":       time.Now().UnixMilli(),
+		"timestamp":       now(), // ISO 8601, as the schema's PingResult says
 		"protocolVersion": c.srv.opts.ProtocolVersion,
 	}, nil
+}
+
+// handleShutdown answers runtime.shutdown as the schema says (a null
+// result, sent once cleanup is done): the connection's sessions end first.
+func (c *Conn) handleShutdown(r *request) (any, error) {
+	if err := r.decode(&struct{}{}); err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	sessions := c.sessions
+	c.sessions = map[string]*session{}
+	c.mu.Unlock()
+	for _, s := range sessions {
+		s.kill()
+	}
+	return nil, nil
 }
 
 func (c *Conn) handleStatus(r *request) (any, error) {

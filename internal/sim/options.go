@@ -114,6 +114,14 @@ type Options struct {
 	// never wait). Zero means 4096.
 	OutboxFrames int
 
+	// RepeatEvents makes every Nth event of a session go out a second time,
+	// with the same id, RepeatDistance events of that session later — as
+	// the real CLI 1.0.102 was seen to do under load. Zero sends each once.
+	RepeatEvents int
+	// RepeatDistance is how many of the session's events pass before a
+	// repeat is sent. Zero means 1 (right after the next event).
+	RepeatDistance int
+
 	// Logf receives diagnostic lines (protocol errors, dropped frames). Nil
 	// discards them.
 	Logf func(format string, args ...any)
@@ -172,6 +180,9 @@ func (o Options) validate() error {
 	case StartBefore, StartAfter, StartRandom:
 	default:
 		return fmt.Errorf("sim: unknown %v", o.StartOrder)
+	}
+	if o.RepeatEvents < 0 || o.RepeatDistance < 0 {
+		return fmt.Errorf("sim: Options.RepeatEvents (%d) and RepeatDistance (%d) must not be negative", o.RepeatEvents, o.RepeatDistance)
 	}
 	return nil
 }

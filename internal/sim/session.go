@@ -66,6 +66,17 @@ type session struct {
 	turns     int     // sends accepted so far
 	history   []Exchange
 	pending   map[string]*pendingAnswer // by requestId
+
+	// The RepeatEvents fault: events sent so far, and copies waiting to
+	// be sent again once emitted reaches their due count.
+	emitted int
+	repeats []repeat
+}
+
+// repeat is an event to send a second time.
+type repeat struct {
+	due    int
+	params json.RawMessage
 }
 
 // turn is one session.send being served.
@@ -102,7 +113,26 @@ func (s *session) emitLocked(typ string, data any, ephemeral bool) {
 		s.lastID = &id
 		s.log = append(s.log, ev)
 	}
-	s.conn.notify("session.event", eventParams(s.id, ev))
+	params := eventParams(s.id, ev)
+	s.conn.notify("session.event", params)
+	s.repeatLocked(params)
+}
+
+// repeatLocked implements Options.RepeatEvents: it sends the copies that
+// are due and schedules one of the event just sent when its turn comes.
+func (s *session) repeatLocked(params json.RawMessage) {
+	opts := s.conn.srv.opts
+	if opts.RepeatEvents <= 0 {
+		return
+	}
+	s.emitted++
+	for len(s.repeats) > 0 && s.repeats[0].due <= s.emitted {
+		s.conn.notify("session.event", s.repeats[0].params)
+		s.repeats = s.repeats[1:]
+	}
+	if s.emitted%opts.RepeatEvents == 0 {
+		s.repeats = append(s.repeats, repeat{due: s.emitted + max(opts.RepeatDistance, 1), params: params})
+	}
 }
 
 func eventParams(sessionID string, ev Event) json.RawMessage {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/quorum-go/quorum/internal/testing/modelapi"
 	"github.com/quorum-go/quorum/internal/testing/testutil"
@@ -66,4 +67,17 @@ func TestRealCLIEachEventOnceUnderLoad(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// Ping against the real CLI: its timestamp is an ISO-8601 string (a client
+// that decoded a number failed here).
+func TestRealCLIPing(t *testing.T) {
+	c, _ := startReal(t, map[string]modelapi.Responder{"m": modelapi.Echo}, Options{})
+	p, err := c.Ping(testutil.Context(t, hangGuard), "hi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, terr := time.Parse(time.RFC3339, p.Timestamp); terr != nil || p.Message != "pong: hi" || p.ProtocolVersion != ProtocolVersion {
+		t.Fatalf("ping = %+v (timestamp: %v)", p, terr)
+	}
 }
