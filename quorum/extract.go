@@ -68,6 +68,18 @@ func jsonValues(text string) []any {
 	return out
 }
 
+// jsonObjects returns the JSON objects among jsonValues(text), in the same
+// order: the candidates for a vote or a plan, which are objects.
+func jsonObjects(text string) []map[string]any {
+	var out []map[string]any
+	for _, v := range jsonValues(text) {
+		if obj, ok := v.(map[string]any); ok {
+			out = append(out, obj)
+		}
+	}
+	return out
+}
+
 // matchBracket returns the index of the bracket closing the one at start,
 // skipping brackets inside JSON strings, or -1. It gives up past
 // maxJSONSpan bytes or maxJSONDepth levels: no verdict, vote or plan is
