@@ -50,53 +50,25 @@ func (r *run) discuss(d *Discussion) error {
 	if err != nil {
 		return err
 	}
-	var answered []result
-	var dropped []string
-	for _, res := range results {
-		if res.err != nil {
-			r.fail(res.err, res.kind)
-			dropped = append(dropped, res.model)
-			continue
-		}
-		answered = append(answered, res)
-	}
-	ph.finish(dropped)
-	if err := r.stopped(PhaseAnswer); err != nil {
-		return err
-	}
-	// Labels are dealt in a seeded order (see shuffle); Answers stay in
-	// configured order, byLabel in label order.
-	perm := shuffle(len(answered), append([]string{d.Question}, s.Models...)...)
-	byLabel := make([]Answer, len(answered))
-	for i, res := range answered {
-		a := Answer{Label: label(perm[i]), Model: res.model, Text: res.reply.Text, ElapsedMS: res.elapsed.Milliseconds(), Usage: res.reply.Usage}
+	// Answers stay in configured order, first.byLabel in label order.
+	first, err := closeFirstPhase(r, ph, d.Question, results, nil, func(res result, l string) Answer {
+		a := Answer{Label: l, Model: res.model, Text: res.reply.Text, ElapsedMS: res.elapsed.Milliseconds(), Usage: res.reply.Usage}
 		d.Answers = append(d.Answers, a)
-		byLabel[perm[i]] = a
-	}
-	// Checked after the answers are kept: a failed run holds what was done.
-	if err := r.tooFew(PhaseAnswer, modelsOfResults(answered), s.MinModels); err != nil {
+		return a
+	})
+	if err != nil {
 		return err
 	}
-	texts := []string{d.Question}
-	for _, a := range byLabel {
-		texts = append(texts, a.Text)
-	}
-	nonce := nonceOf(texts...)
 
 	// 2. Reviews, 3. aggregation.
-	alive := modelsOfResults(answered)
+	alive := first.models
 	var js []judgement
-	if !s.NoReview && len(byLabel) >= 2 {
-		var err error
-		if js, alive, err = r.review(d, byLabel, nonce); err != nil {
+	if !s.NoReview && len(first.byLabel) >= 2 {
+		if js, alive, err = r.review(d, first.byLabel, first.nonce); err != nil {
 			return err
 		}
 	}
-	cands := make([]candidate, len(byLabel))
-	for i, a := range byLabel {
-		cands[i] = candidate{label: a.Label, model: a.Model, order: slices.Index(s.Models, a.Model)}
-	}
-	d.Ranking = aggregate(cands, js)
+	d.Ranking = aggregate(first.cands, js)
 	for _, st := range d.Ranking {
 		if st.Scores > 0 || st.Borda > 0 {
 			d.Ranked = true
@@ -104,15 +76,7 @@ func (r *run) discuss(d *Discussion) error {
 	}
 
 	// 4. Synthesis.
-	return r.synthesise(d, byLabel, alive, nonce)
-}
-
-func modelsOfResults(rs []result) []string {
-	out := make([]string, len(rs))
-	for i, r := range rs {
-		out[i] = r.model
-	}
-	return out
+	return r.synthesise(d, first.byLabel, alive, first.nonce)
 }
 
 // review runs the review phase and returns the usable judgements and the
@@ -186,11 +150,7 @@ func (r *run) review(d *Discussion, byLabel []Answer, nonce string) ([]judgement
 		}
 		js = append(js, j)
 	}
-	ph.finish(dropped)
-	if err := r.stopped(PhaseReview); err != nil {
-		return nil, nil, err
-	}
-	if err := r.tooFew(PhaseReview, alive, s.MinModels); err != nil {
+	if err := ph.end(dropped, alive); err != nil {
 		return nil, nil, err
 	}
 	return js, alive, nil

@@ -3,7 +3,6 @@ package quorum
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -38,80 +37,74 @@ func Plan(ctx context.Context, b Backend, task string, cfg Config) (*PlanResult,
 }
 
 func (r *run) plan(p *PlanResult) error {
-	s := r.s
-	// 1. Proposals.
-	ph, results, err := r.askEveryModel(PhasePropose, s.t.propose, ProposeData{Task: p.Task}, s.Prompts.ProposeSystem)
+	first, err := r.propose(p)
 	if err != nil {
 		return err
 	}
+	js, err := r.vote(p, first)
+	if err != nil {
+		return err
+	}
+	p.elect(first.cands, js)
+	return nil
+}
+
+// propose runs the propose phase and returns the usable plans, labelled.
+func (r *run) propose(p *PlanResult) (firstReplies[Proposal], error) {
+	s := r.s
+	ph, results, err := r.askEveryModel(PhasePropose, s.t.propose, ProposeData{Task: p.Task}, s.Prompts.ProposeSystem)
+	if err != nil {
+		return firstReplies[Proposal]{}, err
+	}
 	type parsed struct {
-		res  result
 		spec PlanSpec
 		prob []string
 	}
-	var ok []parsed
-	var dropped []string
-	for _, res := range results {
-		if res.err != nil {
-			r.fail(res.err, res.kind)
-			dropped = append(dropped, res.model)
-			continue
-		}
-		spec, problems, usable := ParsePlan(res.reply.Text)
+	plans := make(map[string]parsed, len(results)) // by model: one proposal each
+	usable := func(res result) bool {
+		spec, problems, ok := ParsePlan(res.reply.Text)
 		ev := Event{Kind: ProposalParsed, Phase: PhasePropose, Model: res.model, Text: spec.Title}
-		if !usable {
+		if !ok {
 			ev.Err = r.unparsable(PhasePropose, res.task, problems)
-			dropped = append(dropped, res.model)
 		} else {
-			ok = append(ok, parsed{res, spec, problems})
+			plans[res.model] = parsed{spec, problems}
 		}
 		r.ev.emit(ev)
+		return ok
 	}
-	ph.finish(dropped)
-	if err := r.stopped(PhasePropose); err != nil {
-		return err
-	}
-	proposers := make([]string, len(ok))
-	for i, x := range ok {
-		proposers[i] = x.res.model
-	}
-	perm := shuffle(len(ok), append([]string{p.Task}, s.Models...)...)
-	byLabel := make([]Proposal, len(ok))
-	for i, x := range ok {
+	// Proposals stay in configured order, byLabel in label order.
+	return closeFirstPhase(r, ph, p.Task, results, usable, func(res result, l string) Proposal {
+		x := plans[res.model]
 		pr := Proposal{
-			Label: label(perm[i]), Model: x.res.model, PlanSpec: x.spec, Raw: x.res.reply.Text, Problems: x.prob,
-			ElapsedMS: x.res.elapsed.Milliseconds(), Usage: x.res.reply.Usage,
+			Label: l, Model: res.model, PlanSpec: x.spec, Raw: res.reply.Text, Problems: x.prob,
+			ElapsedMS: res.elapsed.Milliseconds(), Usage: res.reply.Usage,
 		}
 		p.Proposals = append(p.Proposals, pr)
-		byLabel[perm[i]] = pr
-	}
-	// Checked after the proposals are kept: a failed run holds what was done.
-	if err := r.tooFew(PhasePropose, proposers, s.MinModels); err != nil {
-		return err
-	}
-	texts := []string{p.Task}
-	for _, pr := range byLabel {
-		texts = append(texts, pr.Raw)
-	}
-	nonce := nonceOf(texts...)
+		return pr
+	})
+}
 
-	// 2. Votes: the whole matrix at once. Voters in model order, plans in
-	// label order; nobody votes on their own plan.
+// vote runs the vote phase: the whole matrix at once. Voters go in model
+// order, plans in label order; nobody votes on their own plan. It returns
+// every voter's judgement.
+func (r *run) vote(p *PlanResult, first firstReplies[Proposal]) ([]judgement, error) {
+	s := r.s
+	proposers, byLabel := first.models, first.byLabel
 	var vtasks []task
 	for _, voter := range proposers {
 		for _, pr := range byLabel {
 			if pr.Model == voter {
 				continue
 			}
-			prompt, err := render(s.t.vote, PhaseVote, VoteData{Task: p.Task, Label: pr.Label, Plan: quote("PLAN "+pr.Label, nonce, planText(pr)), Nonce: nonce})
+			prompt, err := render(s.t.vote, PhaseVote, VoteData{Task: p.Task, Label: pr.Label, Plan: quote("PLAN "+pr.Label, first.nonce, planText(pr)), Nonce: first.nonce})
 			if err != nil {
-				return err
+				return nil, err
 			}
 			vtasks = append(vtasks, task{model: voter, target: pr.Label, system: s.Prompts.VoteSystem, prompt: prompt})
 		}
 	}
-	ph = r.startPhase(PhaseVote, proposers)
-	results = ph.do(vtasks)
+	ph := r.startPhase(PhaseVote, proposers)
+	results := ph.do(vtasks)
 	own := make(map[string]string, len(byLabel)) // model → its plan's label
 	for _, pr := range byLabel {
 		own[pr.Model] = pr.Label
@@ -151,33 +144,27 @@ func (r *run) plan(p *PlanResult) error {
 			r.ev.emit(ev)
 		}
 	}
-	var voters, vdropped []string
+	var voters, dropped []string
 	var all []judgement
 	for _, m := range proposers {
 		if len(js[m].shown) > 0 {
 			voters = append(voters, m)
 		} else {
-			vdropped = append(vdropped, m)
+			dropped = append(dropped, m)
 		}
 		all = append(all, *js[m])
 	}
-	ph.finish(vdropped)
-	if err := r.stopped(PhaseVote); err != nil {
-		return err
+	if err := ph.end(dropped, voters); err != nil {
+		return nil, err
 	}
-	if err := r.tooFew(PhaseVote, voters, s.MinModels); err != nil {
-		return err
-	}
+	return all, nil
+}
 
-	// 3. The winner.
-	cands := make([]candidate, len(byLabel))
-	for i, pr := range byLabel {
-		cands[i] = candidate{label: pr.Label, model: pr.Model, order: slices.Index(s.Models, pr.Model)}
-	}
-	p.Standings = aggregate(cands, all)
+// elect ranks the plans by the voters' judgements and names the winner.
+func (p *PlanResult) elect(cands []candidate, js []judgement) {
+	p.Standings = aggregate(cands, js)
 	p.Winner = p.Standings[0].Label
 	p.Reason = winReason(p.Standings)
-	return nil
 }
 
 // planText renders a parsed plan for voters: the structure, not the raw

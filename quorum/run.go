@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"text/template"
@@ -85,6 +86,66 @@ func (r *run) askEveryModel(p Phase, t *template.Template, data any, system stri
 	return ph, ph.do(tasks), nil
 }
 
+// firstReplies are what the first phase leaves for the rest of a run: the
+// usable replies, each under the anonymous label it was dealt.
+type firstReplies[T any] struct {
+	// byLabel are the records of the replies, in label order; cands are
+	// the same as candidates for the ranking.
+	byLabel []T
+	cands   []candidate
+	// models are the models still in the run, in configured order.
+	models []string
+	// nonce is the delimiter nonce of every later prompt, derived from the
+	// topic and every usable reply.
+	nonce string
+}
+
+// closeFirstPhase ends the first phase (answers or proposals) the same way
+// for Discuss and Plan: it records each failed call, keeps the replies
+// usable accepts (usable records its own failures; nil accepts all),
+// finishes the phase and stops if the run has ended. Then it deals labels
+// in a seeded order (see shuffle) and hands each kept reply to keep, in
+// configured model order, for the result to hold; only then does it check
+// that enough models are left, so that a failed run still holds what was
+// done. It is a function, not a method, because methods cannot have type
+// parameters.
+func closeFirstPhase[T any](r *run, ph *phaseRun, topic string, results []result, usable func(result) bool, keep func(res result, label string) T) (firstReplies[T], error) {
+	var f firstReplies[T]
+	var kept []result
+	var dropped []string
+	for _, res := range results {
+		switch {
+		case res.err != nil:
+			r.fail(res.err, res.kind)
+		case usable == nil || usable(res):
+			kept = append(kept, res)
+			continue
+		}
+		dropped = append(dropped, res.model)
+	}
+	ph.finish(dropped)
+	if err := r.stopped(ph.phase); err != nil {
+		return f, err
+	}
+	perm := shuffle(len(kept), append([]string{topic}, r.s.Models...)...)
+	f.byLabel = make([]T, len(kept))
+	f.cands = make([]candidate, len(kept))
+	texts := make([]string, 1+len(kept))
+	texts[0] = topic
+	for i, res := range kept {
+		l := label(perm[i])
+		f.byLabel[perm[i]] = keep(res, l)
+		f.cands[perm[i]] = candidate{label: l, model: res.model, order: slices.Index(r.s.Models, res.model)}
+		texts[1+perm[i]] = res.reply.Text
+		f.models = append(f.models, res.model)
+	}
+	if err := r.tooFew(ph.phase, f.models, r.s.MinModels); err != nil {
+		return f, err
+	}
+	f.nonce = nonceOf(texts...)
+	return f, nil
+}
+
 func (r *run) startPhase(p Phase, models []string) *phaseRun {
 	now := time.Now()
 	r.ev.emit(Event{Kind: PhaseStarted, Phase: p, Text: strings.Join(models, ", ")})
@@ -104,6 +165,17 @@ func (pr *phaseRun) finish(dropped []string) {
 		text = "dropped: " + strings.Join(dropped, ", ")
 	}
 	pr.r.ev.emit(Event{Kind: PhaseFinished, Phase: pr.phase, Elapsed: el, Text: text})
+}
+
+// end finishes the phase, naming the models that dropped out of it, and
+// tells whether the run can go on: not when its context has ended, nor when
+// left, the models still in the run, are fewer than Config.MinModels.
+func (pr *phaseRun) end(dropped, left []string) error {
+	pr.finish(dropped)
+	if err := pr.r.stopped(pr.phase); err != nil {
+		return err
+	}
+	return pr.r.tooFew(pr.phase, left, pr.r.s.MinModels)
 }
 
 // do runs tasks concurrently under one Config.PhaseTimeout and returns
