@@ -379,7 +379,7 @@ func TestDiscussHangingModelTimesOut(t *testing.T) {
 	}
 	e.requireClean(t)
 	f, ok := failureOf(d.Failures, "m3", quorum.PhaseAnswer)
-	if !ok || f.Kind != "timeout" || !strings.Contains(f.Error, "PhaseTimeout") {
+	if !ok || f.Kind != "timeout" || !strings.Contains(f.Error, "Config.PhaseTimeout") || strings.Contains(f.Error, "--") {
 		t.Fatalf("failure = %+v (found %v)", f, ok)
 	}
 	if len(d.Answers) != 2 || d.Synthesis == nil || !d.Degraded {

@@ -21,13 +21,16 @@ var (
 	// wrapped together with context.DeadlineExceeded.
 	ErrTimeout = errors.New("quorum: time limit reached")
 
-	// ErrEmptyReply reports a model that replied with no text.
-	ErrEmptyReply = errors.New("quorum: the model replied with no text; check that the model id is right and the model is available")
+	// ErrEmptyReply reports a model that replied with no text: often a
+	// model id the backend does not know, or a model that is not available.
+	ErrEmptyReply = errors.New("quorum: the model replied with no text")
 
 	// ErrUnparsable reports a review, vote or plan whose reply held nothing
-	// usable (no JSON, no FINAL RANKING list, no N/10 score). The raw reply
-	// and the parse problems are kept in the result.
-	ErrUnparsable = errors.New("quorum: the reply could not be parsed; see its raw text and parse problems in the result")
+	// usable (no JSON, no FINAL RANKING list, no N/10 score). The wrapping
+	// error lists the parse problems; a review or vote keeps its raw reply
+	// in the result (Review.Raw, Vote.Raw), and a Transcript records every
+	// reply.
+	ErrUnparsable = errors.New("quorum: the reply could not be parsed")
 )
 
 // ModelError is one model's failure in one phase: the model's real error
@@ -72,7 +75,7 @@ func (e *TooFewError) Error() string {
 		b.WriteString("; ")
 		b.WriteString(f.Error())
 	}
-	b.WriteString(". Check the model ids and the CLI's login, raise the phase timeout (Config.PhaseTimeout, --phase-timeout), or lower Config.MinModels")
+	b.WriteString(". Check Config.Models and the backend (with Copilot, the CLI's login), raise Config.PhaseTimeout, or lower Config.MinModels")
 	return b.String()
 }
 

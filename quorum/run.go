@@ -36,7 +36,7 @@ type run struct {
 
 func newRun(ctx context.Context, b Backend, s *settings, out *Outcome) *run {
 	start := time.Now()
-	cause := fmt.Errorf("%w: the run took longer than Config.Timeout (%v); raise it, or lower PhaseTimeout so slow models are dropped sooner", ErrTimeout, s.Timeout)
+	cause := fmt.Errorf("%w: the run took longer than Config.Timeout (%v); raise it, or lower Config.PhaseTimeout so slow models are dropped sooner", ErrTimeout, s.Timeout)
 	rctx, cancel := context.WithTimeoutCause(ctx, s.Timeout, cause)
 	out.StartedAt = start
 	out.UsageByModel = make(map[string]Usage)
@@ -182,7 +182,7 @@ func (pr *phaseRun) end(dropped, left []string) error {
 // their results in task order, after recording each call.
 func (pr *phaseRun) do(tasks []task) []result {
 	r := pr.r
-	cause := fmt.Errorf("%w: no reply within the phase timeout (%v) of the %s phase; raise it (Config.PhaseTimeout, or --phase-timeout), or leave the slow model out", ErrTimeout, r.s.PhaseTimeout, pr.phase)
+	cause := fmt.Errorf("%w: no reply within the phase timeout (Config.PhaseTimeout, %v) of the %s phase", ErrTimeout, r.s.PhaseTimeout, pr.phase)
 	ctx, cancel := context.WithTimeoutCause(r.ctx, r.s.PhaseTimeout, cause)
 	defer cancel()
 	results := make([]result, len(tasks))

@@ -44,13 +44,13 @@ func (nopProgress) event(quorum.Event) {}
 func (nopProgress) close()             {}
 
 // modelErr is the real error of a model's failure, without the model and
-// phase that the display shows anyway.
+// phase that the display shows anyway, and what to do about it.
 func modelErr(err error) string {
 	var me *quorum.ModelError
 	if errors.As(err, &me) {
 		err = me.Err
 	}
-	return strings.TrimPrefix(err.Error(), "quorum: ")
+	return withAdvice(strings.TrimPrefix(err.Error(), "quorum: "), err)
 }
 
 // who is a model, with the plan it votes on if any.

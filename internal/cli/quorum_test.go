@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -236,6 +237,30 @@ func TestFailedRunExitsOne(t *testing.T) {
 	if o := h.run("plan", "--sim", "-q", goldenTask); o.code != ExitFailure || !strings.Contains(o.stderr, "the plan failed") ||
 		!strings.Contains(o.stderr, "sim-gamma, propose phase") {
 		t.Errorf("plan: exit %d: %s", o.code, o.stderr)
+	}
+}
+
+// quorum's errors speak in Config's terms; where the command shows a
+// model's failure, it adds the advice that names its flags, keyed on the
+// quorum error behind the failure.
+func TestFailureAdviceNamesTheFlags(t *testing.T) {
+	timeout := &quorum.ModelError{Model: "m", Phase: quorum.PhaseAnswer, Err: fmt.Errorf("%w: no reply within the phase timeout", quorum.ErrTimeout)}
+	failure := func(kind, err string) quorum.Failure {
+		return quorum.Failure{Model: "m", Phase: quorum.PhaseReview, Kind: kind, Error: err}
+	}
+	for _, c := range []struct{ got, want string }{
+		{modelErr(timeout), "no reply within the phase timeout; raise --phase-timeout"},
+		{modelErr(fmt.Errorf("%w (no ranking found)", quorum.ErrUnparsable)), "could not be parsed (no ranking found); --transcript FILE"},
+		{failureLine(failure("timeout", timeout.Err.Error())), "(timeout): time limit reached: no reply within the phase timeout; raise --phase-timeout"},
+		{failureLine(failure("empty", quorum.ErrEmptyReply.Error())), "(empty): the model replied with no text; check that the model id is right (quorum models)"},
+		{failureLine(failure("error", "session: boom")), "(error): session: boom"},
+	} {
+		if !strings.Contains(c.got, c.want) {
+			t.Errorf("%q lacks %q", c.got, c.want)
+		}
+	}
+	if got := failureLine(failure("error", "session: boom")); strings.Contains(got, ";") {
+		t.Errorf("a failure no flag helps with was given advice: %q", got)
 	}
 }
 

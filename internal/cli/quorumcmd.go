@@ -265,13 +265,47 @@ func (e *runError) Error() string {
 
 func (e *runError) Unwrap() error { return e.err }
 
-// failureLine describes one failure: who, where, what kind, the real error.
+// failureLine describes one failure: who, where, what kind, the real
+// error, and what to do about it.
 func failureLine(f quorum.Failure) string {
 	where := string(f.Phase) + " phase"
 	if f.Target != "" {
 		where += ", " + targetNoun(f.Phase) + " " + f.Target
 	}
-	return fmt.Sprintf("%s, %s (%s): %s", f.Model, where, f.Kind, strings.TrimPrefix(f.Error, "quorum: "))
+	return withAdvice(fmt.Sprintf("%s, %s (%s): %s", f.Model, where, f.Kind, strings.TrimPrefix(f.Error, "quorum: ")), kindErr(f.Kind))
+}
+
+// withAdvice appends to msg, the text of a model's failure, what a person
+// at the command line can do about err, the quorum error behind it. The
+// quorum package's errors speak to programs, in Config's terms; the flags
+// that set Config are this command's, so the advice is given here.
+func withAdvice(msg string, err error) string {
+	var a string
+	switch {
+	case errors.Is(err, quorum.ErrTimeout):
+		a = "raise --phase-timeout (each phase) or --timeout (the whole run), or leave the slow model out"
+	case errors.Is(err, quorum.ErrEmptyReply):
+		a = "check that the model id is right (quorum models) and that the model is available"
+	case errors.Is(err, quorum.ErrUnparsable):
+		a = "--transcript FILE records the whole reply"
+	default:
+		return msg
+	}
+	return msg + "; " + a
+}
+
+// kindErr is the quorum error behind a Failure of kind k, whose error is
+// kept as text only; nil when no sentinel stands for k.
+func kindErr(k string) error {
+	switch k {
+	case "timeout":
+		return quorum.ErrTimeout
+	case "empty":
+		return quorum.ErrEmptyReply
+	case "unparsable":
+		return quorum.ErrUnparsable
+	}
+	return nil
 }
 
 // targetNoun names what a phase's target label refers to.
