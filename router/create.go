@@ -67,51 +67,20 @@ func (r *Router) CreateAssigned(ctx context.Context, params, result any) (*sessi
 	}
 	defer func() { <-r.createSlot }()
 
-	r.mu.Lock()
-	if r.err != nil {
-		r.mu.Unlock()
-		return nil, r.err
+	h, err := r.beginHold()
+	if err != nil {
+		return nil, err
 	}
-	c := &assignedCreation{held: make(map[string][]session.Message)}
-	r.creating = c
-	r.mu.Unlock()
-
 	var raw json.RawMessage
-	err := r.Call(ctx, r.cfg.CreateMethod, params, &raw)
+	err = r.Call(ctx, r.cfg.CreateMethod, params, &raw)
 	var id string
 	if err == nil {
 		if id = sessionIDOf(raw); id == "" {
 			err = fmt.Errorf("%w: %.200s", ErrNoSessionID, raw)
 		}
 	}
-
-	r.mu.Lock()
-	if r.creating != c { // the router stopped meanwhile and dropped c
-		r.mu.Unlock()
-		if stopped := r.Err(); stopped != nil {
-			return nil, stopped
-		}
-		return nil, err
-	}
-	r.creating = nil
-	var rt, stale *route
-	if err == nil {
-		rt, stale = c.finishLocked(r, id)
-	}
-	r.mu.Unlock()
-	if stale != nil {
-		// Closing answers any request delivered to it: nobody else will.
-		_ = stale.sink.Channel().Close(context.Background())
-	}
-	c.drop(r) // what was held for other ids belonged to no session of ours
+	rt, err := h.end(ctx, id, err)
 	if err != nil {
-		if c.bound != nil {
-			_ = c.bound.sink.Channel().Close(context.Background())
-			if ctx.Err() != nil {
-				// We gave up, but the server had started the session.
-				err = &AbandonedError{SessionID: c.bound.id, Err: err}
-			}
-		}
 		return nil, err
 	}
 	if result != nil {
@@ -121,73 +90,6 @@ func (r *Router) CreateAssigned(ctx context.Context, params, result any) (*sessi
 		}
 	}
 	return rt.sink.Channel(), nil
-}
-
-// assignedCreation is the state of one CreateAssigned in flight. It is
-// guarded by the router's mu.
-type assignedCreation struct {
-	bound     *route // bound by session.start, if that came first
-	held      map[string][]session.Message
-	heldBytes int
-}
-
-// take decides about a message for an unrouted id while c is in flight: the
-// first session.start binds a route to it; anything else is held. It
-// reports false if the message could not be held (over the bound).
-func (c *assignedCreation) take(r *Router, id string, m session.Message) bool {
-	if c.bound == nil && m.Method == session.MethodEvent && eventTypeOf(m.Params) == session.EventStart {
-		c.bound = r.addRouteLocked(id)
-		c.handOver(r, c.bound)
-		r.deliver(c.bound, m)
-		return true
-	}
-	size := m.Size()
-	if c.heldBytes+size > r.cfg.MaxHeldBytes {
-		return false
-	}
-	c.held[id] = append(c.held[id], m)
-	c.heldBytes += size
-	return true
-}
-
-// finishLocked binds the route for the id the response named. stale is a
-// route that session.start bound to another id: the caller closes it once
-// r.mu is released.
-func (c *assignedCreation) finishLocked(r *Router, id string) (rt, stale *route) {
-	if c.bound != nil && c.bound.id == id {
-		return c.bound, nil
-	}
-	if c.bound != nil {
-		// session.start named another id than the response: it was not ours.
-		// Unroute it; later messages are dropped like any unknown session's.
-		delete(r.routes, c.bound.id)
-		stale, c.bound = c.bound, nil
-	}
-	rt = r.routes[id]
-	if rt == nil {
-		rt = r.addRouteLocked(id)
-	}
-	c.handOver(r, rt)
-	return rt, stale
-}
-
-// handOver delivers what was held for rt's id, in arrival order.
-func (c *assignedCreation) handOver(r *Router, rt *route) {
-	for _, m := range c.held[rt.id] {
-		r.deliver(rt, m)
-		c.heldBytes -= m.Size()
-	}
-	delete(c.held, rt.id)
-}
-
-// drop discards what is still held, answering held requests.
-func (c *assignedCreation) drop(r *Router) {
-	for id, msgs := range c.held {
-		for _, m := range msgs {
-			r.dropUnknown(id, m)
-		}
-	}
-	clear(c.held)
 }
 
 // closeRoute is a channel's CloseFunc: remove the route (if it is still

@@ -41,20 +41,17 @@ func (r *Router) handle(req *jsonrpc2.Request) {
 	r.routeTo(id, session.NewRequest(req.Method, req.ID, params, r.conn))
 }
 
-// routeTo delivers m to session id's channel, holds it for a creation in
-// flight, or drops it (answering it, if it is a request).
+// routeTo delivers m to session id's channel, or drops it (answering it, if
+// it is a request). An id with no route may be a server-assigned session
+// whose creation is in flight: the creation decides about it (hold.go).
 func (r *Router) routeTo(id string, m session.Message) {
 	r.mu.Lock()
 	rt := r.routes[id]
-	if rt == nil && r.creating != nil && id != "" {
-		held := r.creating.take(r, id, m)
-		r.mu.Unlock()
-		if !held {
-			r.dropUnknown(id, m)
-		}
+	taken := rt == nil && r.creating.takeLocked(id, m)
+	r.mu.Unlock()
+	if taken {
 		return
 	}
-	r.mu.Unlock()
 	if rt == nil {
 		r.dropUnknown(id, m)
 		return
@@ -108,17 +105,4 @@ func sessionIDOf(params json.RawMessage) string {
 		return ""
 	}
 	return p.SessionID
-}
-
-// eventTypeOf reads params.event.type of a session.event.
-func eventTypeOf(params json.RawMessage) string {
-	var p struct {
-		Event struct {
-			Type string `json:"type"`
-		} `json:"event"`
-	}
-	if json.Unmarshal(params, &p) != nil {
-		return ""
-	}
-	return p.Event.Type
 }

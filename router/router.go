@@ -30,8 +30,8 @@ type Router struct {
 	routes   map[string]*route
 	pending  map[jsonrpc2.ID]*pendingCall
 	subs     []*Subscription
-	creating *assignedCreation // non-nil while CreateAssigned waits
-	err      error             // set once, when the router stops
+	creating *creationHold // non-nil while CreateAssigned waits (hold.go)
+	err      error         // set once, when the router stops
 
 	nextID     atomic.Uint64
 	createSlot chan struct{} // one token: serialises assigned-id creations
@@ -155,7 +155,7 @@ func (r *Router) stop(cause error) {
 		s.sink.Fail(err)
 	}
 	if held != nil {
-		held.drop(r)
+		held.drop()
 	}
 	if !errors.Is(cause, ErrClosed) {
 		r.log.Debug().Err(err).Msg("router stopped")
