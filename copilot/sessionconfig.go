@@ -1,0 +1,139 @@
+package copilot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/google/uuid"
+)
+
+// SessionConfig configures a new session. Only Model is usually needed.
+type SessionConfig struct {
+	// ID is the session id to use; default a new UUID. With AssignedID the
+	// server picks it instead (creations are then serialised).
+	ID         string
+	AssignedID bool
+
+	Model string
+	// SystemMessage is appended to the CLI's system prompt.
+	SystemMessage string
+	// WorkingDirectory is the session's working directory on the CLI side.
+	WorkingDirectory string
+	// DisableStreaming asks for whole messages instead of text deltas.
+	DisableStreaming bool
+
+	// BuiltinTools names the CLI's own tools (bash, view, edit, ...) the
+	// model may use. nil offers all of them; NoBuiltinTools offers none.
+	BuiltinTools []string
+	// Tools are client tools, run in this process by their Handler.
+	Tools []Tool
+	// Permissions decides the CLI's permission requests. Default DenyAll.
+	Permissions PermissionPolicy
+
+	// The tool pipeline, assembled in this order around every tool call:
+	// Trace (records), MaxToolCalls (per-turn limit), Profile (only the
+	// profile's tools are declared and callable), Stages (yours),
+	// MaxToolOutputBytes (truncation).
+	Trace              *ToolTrace
+	MaxToolCalls       int
+	Profile            string
+	Profiles           map[string][]string
+	Stages             []ToolStage
+	MaxToolOutputBytes int
+}
+
+// NoBuiltinTools, as SessionConfig.BuiltinTools, switches the CLI's own
+// tools off: no shell, no file writes, no web access.
+var NoBuiltinTools = []string{}
+
+// prepare validates cfg and builds, on the current connection, the session
+// value and the params that create or resume it.
+func (c *Client) prepare(ctx context.Context, cfg SessionConfig) (*Session, createParams, error) {
+	cn, err := c.link(ctx)
+	if err != nil {
+		return nil, createParams{}, err
+	}
+	if cfg.Model == "" {
+		return nil, createParams{}, errors.New("copilot: SessionConfig.Model is empty; list the available models with Client.Models")
+	}
+	var allowed []string
+	if cfg.Profile != "" {
+		var ok bool
+		if allowed, ok = cfg.Profiles[cfg.Profile]; !ok {
+			return nil, createParams{}, fmt.Errorf("copilot: tool profile %q is not defined in SessionConfig.Profiles", cfg.Profile)
+		}
+	}
+	for _, t := range cfg.Tools {
+		if t.Name == "" || t.Handler == nil {
+			return nil, createParams{}, fmt.Errorf("copilot: tool %q needs a name and a handler", t.Name)
+		}
+	}
+	id := cfg.ID
+	if id == "" {
+		id = uuid.NewString()
+	}
+	s := &Session{
+		model:  cfg.Model,
+		client: c,
+		r:      cn.r,
+		tools:  make(map[string]Tool),
+		policy: cfg.Permissions,
+		log:    c.log.With().Str("session", id).Logger(),
+		turn:   make(chan struct{}, 1),
+	}
+	if s.policy == nil {
+		s.policy = DenyAll
+	}
+	params := createParams{
+		SessionID:         id,
+		Model:             cfg.Model,
+		WorkingDirectory:  cfg.WorkingDirectory,
+		Streaming:         !cfg.DisableStreaming,
+		RequestPermission: true,
+	}
+	if cfg.SystemMessage != "" {
+		params.SystemMessage = &systemMessage{Mode: "append", Content: cfg.SystemMessage}
+	}
+	for _, t := range cfg.Tools {
+		if cfg.Profile != "" && !slices.Contains(allowed, t.Name) {
+			continue // not in the profile: not even declared
+		}
+		s.tools[t.Name] = t
+		params.Tools = append(params.Tools, toolDefinition{
+			Name: t.Name, Description: t.Description, Parameters: t.Parameters, SkipPermission: t.SkipPermission,
+		})
+	}
+	if cfg.BuiltinTools != nil {
+		// availableTools filters client tools too (seen on CLI 1.0.102):
+		// list ours beside the built-ins the caller allowed.
+		avail := append([]string{}, cfg.BuiltinTools...)
+		for _, t := range params.Tools {
+			avail = append(avail, t.Name)
+		}
+		params.AvailableTools = &avail
+	}
+	s.pipeline = buildPipeline(toolStages(cfg, allowed), s.dispatch, s.log)
+	return s, params, nil
+}
+
+// toolStages lists the stages of cfg's tool pipeline, outermost first, in
+// the order SessionConfig documents.
+func toolStages(cfg SessionConfig, allowed []string) []ToolStage {
+	var stages []ToolStage
+	if cfg.Trace != nil {
+		stages = append(stages, cfg.Trace.Stage())
+	}
+	if cfg.MaxToolCalls > 0 {
+		stages = append(stages, LimitToolCalls(cfg.MaxToolCalls))
+	}
+	if cfg.Profile != "" {
+		stages = append(stages, ProfileTools(cfg.Profile, allowed))
+	}
+	stages = append(stages, cfg.Stages...)
+	if cfg.MaxToolOutputBytes > 0 {
+		stages = append(stages, TruncateToolOutput(cfg.MaxToolOutputBytes))
+	}
+	return stages
+}

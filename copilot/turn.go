@@ -1,0 +1,231 @@
+package copilot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/quorum-go/quorum/session"
+)
+
+// Reply is the outcome of one turn.
+type Reply struct {
+	MessageID string
+	Text      string
+	Usage     Usage
+	ToolCalls int
+	Duration  time.Duration
+}
+
+// TurnHandlers observe a turn. Each may be nil.
+type TurnHandlers struct {
+	OnDelta func(text string)
+	OnEvent func(Event)
+}
+
+// Ask sends prompt and returns the model's final answer.
+func (s *Session) Ask(ctx context.Context, prompt string) (string, error) {
+	r, err := s.Stream(ctx, prompt, TurnHandlers{})
+	return r.Text, err
+}
+
+// Send sends a prompt without reading the turn; read it from Channel.
+func (s *Session) Send(ctx context.Context, prompt string) (string, error) {
+	return s.send(ctx, prompt)
+}
+
+// send is session.send: the start of a turn. It returns the message id.
+func (s *Session) send(ctx context.Context, prompt string) (string, error) {
+	var res sendResult
+	err := s.r.Call(ctx, methodSessionSend, sendParams{SessionID: s.id, Prompt: prompt}, &res)
+	return res.MessageID, err
+}
+
+// Stream sends prompt and reads the turn to its end, passing text deltas
+// and events to h as they arrive, and answering tool calls and permission
+// requests through the session's tools and policy. When ctx ends mid-turn,
+// the turn is aborted on the CLI and ctx's error returned.
+func (s *Session) Stream(ctx context.Context, prompt string, h TurnHandlers) (Reply, error) {
+	select {
+	case s.turn <- struct{}{}:
+	case <-ctx.Done():
+		return Reply{}, ctx.Err()
+	}
+	defer func() { <-s.turn }()
+	if err := s.waitAbort(ctx); err != nil {
+		return Reply{}, err
+	}
+	if s.dirty {
+		if err := s.drainTurn(ctx); err != nil {
+			return Reply{}, err
+		}
+	}
+	start := time.Now()
+	var reply Reply
+	id, err := s.send(ctx, prompt)
+	if err != nil {
+		if ctx.Err() != nil {
+			// The send went out before the caller gave up, so the turn may
+			// be running: stop it, and have the next turn drain what is left.
+			s.dirty = true
+			s.abortAfterCancel()
+		}
+		return reply, fmt.Errorf("copilot: sending to session %s: %w", s.id, err)
+	}
+	reply.MessageID = id
+	s.dirty = true
+
+	ctx = withTurn(ctx, &turnState{})
+	err = s.readTurn(ctx, s.observe(ctx, h, &reply), &reply)
+	reply.Duration = time.Since(start)
+	return reply, err
+}
+
+// observe wraps h with what the turn itself needs to see of every event:
+// usage to add up, and model-switch questions to decline.
+func (s *Session) observe(ctx context.Context, h TurnHandlers, reply *Reply) *session.Handlers {
+	return &session.Handlers{
+		OnDelta: h.OnDelta,
+		OnEvent: func(ev Event) {
+			switch ev.Type {
+			case EventUsage:
+				var u Usage
+				if ev.Decode(&u) == nil {
+					reply.Usage.Add(u)
+				}
+			case EventAutoModeSwitch:
+				// After a rate limit the CLI asks whether to switch models
+				// and waits, idle, until answered. We never switch: the
+				// caller chose the model. The session.error before it
+				// already carries the reason.
+				s.declineModelSwitch(ctx, ev)
+			}
+			if h.OnEvent != nil {
+				h.OnEvent(ev)
+			}
+		},
+	}
+}
+
+// readTurn reads the turn to session.idle, answering the CLI's requests on
+// the way, and fills in reply's text and tool-call count. A turn that the
+// tool-call limit or a refused permission ended returns that reason rather
+// than the CLI's plain abort.
+func (s *Session) readTurn(ctx context.Context, handlers *session.Handlers, reply *Reply) error {
+	var texts []string
+	defer func() { reply.Text = strings.Join(texts, "\n\n") }()
+	var limitErr error
+	var denied string // what the policy refused, if anything
+	for {
+		step, err := s.ch.Next(ctx, handlers)
+		if step.Text != "" {
+			texts = append(texts, step.Text)
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				s.abortAfterCancel()
+				return ctx.Err()
+			}
+			if errors.Is(err, session.ErrAborted) && limitErr != nil {
+				err = limitErr
+			} else if errors.Is(err, session.ErrAborted) && denied != "" {
+				// The CLI ends the turn when a permission is refused.
+				err = fmt.Errorf("%w: %s (the CLI then ends the turn: %w)", ErrPermissionDenied, denied, err)
+			}
+			if endedAtIdle(err) {
+				s.dirty = false
+			}
+			return err
+		}
+		switch {
+		case step.Tool != nil:
+			reply.ToolCalls++
+			if err := s.runTool(ctx, step.Tool); errors.Is(err, ErrToolLimit) && limitErr == nil {
+				limitErr = err
+				if aerr := s.Abort(ctx); aerr != nil {
+					s.log.Warn().Err(aerr).Msg("aborting after the tool-call limit")
+				}
+			}
+		case step.Permission != nil:
+			if !s.answerPermission(ctx, step.Permission) && denied == "" {
+				denied = permissionLabel(step.Permission)
+			}
+		default:
+			s.dirty = false
+			return limitErr
+		}
+	}
+}
+
+// abortAfterCancel stops a turn whose caller gave up, within a bounded time.
+// The abort runs in the background so the cancelled caller returns at
+// once; the next turn waits for it (see waitAbort), so that it cannot abort
+// the new turn instead.
+func (s *Session) abortAfterCancel() {
+	done := make(chan struct{})
+	s.aborting = done
+	started := s.client.background(func() {
+		defer close(done)
+		ctx, cancel := context.WithTimeout(s.client.ctx, 5*time.Second)
+		defer cancel()
+		if err := s.Abort(ctx); err != nil {
+			s.log.Debug().Err(err).Msg("aborting a cancelled turn")
+		}
+	})
+	if !started {
+		close(done) // the client is closed: nothing left to abort
+	}
+}
+
+// waitAbort waits for the abort of the previous, cancelled turn.
+func (s *Session) waitAbort(ctx context.Context) error {
+	if s.aborting == nil {
+		return nil
+	}
+	select {
+	case <-s.aborting:
+		s.aborting = nil
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// drainQuiet is how long drainTurn waits for the rest of an abandoned turn
+// before it concludes that no turn was running (a send that the CLI refused,
+// or one whose turn ended before the abort).
+const drainQuiet = 2 * time.Second
+
+// drainTurn reads what is left of an unfinished turn, up to session.idle.
+func (s *Session) drainTurn(ctx context.Context) error {
+	for {
+		quiet, cancel := context.WithTimeout(ctx, drainQuiet)
+		step, err := s.ch.Next(quiet, nil)
+		cancel()
+		if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			s.dirty = false // nothing more came: no turn was left running
+			return nil
+		}
+		if err != nil && !endedAtIdle(err) {
+			return err
+		}
+		switch {
+		case step.Tool != nil:
+			s.answerTool(ctx, step.Tool, "", errors.New("the turn was abandoned"))
+		case step.Permission != nil:
+			s.answerPermissionKind(ctx, step.Permission, permissionReject)
+		default:
+			s.dirty = false
+			return nil
+		}
+	}
+}
+
+// endedAtIdle reports whether a turn's error came with its closing
+// session.idle (a failed or aborted turn), so nothing of it is left to read.
+// Any other error (the caller's context, the channel's end) left it unread.
+func endedAtIdle(err error) bool {
+	return errors.Is(err, session.ErrTurnFailed) || errors.Is(err, session.ErrAborted)
+}
