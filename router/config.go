@@ -29,10 +29,9 @@ type Config struct {
 	// server-assigned id is not known yet (see CreateAssigned). Default 1 MiB.
 	MaxHeldBytes int
 
-	// CreateMethod and DestroyMethod name the session methods.
-	// Defaults "session.create" and "session.destroy".
-	CreateMethod  string
-	DestroyMethod string
+	// CreateMethod names the method that creates a session (Create,
+	// CreateAssigned). Default "session.create".
+	CreateMethod string
 
 	// Logger receives the router's diagnostics. Default: silent.
 	Logger *zerolog.Logger
@@ -52,9 +51,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.CreateMethod == "" {
 		c.CreateMethod = "session.create"
-	}
-	if c.DestroyMethod == "" {
-		c.DestroyMethod = "session.destroy"
 	}
 	if c.Logger == nil {
 		nop := zerolog.Nop()

@@ -24,14 +24,6 @@ func (r *Router) Open(id string) (*session.Channel, error) {
 	return r.addRouteLocked(id).sink.Channel(), nil
 }
 
-func (r *Router) addRouteLocked(id string) *route {
-	rt := &route{id: id}
-	_, rt.sink = session.New(id, session.Config{MaxBufferedBytes: r.cfg.MaxSessionBufferBytes},
-		func(ctx context.Context, _ string, destroy bool) error { return r.closeRoute(ctx, rt, destroy) })
-	r.routes[id] = rt
-	return rt
-}
-
 // Create creates a session whose id the client chose (a fresh UUID, say):
 // the route exists before the request is sent, so no event of the new
 // session can arrive unrouted, whichever side of the response it comes on.
@@ -90,19 +82,4 @@ func (r *Router) CreateAssigned(ctx context.Context, params, result any) (*sessi
 		}
 	}
 	return rt.sink.Channel(), nil
-}
-
-// closeRoute is a channel's CloseFunc: remove the route (if it is still
-// this channel's) and optionally destroy the session on the server.
-func (r *Router) closeRoute(ctx context.Context, rt *route, destroy bool) error {
-	r.mu.Lock()
-	if r.routes[rt.id] == rt {
-		delete(r.routes, rt.id)
-	}
-	stopped := r.err != nil
-	r.mu.Unlock()
-	if !destroy || stopped {
-		return nil // a stopped connection took its sessions with it
-	}
-	return r.Call(ctx, r.cfg.DestroyMethod, map[string]string{"sessionId": rt.id}, nil)
 }

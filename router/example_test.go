@@ -28,7 +28,10 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer ch.Close(ctx, session.Destroy())
+	// Closing the channel deregisters it; ending the session on the server
+	// is a call of its own (package copilot's Session.Destroy makes both).
+	defer r.Call(ctx, "session.destroy", map[string]string{"sessionId": id}, nil)
+	defer ch.Close(ctx)
 
 	if err := r.Call(ctx, "session.send", map[string]string{"sessionId": id, "prompt": "hello"}, nil); err != nil {
 		log.Fatal(err)

@@ -14,7 +14,6 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/quorum-go/quorum/internal/wire"
-	"github.com/quorum-go/quorum/session"
 )
 
 // Router is one JSON-RPC connection demultiplexed into per-session
@@ -38,12 +37,6 @@ type Router struct {
 	done       chan struct{} // closed when the router stops
 	watched    chan struct{} // closed when the disconnect watcher has run
 	count      counters
-}
-
-// route is one registered session.
-type route struct {
-	id   string
-	sink *session.Sink
 }
 
 // New starts routing messages read from rwc, which may be a child's stdio,

@@ -1,7 +1,6 @@
 package router
 
 import (
-	"context"
 	"fmt"
 	"sync"
 	"testing"
@@ -31,7 +30,14 @@ func TestCreationWithSimulatorBothOrders(t *testing.T) {
 					t.Errorf("%s: %v", what, err)
 					return
 				}
-				defer ch.Close(context.Background(), session.Destroy())
+				defer func() {
+					// Closing deregisters; ending the session on the server
+					// is a call of its own, which the count below checks.
+					_ = ch.Close(ctx)
+					if err := r.Call(ctx, "session.destroy", map[string]string{"sessionId": ch.ID()}, nil); err != nil {
+						t.Errorf("%s: destroy: %v", what, err)
+					}
+				}()
 				if ev := receiveEvent(t, ch); ev.Type != session.EventStart {
 					t.Errorf("%s: first event %s, want session.start", what, ev.Type)
 				}

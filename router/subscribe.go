@@ -20,7 +20,7 @@ type Subscription struct {
 func (r *Router) Subscribe(methods ...string) (*Subscription, error) {
 	s := &Subscription{methods: slices.Clone(methods)}
 	_, s.sink = session.New("", session.Config{MaxBufferedBytes: r.cfg.MaxSessionBufferBytes},
-		func(context.Context, string, bool) error { r.unsubscribe(s); return nil })
+		func(context.Context, string) error { r.unsubscribe(s); return nil })
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.err != nil {

@@ -27,10 +27,11 @@ type Config struct {
 	DedupeWindow int
 }
 
-// CloseFunc is how a Channel leaves its router: it removes the route and,
-// when destroy is true, also ends the session on the server. The router
-// supplies it, so this package does not import the router.
-type CloseFunc func(ctx context.Context, id string, destroy bool) error
+// CloseFunc is how a Channel leaves its router: it removes the route. The
+// router supplies it, so this package does not import the router. Ending
+// the session on the server is not a channel's business: its owner does
+// that (copilot.Session.Destroy).
+type CloseFunc func(ctx context.Context, id string) error
 
 // Channel is one session's end of the router: its own ordered mailbox of
 // messages. The design calls it SessionChannel. See the package doc for the
@@ -111,31 +112,20 @@ func (c *Channel) Err() error {
 // Buffered reports how many messages, and how many bytes of them, wait.
 func (c *Channel) Buffered() (messages, bytes int) { return c.mb.buffered() }
 
-// CloseOption changes what Close does.
-type CloseOption func(*closeOptions)
-
-type closeOptions struct{ destroy bool }
-
-// Destroy makes Close also end the session on the server (session.destroy).
-func Destroy() CloseOption { return func(o *closeOptions) { o.destroy = true } }
-
 // Close deregisters the channel from its router: later messages for the
 // session are dropped and counted by the router, later requests answered
 // with an error. Unread messages are discarded and every request among them
 // is answered with an error, so the peer never waits on a closed session.
 // Receive returns ErrClosed afterwards (or the channel's earlier failure,
-// if it had failed before). Only the first call has an effect, and every
-// call returns its result; ctx bounds only the optional server-side destroy.
-func (c *Channel) Close(ctx context.Context, opts ...CloseOption) error {
-	var o closeOptions
-	for _, opt := range opts {
-		opt(&o)
-	}
+// if it had failed before). The session itself lives on on the server.
+// Only the first call has an effect, and every call returns its result; ctx
+// is handed to the CloseFunc.
+func (c *Channel) Close(ctx context.Context) error {
 	c.closeOnce.Do(func() {
 		dropped := c.mb.fail(fmt.Errorf("%w (session %s)", ErrClosed, c.id), true)
 		refuse(dropped, "session "+c.id+" was closed by the client")
 		if c.onClose != nil {
-			c.closeErr = c.onClose(ctx, c.id, o.destroy)
+			c.closeErr = c.onClose(ctx, c.id)
 		}
 	})
 	return c.closeErr

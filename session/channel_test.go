@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -199,22 +198,17 @@ func TestFailWakesAReceiver(t *testing.T) {
 	}
 }
 
-// closeCall is one call of a CloseFunc.
-type closeCall struct {
-	id      string
-	destroy bool
-}
-
+// closeRecorder records the ids its CloseFunc was called with.
 type closeRecorder struct {
 	mu    sync.Mutex
-	calls []closeCall
+	calls []string
 	err   error
 }
 
-func (c *closeRecorder) fn(_ context.Context, id string, destroy bool) error {
+func (c *closeRecorder) fn(_ context.Context, id string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.calls = append(c.calls, closeCall{id, destroy})
+	c.calls = append(c.calls, id)
 	return c.err
 }
 
@@ -243,52 +237,44 @@ func TestCloseAnswersHeldRequests(t *testing.T) {
 		t.Fatalf("Deliver after Close = %v, want Refused", d)
 	}
 	rec.wantUnavailable(t, num(3))
-	if len(cr.calls) != 1 || cr.calls[0] != (closeCall{"s7", false}) {
-		t.Fatalf("CloseFunc calls = %+v, want one without destroy", cr.calls)
+	if len(cr.calls) != 1 || cr.calls[0] != "s7" {
+		t.Fatalf("CloseFunc calls = %q, want one for s7", cr.calls)
 	}
 }
 
 func TestCloseIsIdempotent(t *testing.T) {
-	for _, destroy := range []bool{false, true} {
-		t.Run(fmt.Sprint("destroy=", destroy), func(t *testing.T) {
-			boom := errors.New("session.destroy failed")
-			cr := &closeRecorder{err: boom}
-			ch, sink := New("s8", Config{}, cr.fn)
-			rec := &recorder{}
-			deliver(t, sink, request(1, rec))
-			var opts []CloseOption
-			if destroy {
-				opts = append(opts, Destroy())
-			}
-			var wg sync.WaitGroup
-			errs := make([]error, 5)
-			for i := range errs {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					errs[i] = ch.Close(context.Background(), opts...)
-				}()
-			}
-			wg.Wait()
-			for i, err := range errs {
-				if err != boom {
-					t.Errorf("Close #%d = %v, want the CloseFunc's error", i, err)
-				}
-			}
-			if err := ch.Close(context.Background(), Destroy()); err != boom {
-				t.Errorf("a later Close = %v", err)
-			}
-			if len(cr.calls) != 1 || cr.calls[0] != (closeCall{"s8", destroy}) {
-				t.Fatalf("CloseFunc calls = %+v, want one with destroy=%v", cr.calls, destroy)
-			}
-			rec.wantUnavailable(t, num(1)) // once, however many Closes
-		})
+	boom := errors.New("deregistering failed")
+	cr := &closeRecorder{err: boom}
+	ch, sink := New("s8", Config{}, cr.fn)
+	rec := &recorder{}
+	deliver(t, sink, request(1, rec))
+	var wg sync.WaitGroup
+	errs := make([]error, 5)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = ch.Close(context.Background())
+		}()
 	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != boom {
+			t.Errorf("Close #%d = %v, want the CloseFunc's error", i, err)
+		}
+	}
+	if err := ch.Close(context.Background()); err != boom {
+		t.Errorf("a later Close = %v", err)
+	}
+	if len(cr.calls) != 1 || cr.calls[0] != "s8" {
+		t.Fatalf("CloseFunc calls = %q, want one for s8", cr.calls)
+	}
+	rec.wantUnavailable(t, num(1)) // once, however many Closes
 }
 
 func TestCloseWithoutCloseFunc(t *testing.T) {
 	ch, _ := New("s9", Config{}, nil)
-	if err := ch.Close(context.Background(), Destroy()); err != nil {
+	if err := ch.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if ch.ID() != "s9" {

@@ -28,8 +28,9 @@
 //
 // # Closing
 //
-// Close deregisters the channel from its router, answers the requests it
-// still held, and, with the Destroy option, ends the session on the server.
+// Close deregisters the channel from its router and answers the requests it
+// still held. It does not end the session on the server: that is a call of
+// its own, made by the session's owner (package copilot's Session.Destroy).
 // It is idempotent. A channel's own goroutine count is zero: it costs
 // memory only for what it buffers.
 package session

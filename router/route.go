@@ -1,0 +1,34 @@
+package router
+
+import (
+	"context"
+
+	"github.com/quorum-go/quorum/session"
+)
+
+// route is one registered session: an entry in r.routes, which the reader
+// looks messages up in.
+type route struct {
+	id   string
+	sink *session.Sink
+}
+
+// addRouteLocked registers a route for id. Its channel's Close removes it.
+func (r *Router) addRouteLocked(id string) *route {
+	rt := &route{id: id}
+	_, rt.sink = session.New(id, session.Config{MaxBufferedBytes: r.cfg.MaxSessionBufferBytes},
+		func(context.Context, string) error { r.removeRoute(rt); return nil })
+	r.routes[id] = rt
+	return rt
+}
+
+// removeRoute is a channel's CloseFunc: it removes the route if it is still
+// this channel's (a stale route of CreateAssigned was already replaced). The
+// session lives on on the server: ending it is the caller's own call.
+func (r *Router) removeRoute(rt *route) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.routes[rt.id] == rt {
+		delete(r.routes, rt.id)
+	}
+}
