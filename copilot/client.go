@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -22,7 +23,7 @@ type Client struct {
 	cancel context.CancelFunc
 
 	mu         sync.Mutex
-	cur        *link
+	cur        *connection
 	restarting chan struct{} // non-nil while a restart runs; closed after
 	gaveUp     bool          // the supervisor could not restart the child
 	closed     bool
@@ -31,12 +32,23 @@ type Client struct {
 	wg sync.WaitGroup // supervisors and child watchers
 }
 
-// link is one live connection: a router, its handshake, and the child
-// behind it (nil for Connect).
-type link struct {
+// connection is one connection to a CLI: a router, its handshake, and the
+// child behind it (nil for Connect). A Client holds one at a time; a restart
+// replaces it with a new one, so whoever needs the router asks the Client
+// for its current connection (see current) instead of keeping it.
+type connection struct {
 	r     *router.Router
 	child *child
 	info  ConnectResult
+}
+
+// close stops the connection's router and then its child, if any, giving
+// the child grace to exit before its process group is killed.
+func (cn *connection) close(grace time.Duration) {
+	cn.r.Close()
+	if cn.child != nil {
+		cn.child.stop(grace)
+	}
 }
 
 // Start starts the Copilot CLI as a child process in headless server mode,
@@ -44,15 +56,15 @@ type link struct {
 // Close the client to stop the child.
 func Start(ctx context.Context, opts Options) (*Client, error) {
 	c := newClient(opts)
-	l, err := c.startLink(ctx)
+	cn, err := c.startConnection(ctx)
 	if err != nil {
 		c.cancel()
 		return nil, err
 	}
-	c.cur = l
+	c.cur = cn
 	if c.opts.Restart != nil {
 		c.wg.Add(1)
-		go c.supervise(l)
+		go c.supervise(cn)
 	}
 	return c, nil
 }
@@ -70,7 +82,7 @@ func Connect(ctx context.Context, conn io.ReadWriteCloser, opts Options) (*Clien
 		c.cancel()
 		return nil, err
 	}
-	c.cur = &link{r: r, info: info}
+	c.cur = &connection{r: r, info: info}
 	return c, nil
 }
 
@@ -80,9 +92,9 @@ func newClient(opts Options) *Client {
 	return &Client{opts: opts, log: *opts.Logger, ctx: ctx, cancel: cancel}
 }
 
-// startLink starts a child, routes its connection and shakes hands, all
-// within StartTimeout.
-func (c *Client) startLink(ctx context.Context) (*link, error) {
+// startConnection starts a child, routes its connection and shakes hands,
+// all within StartTimeout.
+func (c *Client) startConnection(ctx context.Context) (*connection, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.opts.StartTimeout)
 	defer cancel()
 	ch, err := startChild(ctx, c.opts)
@@ -110,7 +122,7 @@ func (c *Client) startLink(ctx context.Context) (*link, error) {
 		}
 		return nil, err
 	}
-	return &link{r: r, child: ch, info: info}, nil
+	return &connection{r: r, child: ch, info: info}, nil
 }
 
 // handshake sends connect and checks the protocol version; a server
@@ -135,31 +147,26 @@ func handshake(ctx context.Context, r *router.Router, o Options) (ConnectResult,
 	return info, nil
 }
 
-// link returns the current connection, waiting for a restart in progress.
-func (c *Client) link(ctx context.Context) (*link, error) {
+// current returns the current connection, waiting for a restart in
+// progress.
+func (c *Client) current(ctx context.Context) (*connection, error) {
 	for {
 		c.mu.Lock()
 		if c.closed {
 			c.mu.Unlock()
 			return nil, ErrClosed
 		}
-		l, wait := c.cur, c.restarting
+		cn, wait := c.cur, c.restarting
 		// Between the child's death and the supervisor taking it up, the
-		// link is dead but no restart shows yet: wait for the supervisor
-		// rather than fail a call that a moment later would work.
-		pending := wait == nil && c.opts.Restart != nil && !c.gaveUp && l.child != nil && l.r.Err() != nil
+		// connection is dead but no restart shows yet: wait for the
+		// supervisor rather than fail a call that a moment later would work.
+		if wait == nil && c.opts.Restart != nil && !c.gaveUp && cn.child != nil && cn.r.Err() != nil {
+			wait = cn.child.supervised
+		} else if wait == nil {
+			c.mu.Unlock()
+			return cn, nil
+		}
 		c.mu.Unlock()
-		if pending {
-			select {
-			case <-l.child.supervised:
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			}
-			continue
-		}
-		if wait == nil {
-			return l, nil
-		}
 		select {
 		case <-wait:
 		case <-ctx.Done():
@@ -201,23 +208,18 @@ func (c *Client) Close() error {
 		return nil
 	}
 	c.closed = true
-	l := c.cur
+	cn := c.cur
 	c.mu.Unlock()
 	c.cancel()
-	l.r.Close()
-	if l.child != nil {
-		l.child.stop(c.opts.ShutdownTimeout)
-	}
+	cn.close(c.opts.ShutdownTimeout)
 	c.wg.Wait()
-	// A restart may have installed a newer link while we closed the old one.
+	// A restart may have installed a newer connection while we closed the
+	// old one.
 	c.mu.Lock()
 	last := c.cur
 	c.mu.Unlock()
-	if last != l {
-		last.r.Close()
-		if last.child != nil {
-			last.child.stop(c.opts.ShutdownTimeout)
-		}
+	if last != cn {
+		last.close(c.opts.ShutdownTimeout)
 	}
 	return nil
 }
@@ -240,11 +242,11 @@ func (c *Client) background(fn func()) bool {
 
 // call makes a call on the current connection.
 func (c *Client) call(ctx context.Context, method string, params, result any) error {
-	l, err := c.link(ctx)
+	cn, err := c.current(ctx)
 	if err != nil {
 		return err
 	}
-	return l.r.Call(ctx, method, params, result)
+	return cn.r.Call(ctx, method, params, result)
 }
 
 // Ping checks that the CLI answers.

@@ -71,8 +71,10 @@ func (u *Usage) Add(o Usage) {
 	u.Duration += o.Duration
 }
 
-// SessionError is the data of session.error.
-type SessionError struct {
+// SessionErrorData is the data of session.error, for an OnEvent handler
+// to decode. It is not the turn's error: the turn that a session.error ends
+// returns an error wrapping ErrTurnFailed that carries the same message.
+type SessionErrorData struct {
 	ErrorType string `json:"errorType"`
 	Message   string `json:"message"`
 }
@@ -80,5 +82,5 @@ type SessionError struct {
 // ToolRequested is the data of external_tool.requested.
 type ToolRequested = session.ToolRequest
 
-// PermissionRequested is the data of permission.requested.
-type PermissionRequested = session.PermissionRequest
+// permission.requested has no data type here: the session answers it
+// through its PermissionPolicy, which gets it as a PermissionRequest.

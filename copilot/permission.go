@@ -2,8 +2,9 @@ package copilot
 
 import "context"
 
-// PermissionRequest is the CLI asking whether an action may go ahead: a
-// client tool call, a shell command, a file write.
+// PermissionRequest is what a PermissionPolicy decides: the CLI asking
+// whether an action may go ahead (a client tool call, a shell command, a
+// file write), taken from its permission.requested event.
 type PermissionRequest struct {
 	SessionID string
 	// Kind is the CLI's permission kind, e.g. "custom-tool" or "shell".

@@ -51,7 +51,7 @@ var NoBuiltinTools = []string{}
 // prepare validates cfg and builds, on the current connection, the session
 // value and the params that create or resume it.
 func (c *Client) prepare(ctx context.Context, cfg SessionConfig) (*Session, createParams, error) {
-	cn, err := c.link(ctx)
+	cn, err := c.current(ctx)
 	if err != nil {
 		return nil, createParams{}, err
 	}
