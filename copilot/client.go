@@ -75,7 +75,12 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 // process are ignored. The client owns conn.
 func Connect(ctx context.Context, conn io.ReadWriteCloser, opts Options) (*Client, error) {
 	c := newClient(opts)
-	r := router.New(conn, c.opts.Router)
+	r, err := router.New(conn, c.opts.Router)
+	if err != nil {
+		conn.Close() // the client owns conn
+		c.cancel()
+		return nil, err
+	}
 	info, err := handshake(ctx, r, c.opts)
 	if err != nil {
 		r.Close()
@@ -101,7 +106,11 @@ func (c *Client) startConnection(ctx context.Context) (*connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := router.New(ch.conn, c.opts.Router)
+	r, err := router.New(ch.conn, c.opts.Router)
+	if err != nil {
+		ch.stop(0)
+		return nil, err
+	}
 	// The child's death is the router's end, with the exit status and the
 	// end of stderr as the cause every waiter sees.
 	c.wg.Add(1)

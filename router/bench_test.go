@@ -45,7 +45,7 @@ func benchRoute(b *testing.B, n int) {
 	}
 	perRound := 8 * n
 	a, p := net.Pipe()
-	r := New(a, Config{})
+	r := mustNew(b, a, Config{})
 	defer r.Close()
 	chans := make([]*session.Channel, n)
 	for i, id := range ids {

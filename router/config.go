@@ -1,6 +1,8 @@
 package router
 
 import (
+	"fmt"
+
 	"github.com/rs/zerolog"
 
 	"github.com/quorum-go/quorum/internal/wire"
@@ -8,7 +10,8 @@ import (
 )
 
 // Config configures a Router. The zero value of every field means its
-// documented default; DefaultConfig returns them filled in.
+// documented default; DefaultConfig returns them filled in. New refuses a
+// Config that Validate refuses.
 type Config struct {
 	// MaxFrameBytes is the largest message accepted from the peer; a larger
 	// one ends the connection with an error wrapping wire.ErrFrameTooLarge.
@@ -26,7 +29,8 @@ type Config struct {
 	MaxSessionBufferBytes int
 
 	// MaxHeldBytes bounds the messages held for a session whose
-	// server-assigned id is not known yet (see CreateAssigned). Default 1 MiB.
+	// server-assigned id is not known yet (see CreateAssigned). Default 1 MiB
+	// (DefaultMaxHeldBytes).
 	MaxHeldBytes int
 
 	// CreateMethod names the method that creates a session (Create,
@@ -37,17 +41,51 @@ type Config struct {
 	Logger *zerolog.Logger
 }
 
+// DefaultMaxHeldBytes is the default of Config.MaxHeldBytes.
+const DefaultMaxHeldBytes = 1 << 20
+
 // DefaultConfig returns the configuration with every default filled in.
 func DefaultConfig() Config { return Config{}.withDefaults() }
 
-func (c Config) withDefaults() Config {
-	l := wire.Limits{MaxFrameBytes: c.MaxFrameBytes, MaxWriteBacklogBytes: c.MaxWriteBacklogBytes}.WithDefaults()
-	c.MaxFrameBytes, c.MaxWriteBacklogBytes = l.MaxFrameBytes, l.MaxWriteBacklogBytes
-	if c.MaxSessionBufferBytes <= 0 {
-		c.MaxSessionBufferBytes = session.DefaultMaxBufferedBytes
+// Validate reports the first field of c that New refuses, naming it, in an
+// error wrapping ErrInvalidConfig. A size may not be negative; zero is never
+// refused, since it means the field's default.
+func (c Config) Validate() error {
+	for _, f := range c.sizes() {
+		if *f.value < 0 {
+			// Every default is a whole number of MiB.
+			return fmt.Errorf("%w: Config.%s is %d; it must be positive (0 means the default, %d MiB)",
+				ErrInvalidConfig, f.name, *f.value, f.def>>20)
+		}
 	}
-	if c.MaxHeldBytes <= 0 {
-		c.MaxHeldBytes = 1 << 20
+	return nil
+}
+
+// sizeField is one of Config's byte sizes, with its default.
+type sizeField struct {
+	name  string
+	value *int
+	def   int
+}
+
+// sizes lists c's byte sizes. Validate and withDefaults both go through
+// it, so no size is checked without its default being filled, or the other
+// way round.
+func (c *Config) sizes() []sizeField {
+	return []sizeField{
+		{"MaxFrameBytes", &c.MaxFrameBytes, wire.DefaultMaxFrameBytes},
+		{"MaxWriteBacklogBytes", &c.MaxWriteBacklogBytes, wire.DefaultMaxWriteBacklogBytes},
+		{"MaxSessionBufferBytes", &c.MaxSessionBufferBytes, session.DefaultMaxBufferedBytes},
+		{"MaxHeldBytes", &c.MaxHeldBytes, DefaultMaxHeldBytes},
+	}
+}
+
+// withDefaults fills every zero field with its default. c must be valid.
+func (c Config) withDefaults() Config {
+	for _, f := range c.sizes() {
+		if *f.value == 0 {
+			*f.value = f.def
+		}
 	}
 	if c.CreateMethod == "" {
 		c.CreateMethod = "session.create"

@@ -20,6 +20,11 @@ var (
 	// ErrSessionExists reports a route that is already registered.
 	ErrSessionExists = errors.New("router: a session with this id is already routed")
 
+	// ErrInvalidConfig is wrapped by the error of New, and of
+	// Config.Validate, for a Config with a field out of range; the error
+	// names the field.
+	ErrInvalidConfig = errors.New("router: invalid configuration")
+
 	// ErrNoSessionID reports a create response without a session id.
 	ErrNoSessionID = errors.New("router: session creation returned no sessionId")
 )

@@ -18,7 +18,10 @@ func Example() {
 	defer srv.Close()
 
 	ctx := context.Background()
-	r := router.New(srv.Dial(), router.Config{})
+	r, err := router.New(srv.Dial(), router.Config{})
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer r.Close()
 
 	// The route exists before session.create is sent, so session.start

@@ -24,7 +24,7 @@ func FuzzRouter(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		a, b := net.Pipe()
-		r := New(a, Config{MaxFrameBytes: 1 << 16})
+		r := mustNew(t, a, Config{MaxFrameBytes: 1 << 16})
 		ch, err := r.Open("s1")
 		if err != nil {
 			t.Fatal(err)

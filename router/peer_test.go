@@ -48,13 +48,23 @@ type peer struct {
 	eventIDs atomic.Int64
 }
 
+// mustNew is New for a Config the test means to be valid.
+func mustNew(tb testing.TB, rwc io.ReadWriteCloser, cfg Config) *Router {
+	tb.Helper()
+	r, err := New(rwc, cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return r
+}
+
 func newPeer(t testing.TB, cfg Config) (*Router, *peer) {
 	t.Helper()
 	a, b := net.Pipe()
 	p := &peer{t: t, conn: b, in: make(chan frame, 4096), done: make(chan struct{})}
 	p.drain.Add(1)
 	go p.read()
-	r := New(a, cfg)
+	r := mustNew(t, a, cfg)
 	t.Cleanup(func() {
 		r.Close()
 		p.close()

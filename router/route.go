@@ -16,10 +16,20 @@ type route struct {
 // addRouteLocked registers a route for id. Its channel's Close removes it.
 func (r *Router) addRouteLocked(id string) *route {
 	rt := &route{id: id}
-	_, rt.sink = session.New(id, session.Config{MaxBufferedBytes: r.cfg.MaxSessionBufferBytes},
-		func(context.Context, string) error { r.removeRoute(rt); return nil })
+	rt.sink = r.newSink(id, func(context.Context, string) error { r.removeRoute(rt); return nil })
 	r.routes[id] = rt
 	return rt
+}
+
+// newSink makes the channel of a route or a subscription, bounded by
+// Config.MaxSessionBufferBytes.
+func (r *Router) newSink(id string, onClose session.CloseFunc) *session.Sink {
+	_, sink, err := session.New(id, session.Config{MaxBufferedBytes: r.cfg.MaxSessionBufferBytes}, onClose)
+	if err != nil {
+		// New validated the bound (Config.Validate): nothing else can fail.
+		panic(err)
+	}
+	return sink
 }
 
 // removeRoute is a channel's CloseFunc: it removes the route if it is still

@@ -42,7 +42,14 @@ type Router struct {
 // New starts routing messages read from rwc, which may be a child's stdio,
 // a TCP connection or an in-memory pipe. The router owns rwc and closes it
 // when it stops. Call Close to release it.
-func New(rwc io.ReadWriteCloser, cfg Config) *Router {
+//
+// A cfg that Config.Validate refuses is refused here, with its error
+// (wrapping ErrInvalidConfig): nothing is started and rwc stays the
+// caller's.
+func New(rwc io.ReadWriteCloser, cfg Config) (*Router, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
 	cfg = cfg.withDefaults()
 	r := &Router{
 		cfg:        cfg,
@@ -64,7 +71,7 @@ func New(rwc io.ReadWriteCloser, cfg Config) *Router {
 		jsonrpc2.OnRecv(r.onRecv),
 		jsonrpc2.SetLogger(jsonrpcLogger{r}))
 	go r.watch()
-	return r
+	return r, nil
 }
 
 // watch turns the connection's end into the router's stop, with the reason.

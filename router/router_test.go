@@ -623,7 +623,7 @@ func (b *brokenWriter) Close() error {
 // A write failure stops the router like a read failure: the call whose
 // request was lost does not hang, and every waiter gets ErrStopped.
 func TestWriteFailureStopsTheRouter(t *testing.T) {
-	r := New(&brokenWriter{closed: make(chan struct{})}, Config{})
+	r := mustNew(t, &brokenWriter{closed: make(chan struct{})}, Config{})
 	defer r.Close()
 	ch, _ := r.Open("s1")
 	err := r.Call(context.Background(), "ping", nil, nil)

@@ -21,7 +21,7 @@ func TestCreationWithSimulatorBothOrders(t *testing.T) {
 		t.Run(order.String(), func(t *testing.T) {
 			srv := sim.NewServer(sim.Options{StartOrder: order, Seed: 7, Models: []sim.Model{{ID: "m", Respond: sim.Echo}}})
 			defer srv.Close()
-			r := New(srv.Dial(), Config{})
+			r := mustNew(t, srv.Dial(), Config{})
 			defer r.Close()
 			ctx := testutil.Context(t, hangGuard)
 			var wg sync.WaitGroup

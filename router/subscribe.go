@@ -19,8 +19,7 @@ type Subscription struct {
 // all global notifications when none are named. Close it when done.
 func (r *Router) Subscribe(methods ...string) (*Subscription, error) {
 	s := &Subscription{methods: slices.Clone(methods)}
-	_, s.sink = session.New("", session.Config{MaxBufferedBytes: r.cfg.MaxSessionBufferBytes},
-		func(context.Context, string) error { r.unsubscribe(s); return nil })
+	s.sink = r.newSink("", func(context.Context, string) error { r.unsubscribe(s); return nil })
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.err != nil {

@@ -49,10 +49,27 @@ type Channel struct {
 	closeErr  error
 }
 
+// Validate reports a field of c that New refuses, naming it, in an error
+// wrapping ErrInvalidConfig: a negative MaxBufferedBytes. Zero means the
+// default; a negative DedupeWindow is allowed (it switches deduplication
+// off).
+func (c Config) Validate() error {
+	if c.MaxBufferedBytes < 0 {
+		// The default is a whole number of MiB.
+		return fmt.Errorf("%w: Config.MaxBufferedBytes is %d; it must be positive (0 means the default, %d MiB)",
+			ErrInvalidConfig, c.MaxBufferedBytes, DefaultMaxBufferedBytes>>20)
+	}
+	return nil
+}
+
 // New returns a channel for session id and the Sink its router delivers
-// through. onClose may be nil (nothing to deregister from).
-func New(id string, cfg Config, onClose CloseFunc) (*Channel, *Sink) {
-	if cfg.MaxBufferedBytes <= 0 {
+// through. onClose may be nil (nothing to deregister from). A cfg that
+// Config.Validate refuses is refused here, with its error.
+func New(id string, cfg Config, onClose CloseFunc) (*Channel, *Sink, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, nil, err
+	}
+	if cfg.MaxBufferedBytes == 0 {
 		cfg.MaxBufferedBytes = DefaultMaxBufferedBytes
 	}
 	if cfg.DedupeWindow == 0 {
@@ -60,7 +77,7 @@ func New(id string, cfg Config, onClose CloseFunc) (*Channel, *Sink) {
 	}
 	overflow := fmt.Errorf("%w (session %s, limit %d bytes)", ErrFellBehind, id, cfg.MaxBufferedBytes)
 	c := &Channel{id: id, mb: newMailbox(cfg.MaxBufferedBytes, overflow), onClose: onClose, dedupe: newDedupe(cfg.DedupeWindow)}
-	return c, &Sink{c: c}
+	return c, &Sink{c: c}, nil
 }
 
 // ID is the session id.

@@ -43,7 +43,7 @@ func TestOverflowFailsTheChannel(t *testing.T) {
 		first = append(first, m)
 		total += m.Size()
 	}
-	ch, sink := New("sess-42", Config{MaxBufferedBytes: total}, nil)
+	ch, sink := mustNew(t, "sess-42", Config{MaxBufferedBytes: total}, nil)
 	defer ch.Close(context.Background())
 	for i, m := range first {
 		if d := sink.Deliver(m); d != Delivered {
@@ -93,7 +93,7 @@ func TestOverflowFailsTheChannel(t *testing.T) {
 // One message larger than the bound is accepted into an empty channel (the
 // frame limit bounds it); behind anything buffered it overflows.
 func TestOversizeMessage(t *testing.T) {
-	ch, sink := New("s1", Config{MaxBufferedBytes: 1000}, nil)
+	ch, sink := mustNew(t, "s1", Config{MaxBufferedBytes: 1000}, nil)
 	defer ch.Close(context.Background())
 	big := NewNotification(MethodEvent, json.RawMessage(`{"pad":"`+strings.Repeat("x", 1000)+`"}`))
 	if d := sink.Deliver(big); d != Delivered {
@@ -214,7 +214,7 @@ func (c *closeRecorder) fn(_ context.Context, id string) error {
 
 func TestCloseAnswersHeldRequests(t *testing.T) {
 	cr := &closeRecorder{}
-	ch, sink := New("s7", Config{}, cr.fn)
+	ch, sink := mustNew(t, "s7", Config{}, cr.fn)
 	rec := &recorder{}
 	deliver(t, sink, numbered(0), request(1, rec), numbered(2), request(2, rec))
 	if err := ch.Close(context.Background()); err != nil {
@@ -245,7 +245,7 @@ func TestCloseAnswersHeldRequests(t *testing.T) {
 func TestCloseIsIdempotent(t *testing.T) {
 	boom := errors.New("deregistering failed")
 	cr := &closeRecorder{err: boom}
-	ch, sink := New("s8", Config{}, cr.fn)
+	ch, sink := mustNew(t, "s8", Config{}, cr.fn)
 	rec := &recorder{}
 	deliver(t, sink, request(1, rec))
 	var wg sync.WaitGroup
@@ -273,7 +273,7 @@ func TestCloseIsIdempotent(t *testing.T) {
 }
 
 func TestCloseWithoutCloseFunc(t *testing.T) {
-	ch, _ := New("s9", Config{}, nil)
+	ch, _ := mustNew(t, "s9", Config{}, nil)
 	if err := ch.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +286,7 @@ func TestCloseWithoutCloseFunc(t *testing.T) {
 // the requests among it: after Close nothing is left to read or to wait on.
 func TestCloseAfterFailAnswersWhatWasKept(t *testing.T) {
 	cr := &closeRecorder{}
-	ch, sink := New("s10", Config{}, cr.fn)
+	ch, sink := mustNew(t, "s10", Config{}, cr.fn)
 	rec := &recorder{}
 	deliver(t, sink, numbered(0), request(1, rec))
 	stop := errors.New("router stopped")
@@ -307,7 +307,7 @@ func TestCloseAfterFailAnswersWhatWasKept(t *testing.T) {
 }
 
 func TestCloseWakesAReceiver(t *testing.T) {
-	ch, _ := New("s11", Config{}, nil)
+	ch, _ := mustNew(t, "s11", Config{}, nil)
 	errc := make(chan error, 1)
 	go func() {
 		_, err := ch.Receive(testutil.Context(t, hangGuard))
@@ -323,5 +323,24 @@ func TestSinkChannel(t *testing.T) {
 	ch, sink := newChannel(t, Config{})
 	if sink.Channel() != ch {
 		t.Fatal("Sink.Channel is not the channel")
+	}
+}
+
+// A negative MaxBufferedBytes is refused by Validate and by New, with an
+// error naming the field and wrapping ErrInvalidConfig. Zero means the
+// default, and a negative DedupeWindow (deduplication off) is allowed.
+func TestNewRefusesInvalidConfig(t *testing.T) {
+	const want = "session: invalid configuration: Config.MaxBufferedBytes is -1; it must be positive (0 means the default, 8 MiB)"
+	bad := Config{MaxBufferedBytes: -1}
+	if err := bad.Validate(); !errors.Is(err, ErrInvalidConfig) || err.Error() != want {
+		t.Errorf("Validate = %v, want %q", err, want)
+	}
+	if ch, sink, err := New("s12", bad, nil); ch != nil || sink != nil || !errors.Is(err, ErrInvalidConfig) || err.Error() != want {
+		t.Errorf("New = %v, %v, %v; want nil, nil, %q", ch, sink, err, want)
+	}
+	for _, ok := range []Config{{}, {DedupeWindow: -1}} {
+		if err := ok.Validate(); err != nil {
+			t.Errorf("Validate(%+v) = %v", ok, err)
+		}
 	}
 }

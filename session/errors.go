@@ -11,6 +11,11 @@ var (
 	// this session alone and dropped what it had buffered.
 	ErrFellBehind = errors.New("session: consumer fell behind; buffered messages passed the limit (read faster or raise MaxBufferedBytes)")
 
+	// ErrInvalidConfig is wrapped by the error of New, and of
+	// Config.Validate, for a Config with a field out of range; the error
+	// names the field.
+	ErrInvalidConfig = errors.New("session: invalid configuration")
+
 	// ErrClosed reports a receive on a channel that was closed.
 	ErrClosed = errors.New("session: channel closed")
 

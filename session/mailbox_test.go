@@ -249,7 +249,7 @@ func TestWakeUpIsPassedOn(t *testing.T) {
 func TestBurstWakesEveryReceiver(t *testing.T) {
 	const rounds, receivers = 300, 4
 	for round := range rounds {
-		ch, sink := New("s1", Config{}, nil)
+		ch, sink := mustNew(t, "s1", Config{}, nil)
 		ctx := testutil.Context(t, hangGuard)
 		got := make(chan int, receivers)
 		for range receivers {

@@ -120,9 +120,19 @@ func deliver(t *testing.T, sink *Sink, msgs ...Message) {
 	}
 }
 
+// mustNew is New for a Config the test means to be valid.
+func mustNew(t *testing.T, id string, cfg Config, onClose CloseFunc) (*Channel, *Sink) {
+	t.Helper()
+	ch, sink, err := New(id, cfg, onClose)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ch, sink
+}
+
 func newChannel(t *testing.T, cfg Config) (*Channel, *Sink) {
 	t.Helper()
-	ch, sink := New("s1", cfg, nil)
+	ch, sink := mustNew(t, "s1", cfg, nil)
 	t.Cleanup(func() { ch.Close(context.Background()) })
 	return ch, sink
 }
