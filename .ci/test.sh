@@ -25,6 +25,19 @@ if [ -n "$unformatted" ]; then
 	status=1
 fi
 go vet ./... || status=1
+# The protocol package is generated from the pinned CLI's schemas (unpacked
+# by install-copilot.sh): regenerating must change nothing.
+if go generate ./copilot/protocol; then
+	stale="$(git status --porcelain -- copilot/protocol 2>/dev/null)"
+	if [ -n "$stale" ]; then
+		echo "test: go generate ./copilot/protocol changed the committed code (regenerate and commit it):" >&2
+		echo "$stale" >&2
+		status=1
+	fi
+else
+	echo "test: go generate ./copilot/protocol failed" >&2
+	status=1
+fi
 # -p 2: two packages at a time on a two-core machine.
 go test -race -count=1 -p 2 -timeout 15m ./... || status=1
 exit $status
