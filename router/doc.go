@@ -5,13 +5,15 @@
 //
 // The project's design names three roles, and these types play them:
 //
-//   - The message router is [Router]: it owns the connection's one reader,
-//     the table of routes keyed by session id, and the calls waiting for
-//     their responses.
-//   - A session channel is a [session.Channel]: one session's end of the
-//     router, a mailbox the reader appends to and the consumer drains.
-//   - A routed message is a [session.Message]: one notification or incoming
-//     request, as read, on its way to the session it names.
+//   - The message router (MessageRouter) is [Router]: it owns the
+//     connection's one reader, the table of routes keyed by session id, and
+//     the calls waiting for their responses.
+//   - A session channel (SessionChannel) is a [session.Channel]: one
+//     session's end of the router, a mailbox the reader appends to and the
+//     consumer drains.
+//   - A routed message (RoutedMessage) is a [session.Message]: one
+//     notification or incoming request, as read, on its way to the session
+//     it names.
 //
 // # The reader
 //

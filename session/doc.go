@@ -1,7 +1,20 @@
-// Package session is one Copilot CLI session's end of a router, in
-// production: a Channel (the session channel of the router's terms) holds the
-// session's messages (each a Message, a routed message) in the order the
-// router read them, and reads turns out of them.
+// Package session holds one Copilot CLI session's messages as the router
+// delivers them and reads turns out of them; it is production code, the end
+// of the router that package copilot reads every session through.
+//
+// # Terms
+//
+// The project's design names two roles that live here (the router's doc
+// names the third, the message router):
+//
+//   - A session channel (SessionChannel) is a [Channel]: one session's
+//     end of the router, a mailbox its router appends to (through the
+//     channel's [Sink]) and its consumer drains, in the order the router
+//     read the messages.
+//   - A routed message (RoutedMessage) is a [Message]: one notification
+//     (almost always a session.event) or incoming request, as read, on its
+//     way to the session it names; a request among them is answered
+//     through it.
 //
 // # Buffering and blocking
 //
