@@ -33,8 +33,9 @@ func (r *Router) newSink(id string, onClose session.CloseFunc) *session.Sink {
 }
 
 // removeRoute is a channel's CloseFunc: it removes the route if it is still
-// this channel's (a stale route of CreateAssigned was already replaced). The
-// session lives on on the server: ending it is the caller's own call.
+// this channel's (the id may have been unrouted since, as a stale route of
+// CreateAssigned is, and routed again). The session lives on on the server:
+// ending it is a call of its owner's.
 func (r *Router) removeRoute(rt *route) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
