@@ -53,8 +53,12 @@ func (cn *connection) close(grace time.Duration) {
 
 // Start starts the Copilot CLI as a child process in headless server mode,
 // connects to it over Options.Transport and checks the protocol version.
-// Close the client to stop the child.
+// Close the client to stop the child. Options that Options.Validate
+// refuses are refused here, with its error, before anything starts.
 func Start(ctx context.Context, opts Options) (*Client, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
 	c := newClient(opts)
 	cn, err := c.startConnection(ctx)
 	if err != nil {
@@ -71,9 +75,14 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 
 // Connect runs the client over an existing connection to a CLI server (a
 // TCP connection to a CLI started elsewhere, or an in-memory pipe to a
-// simulator) and checks the protocol version. Options about the child
-// process are ignored. The client owns conn.
+// simulator) and checks the protocol version. The client owns conn, and
+// closes it if Connect fails. Options are validated as for Start; those
+// about the child process are then ignored.
 func Connect(ctx context.Context, conn io.ReadWriteCloser, opts Options) (*Client, error) {
+	if err := opts.Validate(); err != nil {
+		conn.Close()
+		return nil, err
+	}
 	c := newClient(opts)
 	r, err := router.New(conn, c.opts.Router)
 	if err != nil {

@@ -35,6 +35,17 @@ var (
 	// refusal aborts the turn; the model is not called again).
 	ErrPermissionDenied = errors.New("copilot: permission denied")
 
+	// ErrInvalidOptions is wrapped by the error of Options.Validate, and so
+	// of Start and Connect, for an Options with a field out of range; the
+	// error names the field.
+	ErrInvalidOptions = errors.New("copilot: invalid Options")
+
+	// ErrInvalidSessionConfig is wrapped by the error of
+	// SessionConfig.Validate, and so of NewSession and ResumeSession, for a
+	// SessionConfig that no session can be created with; the error names
+	// the field.
+	ErrInvalidSessionConfig = errors.New("copilot: invalid SessionConfig")
+
 	// ErrClosed reports use of a closed Client.
 	ErrClosed = errors.New("copilot: client closed")
 
@@ -58,3 +69,9 @@ func (e *VersionError) Error() string {
 
 // Unwrap makes errors.Is(err, ErrProtocolVersion) true.
 func (e *VersionError) Unwrap() error { return ErrProtocolVersion }
+
+// invalid is the error of a Validate: sentinel (ErrInvalidOptions or
+// ErrInvalidSessionConfig), then what is wrong, naming the field.
+func invalid(sentinel error, format string, args ...any) error {
+	return fmt.Errorf("%w: %s", sentinel, fmt.Sprintf(format, args...))
+}

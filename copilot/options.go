@@ -2,6 +2,7 @@ package copilot
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os/exec"
 	"time"
@@ -22,14 +23,18 @@ const (
 )
 
 func (t Transport) String() string {
-	if t == TCP {
+	switch t {
+	case Stdio:
+		return "stdio"
+	case TCP:
 		return "tcp"
 	}
-	return "stdio"
+	return fmt.Sprintf("Transport(%d)", int(t))
 }
 
 // Options configure Start. The zero value starts `copilot` from PATH over
-// stdio with the defaults documented on each field.
+// stdio with the defaults documented on each field; Validate says which
+// values are refused.
 type Options struct {
 	// CLIPath is the Copilot CLI binary. Default: $COPILOT_CLI_PATH, then
 	// `copilot` on PATH.
@@ -85,12 +90,80 @@ type RestartPolicy struct {
 	MaxInterval time.Duration
 }
 
-func (o Options) withDefaults() Options {
-	if o.StartTimeout <= 0 {
-		o.StartTimeout = 60 * time.Second
+// The defaults of Options' fields, as documented on them.
+const (
+	defaultStartTimeout    = 60 * time.Second
+	defaultShutdownTimeout = 5 * time.Second
+	defaultMaxAttempts     = 5
+	defaultInitialInterval = 200 * time.Millisecond
+	defaultMaxInterval     = 10 * time.Second
+)
+
+// Validate reports the first field of o that Start and Connect refuse,
+// naming it, in an error wrapping ErrInvalidOptions: a Transport other than
+// Stdio or TCP, a negative time limit or attempt count, a Router that
+// router.Config.Validate refuses (the error wraps router.ErrInvalidConfig
+// too), a Restart.MaxInterval below Restart.InitialInterval. Zero is never
+// refused: it means the field's default.
+func (o Options) Validate() error {
+	if o.Transport != Stdio && o.Transport != TCP {
+		return invalid(ErrInvalidOptions, "Transport is %v; it must be Stdio or TCP", o.Transport)
 	}
-	if o.ShutdownTimeout <= 0 {
-		o.ShutdownTimeout = 5 * time.Second
+	for _, d := range o.durations() {
+		if *d.value < 0 {
+			return invalid(ErrInvalidOptions, "%s is %v; it must be positive (0 means the default, %v)", d.name, *d.value, d.def)
+		}
+	}
+	if err := o.Router.Validate(); err != nil {
+		return fmt.Errorf("%w: Router: %w", ErrInvalidOptions, err)
+	}
+	if p := o.Restart; p != nil {
+		if p.MaxAttempts < 0 {
+			return invalid(ErrInvalidOptions, "Restart.MaxAttempts is %d; it must be positive (0 means the default, %d)", p.MaxAttempts, defaultMaxAttempts)
+		}
+		if p.InitialInterval > 0 && p.MaxInterval > 0 && p.MaxInterval < p.InitialInterval {
+			return invalid(ErrInvalidOptions, "Restart.MaxInterval is %v, below Restart.InitialInterval (%v)", p.MaxInterval, p.InitialInterval)
+		}
+	}
+	return nil
+}
+
+// durationField is one of Options' time limits, with its default.
+type durationField struct {
+	name  string
+	value *time.Duration
+	def   time.Duration
+}
+
+// durations lists o's time limits. Validate and withDefaults both go
+// through it, so no limit is checked without its default being filled, or
+// the other way round.
+func (o *Options) durations() []durationField {
+	ds := []durationField{
+		{"StartTimeout", &o.StartTimeout, defaultStartTimeout},
+		{"ShutdownTimeout", &o.ShutdownTimeout, defaultShutdownTimeout},
+	}
+	if p := o.Restart; p != nil {
+		ds = append(ds,
+			durationField{"Restart.InitialInterval", &p.InitialInterval, defaultInitialInterval},
+			durationField{"Restart.MaxInterval", &p.MaxInterval, defaultMaxInterval})
+	}
+	return ds
+}
+
+// withDefaults fills every zero field with its default. o must be valid.
+func (o Options) withDefaults() Options {
+	if o.Restart != nil {
+		p := *o.Restart // filled in here, so a copy: the policy is the caller's
+		if p.MaxAttempts == 0 {
+			p.MaxAttempts = defaultMaxAttempts
+		}
+		o.Restart = &p
+	}
+	for _, d := range o.durations() {
+		if *d.value == 0 {
+			*d.value = d.def
+		}
 	}
 	if o.Logger == nil {
 		nop := zerolog.Nop()
@@ -98,19 +171,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Router.Logger == nil {
 		o.Router.Logger = o.Logger
-	}
-	if o.Restart != nil {
-		p := *o.Restart
-		if p.MaxAttempts <= 0 {
-			p.MaxAttempts = 5
-		}
-		if p.InitialInterval <= 0 {
-			p.InitialInterval = 200 * time.Millisecond
-		}
-		if p.MaxInterval <= 0 {
-			p.MaxInterval = 10 * time.Second
-		}
-		o.Restart = &p
 	}
 	return o
 }

@@ -33,7 +33,8 @@ type Session struct {
 }
 
 // NewSession creates a session. Its events are routed from before the
-// create request is sent, so session.start is never lost.
+// create request is sent, so session.start is never lost. A cfg that
+// SessionConfig.Validate refuses is refused here, with its error.
 func (c *Client) NewSession(ctx context.Context, cfg SessionConfig) (*Session, error) {
 	s, params, err := c.prepare(ctx, cfg)
 	if err != nil {
@@ -64,9 +65,10 @@ func (c *Client) NewSession(ctx context.Context, cfg SessionConfig) (*Session, e
 
 // ResumeSession attaches to a session that exists on the CLI (created
 // earlier on this connection or saved by the CLI), with a new configuration
-// for tools and permissions.
+// for tools and permissions. cfg's ID and AssignedID are not used: the
+// session's id is id.
 func (c *Client) ResumeSession(ctx context.Context, id string, cfg SessionConfig) (*Session, error) {
-	cfg.ID = id
+	cfg.ID, cfg.AssignedID = id, false
 	s, params, err := c.prepare(ctx, cfg)
 	if err != nil {
 		return nil, err

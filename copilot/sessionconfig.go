@@ -2,14 +2,14 @@ package copilot
 
 import (
 	"context"
-	"errors"
-	"fmt"
+	"encoding/json"
 	"slices"
 
 	"github.com/google/uuid"
 )
 
-// SessionConfig configures a new session. Only Model is usually needed.
+// SessionConfig configures a new session. Only Model is usually needed;
+// Validate says which values are refused.
 type SessionConfig struct {
 	// ID is the session id to use; default a new UUID. With AssignedID the
 	// server picks it instead (creations are then serialised).
@@ -48,28 +48,59 @@ type SessionConfig struct {
 // tools off: no shell, no file writes, no web access.
 var NoBuiltinTools = []string{}
 
+// Validate reports the first field of cfg that NewSession refuses, naming
+// it, in an error wrapping ErrInvalidSessionConfig: no Model, an ID beside
+// AssignedID, a Profile missing from Profiles, a tool without a name or a
+// handler, with parameters that are not JSON, or with the name of another,
+// a negative MaxToolCalls or MaxToolOutputBytes (zero means no limit), a
+// stage without Wrap.
+func (cfg SessionConfig) Validate() error {
+	if cfg.Model == "" {
+		return invalid(ErrInvalidSessionConfig, "Model is empty; list the available models with Client.Models")
+	}
+	if cfg.ID != "" && cfg.AssignedID {
+		return invalid(ErrInvalidSessionConfig, "ID is %q and AssignedID is set; with AssignedID the CLI picks the id", cfg.ID)
+	}
+	if _, ok := cfg.Profiles[cfg.Profile]; cfg.Profile != "" && !ok {
+		return invalid(ErrInvalidSessionConfig, "Profile %q is not defined in Profiles", cfg.Profile)
+	}
+	for i, t := range cfg.Tools {
+		switch {
+		case t.Name == "":
+			return invalid(ErrInvalidSessionConfig, "Tools[%d] has no Name", i)
+		case t.Handler == nil:
+			return invalid(ErrInvalidSessionConfig, "Tools[%d] (%q) has no Handler", i, t.Name)
+		case len(t.Parameters) > 0 && !json.Valid(t.Parameters):
+			return invalid(ErrInvalidSessionConfig, "Tools[%d] (%q) has Parameters that are not valid JSON", i, t.Name)
+		case slices.ContainsFunc(cfg.Tools[:i], func(u Tool) bool { return u.Name == t.Name }):
+			return invalid(ErrInvalidSessionConfig, "Tools[%d] is named %q, as an earlier tool is", i, t.Name)
+		}
+	}
+	if cfg.MaxToolCalls < 0 {
+		return invalid(ErrInvalidSessionConfig, "MaxToolCalls is %d; it must not be negative (0 means no limit)", cfg.MaxToolCalls)
+	}
+	if cfg.MaxToolOutputBytes < 0 {
+		return invalid(ErrInvalidSessionConfig, "MaxToolOutputBytes is %d; it must not be negative (0 means no limit)", cfg.MaxToolOutputBytes)
+	}
+	for i, st := range cfg.Stages {
+		if st.Wrap == nil {
+			return invalid(ErrInvalidSessionConfig, "Stages[%d] (%q) has no Wrap", i, st.Name)
+		}
+	}
+	return nil
+}
+
 // prepare validates cfg and builds, on the current connection, the session
 // value and the params that create or resume it.
 func (c *Client) prepare(ctx context.Context, cfg SessionConfig) (*Session, createParams, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, createParams{}, err
+	}
 	cn, err := c.current(ctx)
 	if err != nil {
 		return nil, createParams{}, err
 	}
-	if cfg.Model == "" {
-		return nil, createParams{}, errors.New("copilot: SessionConfig.Model is empty; list the available models with Client.Models")
-	}
-	var allowed []string
-	if cfg.Profile != "" {
-		var ok bool
-		if allowed, ok = cfg.Profiles[cfg.Profile]; !ok {
-			return nil, createParams{}, fmt.Errorf("copilot: tool profile %q is not defined in SessionConfig.Profiles", cfg.Profile)
-		}
-	}
-	for _, t := range cfg.Tools {
-		if t.Name == "" || t.Handler == nil {
-			return nil, createParams{}, fmt.Errorf("copilot: tool %q needs a name and a handler", t.Name)
-		}
-	}
+	allowed := cfg.Profiles[cfg.Profile] // with no Profile, unused
 	id := cfg.ID
 	if id == "" {
 		id = uuid.NewString()
