@@ -16,6 +16,21 @@ const (
 	AICreditsStatusUnavailable AICreditsStatus = "unavailable"
 )
 
+// APIKeyAuthInfo: Authentication-info input variant for API-key authentication to a non-GitHub LLM
+// provider, carrying the secret `apiKey` and host.
+type APIKeyAuthInfo struct {
+	// API-key authentication for non-GitHub LLM providers (e.g. when running BYOM-style).
+	Type string `json:"type"`
+	// The API key. Treat as a secret.
+	APIKey string `json:"apiKey"`
+	// Authentication host.
+	Host string `json:"host"`
+	// Snapshot of the authenticated user's Copilot subscription info, if known. Mirrors the GitHub API
+	// `/copilot_internal/v2/token` user response shape — the runtime trusts this verbatim and does
+	// not re-fetch when set.
+	CopilotUser *CopilotUserResponse `json:"copilotUser,omitempty"`
+}
+
 // AbortData: Turn abort information including the reason for termination
 type AbortData struct {
 	// Finite reason code describing why the current turn was aborted
@@ -45,6 +60,14 @@ type AbortResult struct {
 	Error string `json:"error,omitempty"`
 }
 
+// AcceptedEnqueueCommandResult: is a type of the CLI's schema.
+type AcceptedEnqueueCommandResult struct {
+	// True because the command was accepted into the local execution queue.
+	Queued bool `json:"queued"`
+	// Stable opaque ID of the queued command.
+	QueueID string `json:"queueId"`
+}
+
 // AccountAllUsers: Authenticated account entry returned by `account.getAllUsers`.
 type AccountAllUsers struct {
 	// Authentication information for this user
@@ -53,6 +76,17 @@ type AccountAllUsers struct {
 	SelectionID string `json:"selectionId,omitempty"`
 	// Associated token, if available
 	Token string `json:"token,omitempty"`
+}
+
+// AccountAuthInfo: An interactive account whose model provider owns its credentials. It carries no
+// GitHub credential.
+type AccountAuthInfo struct {
+	// Provider-owned account authentication.
+	Type string `json:"type"`
+	// Host coordinate owned by the account's model provider.
+	Host string `json:"host"`
+	// Login identifying the provider-owned account.
+	Login string `json:"login"`
 }
 
 // AccountDescribeAuthInfoRequest: The authentication identity whose shared wording should be
@@ -545,6 +579,17 @@ const (
 	AgentRegistryLogCaptureOpenErrorReasonOther AgentRegistryLogCaptureOpenErrorReason = "other"
 )
 
+// AgentRegistrySpawnError: `child_process.spawn` itself failed before the child entered the
+// registry.
+type AgentRegistrySpawnError struct {
+	// Discriminator: child_process.spawn itself failed
+	Kind string `json:"kind"`
+	// Human-readable error message
+	Message string `json:"message"`
+	// Underlying errno code (e.g. ENOENT, EACCES) when available
+	Code string `json:"code,omitempty"`
+}
+
 // AgentRegistrySpawnPermissionMode: Permission posture for the new session. 'yolo' requires the
 // controller-local session to currently be in allow-all mode.
 type AgentRegistrySpawnPermissionMode string
@@ -555,6 +600,17 @@ const (
 	// Full allow-all (requires the controller-local session to currently be in allow-all mode)
 	AgentRegistrySpawnPermissionModeYolo AgentRegistrySpawnPermissionMode = "yolo"
 )
+
+// AgentRegistrySpawnRegistryTimeout: Spawn succeeded but the child did not publish a matching
+// managed-server entry within the timeout.
+type AgentRegistrySpawnRegistryTimeout struct {
+	// Discriminator: spawn succeeded but child never registered
+	Kind string `json:"kind"`
+	// Process ID of the orphaned child (so the caller can offer 'kill the pid' guidance)
+	ChildPid int64 `json:"childPid"`
+	// Per-spawn log-capture outcome; populated from spawnLiveTarget.
+	LogCapture *AgentRegistryLogCapture `json:"logCapture,omitempty"`
+}
 
 // AgentRegistrySpawnRequest: Inputs to spawn a managed-server child via the controller's spawn
 // delegate.
@@ -602,6 +658,37 @@ type AgentRegistrySpawnResult struct {
 	Reason AgentRegistrySpawnValidationErrorReason `json:"reason,omitempty"`
 	// Which parameter field was invalid. Omitted when the rejection is not field-specific.
 	Field AgentRegistrySpawnValidationErrorField `json:"field,omitempty"`
+}
+
+// AgentRegistrySpawnSpawned: Managed-server child was spawned and registered successfully.
+type AgentRegistrySpawnSpawned struct {
+	// Discriminator: managed-server child spawned successfully
+	Kind string `json:"kind"`
+	// Full registry entry for the spawned child. Lets the controller call
+	// `handleLiveTargetSelected(entry)` directly without re-reading the registry (avoids a TOCTOU
+	// window).
+	Entry AgentRegistryLiveTargetEntry `json:"entry"`
+	// Whether the delegate already sent the initial prompt. Always omitted in the current wiring: the
+	// controller sends the prompt post-attach via the standard LocalRpcSession.send path.
+	InitialPromptSent *bool `json:"initialPromptSent,omitempty"`
+	// If the delegate attempted to send the initial prompt and failed, the categorized error message.
+	InitialPromptError string `json:"initialPromptError,omitempty"`
+	// Per-spawn log-capture outcome; populated from spawnLiveTarget.
+	LogCapture *AgentRegistryLogCapture `json:"logCapture,omitempty"`
+}
+
+// AgentRegistrySpawnValidationError: Synchronous pre-validation rejected the spawn request.
+type AgentRegistrySpawnValidationError struct {
+	// Discriminator: synchronous pre-validation rejected the request
+	Kind string `json:"kind"`
+	// Categorized reason for the rejection. Low-cardinality enum so telemetry can aggregate by reason
+	// without leaking raw paths or agent/model names.
+	Reason AgentRegistrySpawnValidationErrorReason `json:"reason"`
+	// Which parameter field was invalid. Omitted when the rejection is not field-specific.
+	Field AgentRegistrySpawnValidationErrorField `json:"field,omitempty"`
+	// Human-readable explanation; safe to surface in the UI banner. Never logged to unrestricted
+	// telemetry.
+	Message string `json:"message"`
 }
 
 // AgentRegistrySpawnValidationErrorField: Which parameter field was invalid. Omitted when the
@@ -1429,6 +1516,88 @@ type Attachment struct {
 	CapturedAt string `json:"capturedAt,omitempty"`
 }
 
+// AttachmentBlob: Blob attachment with inline base64-encoded data
+type AttachmentBlob struct {
+	// Attachment type discriminator
+	Type string `json:"type"`
+	// Base64-encoded content. Present on input and for external consumers; replaced by an internal
+	// `assetId` reference in persisted events when interned to a content-addressed asset.
+	Data string `json:"data,omitempty"`
+	// MIME type of the inline data
+	MimeType string `json:"mimeType"`
+	// User-facing display name for the attachment
+	DisplayName string `json:"displayName,omitempty"`
+	// Internal: content-addressed id of the session.binary_asset event holding this attachment's
+	// model-facing bytes (e.g. "sha256:..."). Absent externally.
+	AssetID string `json:"assetId,omitempty"`
+	// Internal: decoded byte length of the attachment's model-facing bytes. Absent externally.
+	ByteLength *int64 `json:"byteLength,omitempty"`
+	// Internal: why model-facing bytes are absent from persistence. Absent externally.
+	OmittedReason OmittedBinaryOmittedReason `json:"omittedReason,omitempty"`
+}
+
+// AttachmentDirectory: Directory attachment
+type AttachmentDirectory struct {
+	// Attachment type discriminator
+	Type string `json:"type"`
+	// Absolute directory path
+	Path string `json:"path"`
+	// User-facing display name for the attachment
+	DisplayName string `json:"displayName"`
+	// Frozen rendered line this attachment contributed to the <tagged_files> prompt block (e.g. "*
+	// /path (12 items)"). Captured at send time so resumed history reproduces the exact text the model
+	// saw, independent of later filesystem changes.
+	TaggedFilesEntry string `json:"taggedFilesEntry,omitempty"`
+}
+
+// AttachmentExtensionContext: Structured context contributed by an extension. Composer pills
+// displayed in the host are forwarded back through session.send.attachments, then rendered into the
+// model prompt as an <extension_context> XML block.
+type AttachmentExtensionContext struct {
+	// Attachment type discriminator
+	Type string `json:"type"`
+	// Owning extension identifier. Runtime-derived from the caller's connection when produced via
+	// session.extensions.sendAttachmentsToMessage; preserved verbatim on subsequent transports.
+	ExtensionID string `json:"extensionId"`
+	// Provider-local canvas identifier when the push was bound to a canvas instance
+	CanvasID string `json:"canvasId,omitempty"`
+	// Open canvas instance identifier when the push was bound to a canvas instance
+	InstanceID string `json:"instanceId,omitempty"`
+	// Human-readable composer pill label
+	Title string `json:"title"`
+	// Caller-supplied JSON payload
+	Payload json.RawMessage `json:"payload,omitempty"`
+	// ISO 8601 timestamp captured by the runtime when the push was accepted
+	CapturedAt string `json:"capturedAt"`
+}
+
+// AttachmentFile: File attachment
+type AttachmentFile struct {
+	// Attachment type discriminator
+	Type string `json:"type"`
+	// Absolute file path
+	Path string `json:"path"`
+	// User-facing display name for the attachment
+	DisplayName string `json:"displayName"`
+	// Optional line range to scope the attachment to a specific section of the file
+	LineRange *AttachmentFileLineRange `json:"lineRange,omitempty"`
+	// Internal: MIME type of the file's model-facing bytes (post-resize for images). Set when the
+	// file's bytes are interned to an asset. Absent externally.
+	MimeType string `json:"mimeType,omitempty"`
+	// Internal: content-addressed id of the session.binary_asset event holding this attachment's
+	// model-facing bytes (e.g. "sha256:..."). Absent externally.
+	AssetID string `json:"assetId,omitempty"`
+	// Internal: decoded byte length of the attachment's model-facing bytes. Absent externally.
+	ByteLength *int64 `json:"byteLength,omitempty"`
+	// Internal: why model-facing bytes are absent from persistence. Absent externally.
+	OmittedReason OmittedBinaryOmittedReason `json:"omittedReason,omitempty"`
+	// Frozen rendered line this attachment contributed to the <tagged_files> prompt block (e.g. "*
+	// /path (123 lines)"). Captured at send time so resumed history reproduces the exact text the model
+	// saw, independent of later filesystem changes. Present only for attachments routed to
+	// <tagged_files> (mutually exclusive with assetId, which marks bytes sent natively).
+	TaggedFilesEntry string `json:"taggedFilesEntry,omitempty"`
+}
+
 // AttachmentFileLineRange: Optional line range to scope the attachment to a specific section of the
 // file
 type AttachmentFileLineRange struct {
@@ -1436,6 +1605,66 @@ type AttachmentFileLineRange struct {
 	Start int64 `json:"start"`
 	// End line number (1-based, inclusive)
 	End int64 `json:"end"`
+}
+
+// AttachmentGitHubActionsJob: Pointer to a GitHub Actions job.
+type AttachmentGitHubActionsJob struct {
+	// Attachment type discriminator
+	Type string `json:"type"`
+	// Repository the workflow run belongs to
+	Repo GitHubRepoRef `json:"repo"`
+	// Job id within the workflow run
+	JobID int64 `json:"jobId"`
+	// Display name of the job
+	JobName string `json:"jobName"`
+	// Display name of the workflow the job ran in
+	WorkflowName string `json:"workflowName"`
+	// URL to the job on GitHub
+	URL string `json:"url"`
+	// Terminal conclusion of the job when finished (e.g., success, failure, cancelled). Absent for
+	// in-progress jobs.
+	Conclusion string `json:"conclusion,omitempty"`
+}
+
+// AttachmentGitHubCommit: Pointer to a GitHub commit.
+type AttachmentGitHubCommit struct {
+	// Attachment type discriminator
+	Type string `json:"type"`
+	// Repository the commit belongs to
+	Repo GitHubRepoRef `json:"repo"`
+	// Full commit SHA
+	Oid string `json:"oid"`
+	// First line of the commit message
+	Message string `json:"message"`
+	// URL to the commit on GitHub
+	URL string `json:"url"`
+}
+
+// AttachmentGitHubFile: Pointer to a file in a GitHub repository at a specific ref.
+type AttachmentGitHubFile struct {
+	// Attachment type discriminator
+	Type string `json:"type"`
+	// Repository the file lives in
+	Repo GitHubRepoRef `json:"repo"`
+	// Git ref the file is read at (branch, tag, or commit SHA)
+	Ref string `json:"ref"`
+	// Repository-relative path to the file
+	Path string `json:"path"`
+	// URL to the file on GitHub
+	URL string `json:"url"`
+}
+
+// AttachmentGitHubFileDiff: Pointer to a single-file diff. At least one of `head` and `base` must
+// be present.
+type AttachmentGitHubFileDiff struct {
+	// Attachment type discriminator
+	Type string `json:"type"`
+	// URL to the diff on GitHub (e.g., a commit, compare, or PR-file URL)
+	URL string `json:"url"`
+	// File location on the head side of the diff. Absent for deletions.
+	Head *AttachmentGitHubFileDiffSide `json:"head,omitempty"`
+	// File location on the base side of the diff. Absent for additions.
+	Base *AttachmentGitHubFileDiffSide `json:"base,omitempty"`
 }
 
 // AttachmentGitHubFileDiffSide: One side of a file diff (head or base)
@@ -1446,6 +1675,22 @@ type AttachmentGitHubFileDiffSide struct {
 	Ref string `json:"ref"`
 	// Repository-relative path to the file
 	Path string `json:"path"`
+}
+
+// AttachmentGitHubReference: GitHub issue, pull request, or discussion reference
+type AttachmentGitHubReference struct {
+	// Attachment type discriminator
+	Type string `json:"type"`
+	// Issue, pull request, or discussion number
+	Number int64 `json:"number"`
+	// Title of the referenced item
+	Title string `json:"title"`
+	// Type of GitHub reference
+	ReferenceType AttachmentGitHubReferenceType `json:"referenceType"`
+	// Current state of the referenced item (e.g., open, closed, merged)
+	State string `json:"state"`
+	// URL to the referenced item on GitHub
+	URL string `json:"url"`
 }
 
 // AttachmentGitHubReferenceType: Type of GitHub reference
@@ -1460,12 +1705,91 @@ const (
 	AttachmentGitHubReferenceTypeDiscussion AttachmentGitHubReferenceType = "discussion"
 )
 
+// AttachmentGitHubRelease: Pointer to a GitHub release.
+type AttachmentGitHubRelease struct {
+	// Attachment type discriminator
+	Type string `json:"type"`
+	// Repository the release belongs to
+	Repo GitHubRepoRef `json:"repo"`
+	// Git tag the release is anchored to
+	TagName string `json:"tagName"`
+	// Human-readable release name
+	Name string `json:"name"`
+	// URL to the release on GitHub
+	URL string `json:"url"`
+}
+
+// AttachmentGitHubRepository: Pointer to a GitHub repository.
+type AttachmentGitHubRepository struct {
+	// Attachment type discriminator
+	Type string `json:"type"`
+	// Repository pointer
+	Repo GitHubRepoRef `json:"repo"`
+	// URL to the repository on GitHub
+	URL string `json:"url"`
+	// Short description of the repository
+	Description string `json:"description,omitempty"`
+	// Git ref this attachment is anchored at (branch, tag, or commit). When absent the default branch
+	// is implied.
+	Ref string `json:"ref,omitempty"`
+}
+
+// AttachmentGitHubSnippet: Pointer to a line range inside a file in a GitHub repository.
+type AttachmentGitHubSnippet struct {
+	// Attachment type discriminator
+	Type string `json:"type"`
+	// Repository the file lives in
+	Repo GitHubRepoRef `json:"repo"`
+	// Git ref the file is read at (branch, tag, or commit SHA)
+	Ref string `json:"ref"`
+	// Repository-relative path to the file
+	Path string `json:"path"`
+	// URL to the snippet on GitHub (with line anchor)
+	URL string `json:"url"`
+	// Line range the snippet covers
+	LineRange AttachmentFileLineRange `json:"lineRange"`
+}
+
+// AttachmentGitHubTreeComparison: Pointer to a comparison between two git revisions.
+type AttachmentGitHubTreeComparison struct {
+	// Attachment type discriminator
+	Type string `json:"type"`
+	// URL to the comparison on GitHub
+	URL string `json:"url"`
+	// Base side of the comparison
+	Base AttachmentGitHubTreeComparisonSide `json:"base"`
+	// Head side of the comparison
+	Head AttachmentGitHubTreeComparisonSide `json:"head"`
+}
+
 // AttachmentGitHubTreeComparisonSide: One side of a tree comparison (head or base)
 type AttachmentGitHubTreeComparisonSide struct {
 	// Repository the revision belongs to
 	Repo GitHubRepoRef `json:"repo"`
 	// Git revision (branch, tag, or commit SHA)
 	Revision string `json:"revision"`
+}
+
+// AttachmentGitHubURL: Generic GitHub URL reference.
+type AttachmentGitHubURL struct {
+	// Attachment type discriminator
+	Type string `json:"type"`
+	// URL to the GitHub resource
+	URL string `json:"url"`
+}
+
+// AttachmentSelection: Code selection attachment from an editor
+type AttachmentSelection struct {
+	// Attachment type discriminator
+	Type string `json:"type"`
+	// Absolute path to the file containing the selection
+	FilePath string `json:"filePath"`
+	// User-facing display name for the selection
+	DisplayName string `json:"displayName"`
+	// The selected text content
+	Text string `json:"text"`
+	// Position range of the selection within the file
+	Selection AttachmentSelectionDetails `json:"selection"`
 }
 
 // AttachmentSelectionDetails: Position range of the selection within the file
@@ -2309,6 +2633,24 @@ type BinaryAssetData struct {
 	Metadata map[string]json.RawMessage `json:"metadata,omitempty"`
 }
 
+// BinaryAssetReference: A reference to binary data persisted once on a session.binary_asset event
+// and shared by id
+type BinaryAssetReference struct {
+	// Binary result type discriminator. Use "image" for images and "resource" for other binary data.
+	Type BinaryAssetReferenceType `json:"type"`
+	// Content-addressed id of the session.binary_asset event that holds this binary's bytes (e.g.
+	// "sha256:...").
+	AssetID string `json:"assetId"`
+	// MIME type of the referenced binary data
+	MimeType string `json:"mimeType"`
+	// Decoded byte length of the referenced binary data
+	ByteLength int64 `json:"byteLength"`
+	// Human-readable description of the binary data
+	Description string `json:"description,omitempty"`
+	// Optional metadata from the producing tool.
+	Metadata map[string]json.RawMessage `json:"metadata,omitempty"`
+}
+
 // BinaryAssetReferenceType: Binary result type discriminator. Use "image" for images and "resource"
 // for other binary data.
 type BinaryAssetReferenceType string
@@ -2399,8 +2741,24 @@ const (
 // BuiltinToolInputSchema: JSON Schema object accepted by a built-in tool.
 type BuiltinToolInputSchema = json.RawMessage
 
+// BuiltinToolInputSchemaType: Root JSON Schema type for a built-in tool input.
+type BuiltinToolInputSchemaType string
+
+const (
+	// The tool accepts a JSON object.
+	BuiltinToolInputSchemaTypeObject BuiltinToolInputSchemaType = "object"
+)
+
 // BuiltinToolSafeForTelemetry: Telemetry-safety policy for a built-in tool.
 type BuiltinToolSafeForTelemetry = json.RawMessage
+
+// BuiltinToolSafeTelemetryFields: Per-field telemetry-safety policy for a built-in tool.
+type BuiltinToolSafeTelemetryFields struct {
+	// Whether the tool name may be included in telemetry without obfuscation.
+	Name *bool `json:"name,omitempty"`
+	// Whether tool input names may be included in telemetry without obfuscation.
+	InputsNames *bool `json:"inputsNames,omitempty"`
+}
 
 // CancelUserRequestedShellCommandResult: Cancellation result for a user-requested shell command.
 type CancelUserRequestedShellCommandResult struct {
@@ -2691,6 +3049,53 @@ const (
 // CardDigestValue: SHA-256 digest encoded as exactly 64 lowercase hexadecimal characters.
 type CardDigestValue string
 
+// CatalogAISkillCandidate: An inert AI skill catalog result. Verified Skill candidates may be
+// installable only when the runtime reports installability and the selected session is permitted to
+// plan installation.
+type CatalogAISkillCandidate struct {
+	// Opaque, runtime-instance scoped, TTL-bound, single-use handle for this candidate. Carries no
+	// readable information and is rejected when stale, replayed, or presented to a different runtime
+	// instance. Never logged.
+	Handle string `json:"handle"`
+	// ISO 8601 timestamp after which the handle is stale and will be rejected.
+	HandleExpiresAt string `json:"handleExpiresAt"`
+	// Discriminator: this candidate describes an AI skill
+	Kind CatalogAISkillCandidateKind `json:"kind"`
+	// Media type of the underlying AI skill card
+	MediaType CatalogAISkillMediaType `json:"mediaType"`
+	// Whether this AI skill candidate can be planned for verified installation in the selected session.
+	Installability CatalogAISkillInstallability `json:"installability"`
+	// Display name taken verbatim from the card. Inert untrusted text.
+	DisplayName string `json:"displayName"`
+	// Description taken verbatim from the card. Inert untrusted text.
+	Description string `json:"description,omitempty"`
+	// Publisher taken verbatim from the card. Inert untrusted text.
+	Publisher string `json:"publisher,omitempty"`
+	// Where the card came from: exactly one of a URL or embedded data, encoded as a tagged union so
+	// neither both nor neither can be represented.
+	Source CatalogCandidateSource `json:"source"`
+	// Where the catalog reference was observed, without the card itself or any content digest.
+	Provenance CatalogAISkillCandidateProvenance `json:"provenance"`
+	// How many times the resource has been installed, as reported by the feed. Omitted when the feed
+	// reports no count or an invalid one.
+	InstallCount *int64 `json:"installCount,omitempty"`
+	// HTTPS URL of the resource's icon on raw.githubusercontent.com, as reported by the feed. Untrusted
+	// external content: load it without credentials. Omitted when absent or outside the feed's icon
+	// host policy.
+	IconURL string `json:"iconUrl,omitempty"`
+	// Identifiers of the connectors the resource works with, as reported by the feed, without repeats.
+	// Inert untrusted text. Omitted when the feed reports none.
+	ConnectorIDs []string `json:"connectorIds,omitempty"`
+	// Category slugs reported by the feed, such as `build` or `review`, without repeats. Values are
+	// passed through, so clients must tolerate slugs they do not recognise. Inert untrusted text.
+	// Omitted when the feed reports none.
+	Categories []string `json:"categories,omitempty"`
+	// Versioned trust metadata observed from the catalog authority. Optional for protocol-3
+	// compatibility with runtimes that predate trust snapshots. A trust-capable runtime emits an
+	// explicit snapshot even when the authority omitted or malformed its trust field.
+	Trust *CatalogTrustSnapshot `json:"trust,omitempty"`
+}
+
 // CatalogAISkillCandidateKind: Discriminator for an AI skill candidate
 type CatalogAISkillCandidateKind string
 
@@ -2737,6 +3142,77 @@ const (
 	// An AI skill card.
 	CatalogAISkillMediaTypeApplicationAISkill CatalogAISkillMediaType = "application/ai-skill"
 )
+
+// CatalogAgentPluginCandidate: An inert Agent Plugin catalog result. Its canonical catalog
+// identity, declared version, repository source claim, and explicit compatibility tags are safe to
+// correlate, while its descriptor, URL, raw data, materialisation reference, and installed-plugin
+// state remain runtime-private. A handle is minted only under agent-plugin-confirmed-installation,
+// for a candidate with a complete materialisation reference.
+type CatalogAgentPluginCandidate struct {
+	// Discriminator: this candidate describes an Agent Plugin.
+	Kind CatalogAgentPluginCandidateKind `json:"kind"`
+	// Media type naming the plugin's format.
+	MediaType CatalogAgentPluginMediaType `json:"mediaType"`
+	// Validated, normalised catalogue resource URN. This identity comes only from the catalog
+	// identifier and is never inferred from display text or installed-plugin state.
+	Identity CatalogResourceIdentity `json:"identity"`
+	// Optional version declared by the catalog source. Omitted rather than guessed when the source
+	// supplies no version.
+	Version CatalogResourceVersion `json:"version,omitempty"`
+	// Display name taken verbatim from the card. Inert untrusted text.
+	DisplayName string `json:"displayName"`
+	// Description taken verbatim from the card. Inert untrusted text.
+	Description string `json:"description,omitempty"`
+	// Publisher taken verbatim from the card. Inert untrusted text.
+	Publisher string `json:"publisher,omitempty"`
+	// Bounded repository provenance declared through the catalog's sourceSet and repoPath metadata. It
+	// contains no descriptor URL. Always present, with a path, unless the caller requires
+	// agent-plugin-confirmed-installation. Such a caller also receives a repository-root plugin
+	// (sourceSet without repoPath) whose source has no path, and a plugin with no usable declaration
+	// (neither key, or repoPath alone) and no source; the latter carries a complete materialisation
+	// reference and a handle, and the verified descriptor supplies the repository, commit and root when
+	// it is planned. Never derived from the catalogue URL.
+	Source *CatalogPluginRepositorySource `json:"source,omitempty"`
+	// Explicit validated compatibility tags, in canonical order. An empty list means the source
+	// declared no recognised compatibility; clients must not infer compatibility from other fields.
+	// `canvas-only` requires both `canvas` and `github-copilot`.
+	CompatibilityTags []CatalogAgentPluginCompatibilityTag `json:"compatibilityTags"`
+	// Whether this plugin can be installed in the selected session. Present only when the caller
+	// requires the agent-plugin-confirmed-installation capability.
+	Installability CatalogAgentPluginInstallability `json:"installability,omitempty"`
+	// Reviewable install plan built only from verified catalogue install data. Present exactly when
+	// installability is `installable`; the runtime never derives it from the repository source, display
+	// text, or identity.
+	InstallPlan *CatalogAgentPluginInstallPlan `json:"installPlan,omitempty"`
+	// Opaque, runtime-instance scoped, TTL-bound, single-use handle for planning this plugin's
+	// installation through plugins.planInstall. Present only when the caller requires the
+	// agent-plugin-confirmed-installation capability and the candidate carries a complete Agent Finder
+	// materialisation reference, which stays runtime-private. Never logged.
+	Handle string `json:"handle,omitempty"`
+	// ISO 8601 timestamp after which the handle is stale and will be rejected. Present exactly when
+	// handle is present.
+	HandleExpiresAt string `json:"handleExpiresAt,omitempty"`
+	// Where the Agent Plugin catalog reference was observed, without its descriptor, URL, raw data, or
+	// content digest.
+	Provenance CatalogAgentPluginCandidateProvenance `json:"provenance"`
+	// How many times the resource has been installed, as reported by the feed. Omitted when the feed
+	// reports no count or an invalid one.
+	InstallCount *int64 `json:"installCount,omitempty"`
+	// HTTPS URL of the resource's icon on raw.githubusercontent.com, as reported by the feed. Untrusted
+	// external content: load it without credentials. Omitted when absent or outside the feed's icon
+	// host policy.
+	IconURL string `json:"iconUrl,omitempty"`
+	// Identifiers of the connectors the resource works with, as reported by the feed, without repeats.
+	// Inert untrusted text. Omitted when the feed reports none.
+	ConnectorIDs []string `json:"connectorIds,omitempty"`
+	// Category slugs reported by the feed, such as `build` or `review`, without repeats. Values are
+	// passed through, so clients must tolerate slugs they do not recognise. Inert untrusted text.
+	// Omitted when the feed reports none.
+	Categories []string `json:"categories,omitempty"`
+	// Versioned trust metadata observed from the catalog authority. Optional for protocol-3
+	// compatibility and emitted only when the caller also requires the trust-snapshot capability.
+	Trust *CatalogTrustSnapshot `json:"trust,omitempty"`
+}
 
 // CatalogAgentPluginCandidateKind: Discriminator for an Agent Plugin candidate
 type CatalogAgentPluginCandidateKind string
@@ -2854,6 +3330,17 @@ const (
 	CatalogAgentPluginInstallabilityNotInstallableKind CatalogAgentPluginInstallability = "not-installable-kind"
 )
 
+// CatalogAgentPluginMarketplaceSource: A plugin marketplace named by verified catalogue install
+// data, installed as `pluginName@name`.
+type CatalogAgentPluginMarketplaceSource struct {
+	// Discriminator: the plugin installs from a marketplace.
+	Kind CatalogAgentPluginMarketplaceSourceKind `json:"kind"`
+	// Marketplace name.
+	Name string `json:"name"`
+	// Canonical lowercase GitHub owner/repository hosting the marketplace.
+	Repository string `json:"repository"`
+}
+
 // CatalogAgentPluginMarketplaceSourceKind: Discriminator for a marketplace install source
 type CatalogAgentPluginMarketplaceSourceKind string
 
@@ -2861,6 +3348,14 @@ const (
 	// Install from a plugin marketplace.
 	CatalogAgentPluginMarketplaceSourceKindMarketplace CatalogAgentPluginMarketplaceSourceKind = "marketplace"
 )
+
+// CatalogAgentPluginMaterializationSource: Agent Finder's verified materialisation of the plugin.
+// Present only when the candidate carries a complete materialisation reference; the reference
+// itself stays runtime-private.
+type CatalogAgentPluginMaterializationSource struct {
+	// Discriminator: the plugin installs from Agent Finder's materialisation.
+	Kind CatalogAgentPluginMaterializationSourceKind `json:"kind"`
+}
 
 // CatalogAgentPluginMaterializationSourceKind: Discriminator for a materialisation install source
 type CatalogAgentPluginMaterializationSourceKind string
@@ -2884,6 +3379,18 @@ const (
 	CatalogAgentPluginMediaTypeApplicationAgentPluginJSON CatalogAgentPluginMediaType = "application/agent-plugin+json"
 )
 
+// CatalogAgentPluginRepositorySource: A GitHub repository holding the plugin, installed directly as
+// `owner/repo[:path]` at the plan's commit, without a marketplace.
+type CatalogAgentPluginRepositorySource struct {
+	// Discriminator: the plugin installs directly from a repository.
+	Kind CatalogAgentPluginRepositorySourceKind `json:"kind"`
+	// Canonical lowercase GitHub owner/repository holding the plugin.
+	Repository string `json:"repository"`
+	// Relative POSIX path of the plugin directory in the repository. Omitted when the plugin is at the
+	// repository root.
+	Path string `json:"path,omitempty"`
+}
+
 // CatalogAgentPluginRepositorySourceKind: Discriminator for a repository install source
 type CatalogAgentPluginRepositorySourceKind string
 
@@ -2891,6 +3398,21 @@ const (
 	// Install directly from a GitHub repository.
 	CatalogAgentPluginRepositorySourceKindRepository CatalogAgentPluginRepositorySourceKind = "repository"
 )
+
+// CatalogAuthenticationRequiredError: An optional catalog authentication exchange did not establish
+// the caller's identity. Anonymous search remains supported; this refusal is reserved for an
+// operation that cannot continue after the attempted exchange. It is distinct from
+// `policy-rejected` and from a network failure, and the reason identifies the recovery action.
+type CatalogAuthenticationRequiredError struct {
+	// Discriminator: the caller is not authenticated
+	Kind string `json:"kind"`
+	// Why authentication failed. Only an expired credential justifies attempting a silent refresh; an
+	// absent or rejected credential requires sign-in.
+	Reason CatalogAuthenticationRequiredReason `json:"reason"`
+	// Human-readable explanation, safe to surface. Never contains a credential or token, nor a query,
+	// URL, handle, or secret.
+	Message string `json:"message"`
+}
 
 // CatalogAuthenticationRequiredReason: Why the catalog authority did not accept the caller's
 // identity
@@ -2990,6 +3512,23 @@ type CatalogCandidateSource struct {
 	// Card URL as advertised. Inert untrusted data: the runtime retrieves it only through its own
 	// hardened boundary, and it is never logged.
 	URL string `json:"url,omitempty"`
+}
+
+// CatalogCandidateSourceEmbedded: Candidate whose card reference arrived inline. The document and
+// its content-derived properties stay behind the runtime boundary.
+type CatalogCandidateSourceEmbedded struct {
+	// Discriminator: the card is embedded, and carries no URL
+	Kind string `json:"kind"`
+}
+
+// CatalogCandidateSourceURL: Candidate whose card is retrieved from a URL through the runtime's
+// hardened fetch boundary.
+type CatalogCandidateSourceURL struct {
+	// Discriminator: the card is URL-backed, and carries no embedded data
+	Kind string `json:"kind"`
+	// Card URL as advertised. Inert untrusted data: the runtime retrieves it only through its own
+	// hardened boundary, and it is never logged.
+	URL string `json:"url"`
 }
 
 // CatalogCapability: A wire feature a caller can require of the catalog surface, negotiated per
@@ -3097,6 +3636,19 @@ type CatalogClientContract struct {
 	RequiredCapabilities []CatalogCapabilityID `json:"requiredCapabilities"`
 }
 
+// CatalogContractViolationError: An upstream catalog response broke the wire contract. Most
+// importantly, every result must carry exactly one of a URL or embedded data: a result carrying
+// both, or neither, is refused here rather than being guessed at.
+type CatalogContractViolationError struct {
+	// Discriminator: the upstream response broke the contract
+	Kind string `json:"kind"`
+	// Which rule the response broke.
+	Reason CatalogContractViolationReason `json:"reason"`
+	// Human-readable explanation, safe to surface. Never echoes response content, nor a query, URL,
+	// handle, or secret.
+	Message string `json:"message"`
+}
+
 // CatalogContractViolationReason: Which wire-contract rule an upstream response broke
 type CatalogContractViolationReason string
 
@@ -3111,6 +3663,18 @@ const (
 	// A result declared no media type, or one this contract does not model.
 	CatalogContractViolationReasonUnknownMediaType CatalogContractViolationReason = "unknown-media-type"
 )
+
+// CatalogFeedAvailableEntry: An entry whose resource resolves and is presented as the same
+// candidate catalog.search would return.
+type CatalogFeedAvailableEntry struct {
+	// Discriminator: the entry's resource is available.
+	Status CatalogFeedAvailableStatus `json:"status"`
+	// The entry's resource identifier as saved in the feed.
+	Identifier string `json:"identifier"`
+	// The entry's resource, with the same projection, installability, handle and display metadata as a
+	// catalog.search candidate.
+	Candidate CatalogCandidate `json:"candidate"`
+}
 
 // CatalogFeedAvailableStatus: Discriminator for an available feed entry
 type CatalogFeedAvailableStatus string
@@ -3133,6 +3697,15 @@ type CatalogFeedEntry struct {
 	Reason CatalogFeedUnavailableReason `json:"reason,omitempty"`
 }
 
+// CatalogFeedFilteredEntry: An entry whose resource resolves but is not in one of the requested
+// trust tiers.
+type CatalogFeedFilteredEntry struct {
+	// Discriminator: the entry was filtered by trust tier.
+	Status CatalogFeedFilteredStatus `json:"status"`
+	// The entry's resource identifier as saved in the feed.
+	Identifier string `json:"identifier"`
+}
+
 // CatalogFeedFilteredStatus: Discriminator for a feed entry filtered by trust tier
 type CatalogFeedFilteredStatus string
 
@@ -3140,6 +3713,17 @@ const (
 	// The entry's resource is not in a requested trust tier.
 	CatalogFeedFilteredStatusFiltered CatalogFeedFilteredStatus = "filtered"
 )
+
+// CatalogFeedUnavailableEntry: An entry that cannot be presented, kept in its position so clients
+// decide how to render it.
+type CatalogFeedUnavailableEntry struct {
+	// Discriminator: the entry's resource is unavailable.
+	Status CatalogFeedUnavailableStatus `json:"status"`
+	// The entry's resource identifier as saved in the feed.
+	Identifier string `json:"identifier"`
+	// Why the entry cannot be presented.
+	Reason CatalogFeedUnavailableReason `json:"reason"`
+}
 
 // CatalogFeedUnavailableReason: Why a feed entry cannot be presented
 type CatalogFeedUnavailableReason string
@@ -3193,6 +3777,23 @@ type CatalogGetGeneratedFeedRequest struct {
 	TrustTiers []CatalogTrustTier `json:"trustTiers,omitempty"`
 }
 
+// CatalogGetGeneratedFeedSucceeded: A retrieved generated feed. Entries keep the feed's order and
+// are never more than 100.
+type CatalogGetGeneratedFeedSucceeded struct {
+	// Discriminator: the feed was retrieved
+	Kind string `json:"kind"`
+	// Runtime-issued identifier for this retrieval, with the same meaning as a catalog.search searchId,
+	// so a plan can be tied to the feed that produced its candidate. Derived from no user, account,
+	// device or feed data.
+	SearchID string `json:"searchId"`
+	// The feed's own identity and freshness.
+	Feed CatalogGeneratedFeedDescription `json:"feed"`
+	// Feed entries in the feed's order.
+	Entries []CatalogFeedEntry `json:"entries"`
+	// Protocol version and capabilities the runtime honoured.
+	Negotiated CatalogNegotiatedContract `json:"negotiated"`
+}
+
 // CatalogGetSavedFeedRequest: Retrieves one saved feed by its opaque ID. Requires catalog-feeds and
 // catalog-search-credential-required; add catalog-search-session-bound with policySessionId to
 // retain the selected session's authority for installation, exactly as for catalog.search.
@@ -3208,6 +3809,37 @@ type CatalogGetSavedFeedRequest struct {
 	// in another tier, or has none, are returned as filtered in their original position. Omit for an
 	// unfiltered feed.
 	TrustTiers []CatalogTrustTier `json:"trustTiers,omitempty"`
+}
+
+// CatalogGetSavedFeedSucceeded: A retrieved saved feed. Entries keep the feed's order and are never
+// more than 100.
+type CatalogGetSavedFeedSucceeded struct {
+	// Discriminator: the feed was retrieved
+	Kind string `json:"kind"`
+	// Runtime-issued identifier for this retrieval, with the same meaning as a catalog.search searchId,
+	// so a plan can be tied to the feed that produced its candidate. Derived from no user, account,
+	// device or feed data.
+	SearchID string `json:"searchId"`
+	// The feed's own identity and freshness.
+	Feed CatalogSavedFeedDescription `json:"feed"`
+	// Feed entries in the feed's order.
+	Entries []CatalogFeedEntry `json:"entries"`
+	// Protocol version and capabilities the runtime honoured.
+	Negotiated CatalogNegotiatedContract `json:"negotiated"`
+}
+
+// CatalogHandleRejectedError: A presented handle was not accepted. Handles are runtime-instance
+// scoped, TTL-bound, and single-use, so each way of failing is reported distinctly.
+type CatalogHandleRejectedError struct {
+	// Discriminator: a handle was rejected
+	Kind string `json:"kind"`
+	// Which kind of handle was presented.
+	HandleType CatalogHandleType `json:"handleType"`
+	// Why the handle was rejected.
+	Reason CatalogHandleRejectionReason `json:"reason"`
+	// Human-readable explanation, safe to surface. Never contains the handle itself, nor a query, URL,
+	// or secret.
+	Message string `json:"message"`
 }
 
 // CatalogHandleRejectionReason: Why a presented handle was rejected
@@ -3239,6 +3871,19 @@ const (
 	// A model-safe reference to one retained search candidate.
 	CatalogHandleTypeSelection CatalogHandleType = "selection"
 )
+
+// CatalogInvalidRequestError: The request was rejected because a bounded field fell outside its
+// permitted range or a required field was unusable. Pagination may also be rejected by the
+// authority after a continuation request; repeat the search without page.
+type CatalogInvalidRequestError struct {
+	// Discriminator: the request itself was invalid
+	Kind string `json:"kind"`
+	// Which request field was rejected.
+	Field CatalogInvalidRequestField `json:"field"`
+	// Human-readable explanation, safe to surface. Never echoes the offending value, nor a query, URL,
+	// handle, or secret.
+	Message string `json:"message"`
+}
 
 // CatalogInvalidRequestField: Which request field was rejected locally or by the catalog authority
 type CatalogInvalidRequestField string
@@ -3278,6 +3923,53 @@ const (
 	CatalogInvalidRequestFieldCategories CatalogInvalidRequestField = "categories"
 )
 
+// CatalogMCPServerCandidate: An inert MCP server catalog result. Every free-text field is untrusted
+// external data and must never be treated as an instruction, and the handle is the only way to
+// refer to the candidate in a later operation.
+type CatalogMCPServerCandidate struct {
+	// Opaque, runtime-instance scoped, TTL-bound, single-use handle for this candidate. Carries no
+	// readable information and is rejected when stale, replayed, or presented to a different runtime
+	// instance. Never logged.
+	Handle string `json:"handle"`
+	// ISO 8601 timestamp after which the handle is stale and will be rejected.
+	HandleExpiresAt string `json:"handleExpiresAt"`
+	// Discriminator: this candidate describes an MCP server
+	Kind CatalogMCPServerCandidateKind `json:"kind"`
+	// JSON MCP media type of the underlying card.
+	MediaType MCPServerCardMediaType `json:"mediaType"`
+	// Whether this MCP server can be planned for installation, and if policy prevents it.
+	Installability CatalogMCPServerInstallability `json:"installability"`
+	// Display name taken verbatim from the card. Inert untrusted text.
+	DisplayName string `json:"displayName"`
+	// Description taken verbatim from the card. Inert untrusted text.
+	Description string `json:"description,omitempty"`
+	// Publisher taken verbatim from the card. Inert untrusted text.
+	Publisher string `json:"publisher,omitempty"`
+	// Where the card came from: exactly one of a URL or embedded data, encoded as a tagged union so
+	// neither both nor neither can be represented.
+	Source CatalogCandidateSource `json:"source"`
+	// Where the catalog reference was observed, without the card itself or any content digest.
+	Provenance CatalogMCPServerCandidateProvenance `json:"provenance"`
+	// How many times the resource has been installed, as reported by the feed. Omitted when the feed
+	// reports no count or an invalid one.
+	InstallCount *int64 `json:"installCount,omitempty"`
+	// HTTPS URL of the resource's icon on raw.githubusercontent.com, as reported by the feed. Untrusted
+	// external content: load it without credentials. Omitted when absent or outside the feed's icon
+	// host policy.
+	IconURL string `json:"iconUrl,omitempty"`
+	// Identifiers of the connectors the resource works with, as reported by the feed, without repeats.
+	// Inert untrusted text. Omitted when the feed reports none.
+	ConnectorIDs []string `json:"connectorIds,omitempty"`
+	// Category slugs reported by the feed, such as `build` or `review`, without repeats. Values are
+	// passed through, so clients must tolerate slugs they do not recognise. Inert untrusted text.
+	// Omitted when the feed reports none.
+	Categories []string `json:"categories,omitempty"`
+	// Versioned trust metadata observed from the catalog authority. Optional for protocol-3
+	// compatibility with runtimes that predate trust snapshots. A trust-capable runtime emits an
+	// explicit snapshot even when the authority omitted or malformed its trust field.
+	Trust *CatalogTrustSnapshot `json:"trust,omitempty"`
+}
+
 // CatalogMCPServerCandidateKind: Discriminator for an MCP server candidate
 type CatalogMCPServerCandidateKind string
 
@@ -3309,6 +4001,20 @@ const (
 	// Policy forbids installing this MCP server candidate.
 	CatalogMCPServerInstallabilityNotInstallablePolicy CatalogMCPServerInstallability = "not-installable-policy"
 )
+
+// CatalogMalformedCardError: A card could not be parsed or did not satisfy its declared media
+// type's schema.
+type CatalogMalformedCardError struct {
+	// Discriminator: the card was malformed
+	Kind string `json:"kind"`
+	// How the card failed validation.
+	Reason CatalogMalformedCardReason `json:"reason"`
+	// Media type the card was interpreted as, when it declared one this runtime recognises.
+	MediaType CatalogMediaType `json:"mediaType,omitempty"`
+	// Human-readable explanation, safe to surface. Never echoes card content, nor a query, URL, handle,
+	// or secret.
+	Message string `json:"message"`
+}
 
 // CatalogMalformedCardReason: How a card failed validation
 type CatalogMalformedCardReason string
@@ -3379,6 +4085,28 @@ type CatalogNegotiatedContract struct {
 	GrantedCapabilities []CatalogCapability `json:"grantedCapabilities"`
 }
 
+// CatalogNegotiationRefusedError: The caller's protocol version or required capabilities cannot be
+// honoured. Returned instead of a partial or ambiguous success.
+type CatalogNegotiationRefusedError struct {
+	// Discriminator: capability or protocol-version negotiation failed
+	Kind string `json:"kind"`
+	// Whether the version or the capability set was the problem.
+	Reason CatalogNegotiationRefusedReason `json:"reason"`
+	// Protocol version of the runtime that refused the request.
+	RuntimeProtocolVersion int64 `json:"runtimeProtocolVersion"`
+	// Lowest caller protocol version this runtime will serve.
+	MinimumSupportedProtocolVersion int64 `json:"minimumSupportedProtocolVersion"`
+	// Capabilities this runtime can safely advertise to this caller. The complete five-capability
+	// protocol-3 legacy set is always present; every capability added after that baseline appears only
+	// when the caller required it, so an older closed-enum decoder can still consume a refusal. This
+	// list does not imply that every deployment has enabled every operation.
+	SupportedCapabilities []CatalogCapabilityID `json:"supportedCapabilities"`
+	// The subset of the caller's bounded extensible capability identifiers this runtime cannot honour.
+	UnsupportedCapabilities []CatalogCapabilityID `json:"unsupportedCapabilities"`
+	// Human-readable explanation, safe to surface. Never contains a query, URL, handle, or secret.
+	Message string `json:"message"`
+}
+
 // CatalogNegotiationRefusedReason: Why capability and protocol-version negotiation refused a caller
 type CatalogNegotiationRefusedReason string
 
@@ -3388,6 +4116,22 @@ const (
 	// The caller requires at least one capability this runtime cannot honour.
 	CatalogNegotiationRefusedReasonUnsupportedCapability CatalogNegotiationRefusedReason = "unsupported-capability"
 )
+
+// CatalogNetworkFailureError: The runtime could not reach the catalog authority or retrieve a card.
+// Covers being offline as well as transport-level failure.
+type CatalogNetworkFailureError struct {
+	// Discriminator: the network operation failed
+	Kind string `json:"kind"`
+	// Categorised failure, low cardinality so it can be aggregated without carrying a URL.
+	Reason CatalogNetworkFailureReason `json:"reason"`
+	// HTTP status code, when the failure was a rejected response.
+	StatusCode *int64 `json:"statusCode,omitempty"`
+	// Bounded cooldown in seconds before another catalog request should be attempted, when the
+	// authority supplied a numeric Retry-After value or the runtime applied its documented fallback.
+	RetryAfterSeconds *int64 `json:"retryAfterSeconds,omitempty"`
+	// Human-readable explanation, safe to surface. Never contains a query, URL, handle, or secret.
+	Message string `json:"message"`
+}
 
 // CatalogNetworkFailureReason: Categorised network failure, low cardinality so it can be aggregated
 // without carrying a URL
@@ -3417,6 +4161,18 @@ const (
 	// A redirect was refused by the runtime's redirect policy.
 	CatalogNetworkFailureReasonRedirectRejected CatalogNetworkFailureReason = "redirect-rejected"
 )
+
+// CatalogNotInstallableError: The candidate is discoverable but cannot be installed.
+// `application/ai-skill` resolves here, because it stays searchable while remaining typed
+// non-installable.
+type CatalogNotInstallableError struct {
+	// Discriminator: the candidate cannot be installed
+	Kind string `json:"kind"`
+	// Why the candidate cannot be installed.
+	Reason CatalogNotInstallableReason `json:"reason"`
+	// Human-readable explanation, safe to surface. Never contains a query, URL, handle, or secret.
+	Message string `json:"message"`
+}
 
 // CatalogNotInstallableReason: Why a discoverable candidate cannot be installed
 type CatalogNotInstallableReason string
@@ -3452,6 +4208,16 @@ type CatalogPluginRepositorySource struct {
 	// declared sourceSet without repoPath, meaning the plugin is at the repository root; only callers
 	// that require agent-plugin-confirmed-installation receive such a source.
 	Path string `json:"path,omitempty"`
+}
+
+// CatalogPolicyRejectedError: Registry or enterprise policy refused the operation.
+type CatalogPolicyRejectedError struct {
+	// Discriminator: policy refused the operation
+	Kind string `json:"kind"`
+	// Which authority produced the decision.
+	Source MCPPlanPolicySource `json:"source"`
+	// Human-readable explanation, safe to surface. Never contains a query, URL, handle, or secret.
+	Message string `json:"message"`
 }
 
 // CatalogReferenceInstallationFailureReason: Bounded refusal categories for planning from a
@@ -3794,6 +4560,31 @@ type CatalogSearchResult struct {
 	MediaType CatalogMediaType `json:"mediaType,omitempty"`
 }
 
+// CatalogSearchSucceeded: A completed catalog search containing inert candidate summaries. MCP
+// server and AI skill variants carry a single-use handle; the Agent Plugin variant is handleless.
+type CatalogSearchSucceeded struct {
+	// Discriminator: the search completed
+	Kind string `json:"kind"`
+	// Pseudonymous identifier for this search, issued by the runtime or by the catalog authority it
+	// queried and never by the caller, so it cannot be forged or replayed to attribute an install to a
+	// search that never happened. Always present on a success, so a result set can be tied to the
+	// installs it leads to. It identifies a search rather than a person: it is derived from no user,
+	// account, device, or query data, and must never be joined with user identity to re-identify
+	// anyone.
+	SearchID string `json:"searchId"`
+	// Matching candidates, never more than the requested limit. All text is inert untrusted data.
+	Candidates []CatalogCandidate `json:"candidates"`
+	// Legacy indication that the authority returned a page token. Preserved for compatibility; this is
+	// not a has-next-page indicator. Use pagination.hasNextPage when pagination metadata is present.
+	Truncated bool `json:"truncated"`
+	// Protocol version and capabilities the runtime honoured.
+	Negotiated CatalogNegotiatedContract `json:"negotiated"`
+	// Navigation metadata for callers explicitly requiring catalog-search-pagination. Omitted when the
+	// authority returns no token, including tokenless first-page and continuation responses. Counts are
+	// never substituted from candidates.length.
+	Pagination *CatalogSearchPagination `json:"pagination,omitempty"`
+}
+
 // CatalogSearchTotalCountRelation: Relationship of the backend-reported count to the complete query
 // result set.
 type CatalogSearchTotalCountRelation string
@@ -3802,6 +4593,15 @@ const (
 	// No exact/full-query or lower-bound guarantee is available.
 	CatalogSearchTotalCountRelationUnknown CatalogSearchTotalCountRelation = "unknown"
 )
+
+// CatalogSelectionCancelled: The caller cancelled the selection interaction and the retained search
+// state was released.
+type CatalogSelectionCancelled struct {
+	// Discriminator: selection was cancelled
+	Kind string `json:"kind"`
+	// The search identifier privately bound to the released selection group.
+	SearchID string `json:"searchId"`
+}
 
 // CatalogSelectionDecision: Terminal outcome declared for a retained catalog selection group
 type CatalogSelectionDecision string
@@ -3816,6 +4616,43 @@ const (
 	// Declare that the host's live interaction deadline elapsed while the reference remained valid.
 	CatalogSelectionDecisionTimedOut CatalogSelectionDecision = "timed-out"
 )
+
+// CatalogSelectionDeclined: The caller explicitly declined every candidate and the retained search
+// state was released.
+type CatalogSelectionDeclined struct {
+	// Discriminator: the candidates were declined
+	Kind string `json:"kind"`
+	// The search identifier privately bound to the released selection group.
+	SearchID string `json:"searchId"`
+}
+
+// CatalogSelectionForeign: The selection reference belongs to another runtime instance or session.
+type CatalogSelectionForeign struct {
+	// Discriminator for this typed selection rejection
+	Kind string `json:"kind"`
+	// Human-readable explanation safe to surface. Never contains the presented reference or private
+	// candidate state.
+	Message string `json:"message"`
+}
+
+// CatalogSelectionInvalid: The selection reference was malformed or unknown.
+type CatalogSelectionInvalid struct {
+	// Discriminator for this typed selection rejection
+	Kind string `json:"kind"`
+	// Human-readable explanation safe to surface. Never contains the presented reference or private
+	// candidate state.
+	Message string `json:"message"`
+}
+
+// CatalogSelectionReplayed: The selection group was already terminated or its pending host hand-off
+// was already claimed.
+type CatalogSelectionReplayed struct {
+	// Discriminator for this typed selection rejection
+	Kind string `json:"kind"`
+	// Human-readable explanation safe to surface. Never contains the presented reference or private
+	// candidate state.
+	Message string `json:"message"`
+}
 
 // CatalogSelectionRequest: Terminates one retained catalog selection group through an opaque
 // reference previously returned by the model-safe search projection.
@@ -3860,6 +4697,46 @@ type CatalogSelectionResult struct {
 	UnsupportedCapabilities []CatalogCapabilityID `json:"unsupportedCapabilities,omitempty"`
 	// Which request field was rejected.
 	Field CatalogInvalidRequestField `json:"field,omitempty"`
+}
+
+// CatalogSelectionSelected: The chosen candidate was transferred into a fresh bounded single-use
+// handle for a later explicit planning request.
+type CatalogSelectionSelected struct {
+	// Discriminator: one candidate was selected
+	Kind string `json:"kind"`
+	// Fresh single-use candidate handle accepted by mcp.planInstall. Returned only to the native host
+	// and never included in model-tool output.
+	CandidateHandle string `json:"candidateHandle"`
+	// The exact search identifier privately bound to the selected candidate.
+	SearchID string `json:"searchId"`
+}
+
+// CatalogSelectionStale: The runtime-enforced selection reference lifetime elapsed before the
+// request arrived.
+type CatalogSelectionStale struct {
+	// Discriminator for this typed selection rejection
+	Kind string `json:"kind"`
+	// Human-readable explanation safe to surface. Never contains the presented reference or private
+	// candidate state.
+	Message string `json:"message"`
+}
+
+// CatalogSelectionTimedOut: The host declared that its live selection interaction timed out, and
+// the retained search state was released.
+type CatalogSelectionTimedOut struct {
+	// Discriminator: the host's live interaction timed out
+	Kind string `json:"kind"`
+	// The search identifier privately bound to the released selection group.
+	SearchID string `json:"searchId"`
+}
+
+// CatalogSelectionWrongKind: The presented opaque handle was issued for another catalog operation.
+type CatalogSelectionWrongKind struct {
+	// Discriminator for this typed selection rejection
+	Kind string `json:"kind"`
+	// Human-readable explanation safe to surface. Never contains the presented reference or private
+	// candidate state.
+	Message string `json:"message"`
 }
 
 // CatalogTrustEligibility: Authority-computed exposure eligibility, kept separate from tier. The
@@ -3908,6 +4785,20 @@ type CatalogTrustSnapshot struct {
 	Provenance CatalogTrustProvenance `json:"provenance"`
 }
 
+// CatalogTrustSnapshotAbsent: Discriminator: the authority omitted trust metadata.
+type CatalogTrustSnapshotAbsent struct {
+	// Schema version of this runtime-owned snapshot envelope.
+	SchemaVersion CatalogTrustSnapshotSchemaVersion `json:"schemaVersion"`
+	// Discriminator: the authority omitted trust metadata.
+	Status CatalogTrustSnapshotAbsentStatus `json:"status"`
+	// Service-computed exposure eligibility. `unknown` is required while Agent Finder returns no
+	// explicit eligibility field.
+	Eligibility CatalogTrustEligibility `json:"eligibility"`
+	// Bounded source and observation time for this snapshot. This is distinct from evidence used by the
+	// authority to calculate trust.
+	Provenance CatalogTrustProvenance `json:"provenance"`
+}
+
 // CatalogTrustSnapshotAbsentStatus: The authority omitted trust metadata.
 type CatalogTrustSnapshotAbsentStatus string
 
@@ -3915,6 +4806,22 @@ const (
 	// The authority omitted trust metadata.
 	CatalogTrustSnapshotAbsentStatusAbsent CatalogTrustSnapshotAbsentStatus = "absent"
 )
+
+// CatalogTrustSnapshotCurrent: A recognised current Agent Finder T1 or T2 trust tier.
+type CatalogTrustSnapshotCurrent struct {
+	// Schema version of this runtime-owned snapshot envelope.
+	SchemaVersion CatalogTrustSnapshotSchemaVersion `json:"schemaVersion"`
+	// Discriminator: a recognised current trust tier was observed.
+	Status CatalogTrustSnapshotCurrentStatus `json:"status"`
+	// Service-computed T1 or T2 trust tier.
+	Tier CatalogTrustTier `json:"tier"`
+	// Service-computed exposure eligibility. `unknown` is required while Agent Finder returns no
+	// explicit eligibility field.
+	Eligibility CatalogTrustEligibility `json:"eligibility"`
+	// Bounded source and observation time for this snapshot. This is distinct from evidence used by the
+	// authority to calculate trust.
+	Provenance CatalogTrustProvenance `json:"provenance"`
+}
 
 // CatalogTrustSnapshotCurrentStatus: A recognised T1 or T2 service tier was observed.
 type CatalogTrustSnapshotCurrentStatus string
@@ -3924,6 +4831,21 @@ const (
 	CatalogTrustSnapshotCurrentStatusCurrent CatalogTrustSnapshotCurrentStatus = "current"
 )
 
+// CatalogTrustSnapshotDowngraded: Discriminator: the authority explicitly reported a downgraded
+// assessment.
+type CatalogTrustSnapshotDowngraded struct {
+	// Schema version of this runtime-owned snapshot envelope.
+	SchemaVersion CatalogTrustSnapshotSchemaVersion `json:"schemaVersion"`
+	// Discriminator: the authority explicitly reported a downgraded assessment.
+	Status CatalogTrustSnapshotDowngradedStatus `json:"status"`
+	// Service-computed exposure eligibility. `unknown` is required while Agent Finder returns no
+	// explicit eligibility field.
+	Eligibility CatalogTrustEligibility `json:"eligibility"`
+	// Bounded source and observation time for this snapshot. This is distinct from evidence used by the
+	// authority to calculate trust.
+	Provenance CatalogTrustProvenance `json:"provenance"`
+}
+
 // CatalogTrustSnapshotDowngradedStatus: The authority explicitly reported a downgraded assessment.
 type CatalogTrustSnapshotDowngradedStatus string
 
@@ -3931,6 +4853,21 @@ const (
 	// The authority explicitly reported a downgraded assessment.
 	CatalogTrustSnapshotDowngradedStatusDowngraded CatalogTrustSnapshotDowngradedStatus = "downgraded"
 )
+
+// CatalogTrustSnapshotMalformed: Discriminator: the trust field was empty, unbounded, or had the
+// wrong JSON type.
+type CatalogTrustSnapshotMalformed struct {
+	// Schema version of this runtime-owned snapshot envelope.
+	SchemaVersion CatalogTrustSnapshotSchemaVersion `json:"schemaVersion"`
+	// Discriminator: the trust field was empty, unbounded, or had the wrong JSON type.
+	Status CatalogTrustSnapshotMalformedStatus `json:"status"`
+	// Service-computed exposure eligibility. `unknown` is required while Agent Finder returns no
+	// explicit eligibility field.
+	Eligibility CatalogTrustEligibility `json:"eligibility"`
+	// Bounded source and observation time for this snapshot. This is distinct from evidence used by the
+	// authority to calculate trust.
+	Provenance CatalogTrustProvenance `json:"provenance"`
+}
 
 // CatalogTrustSnapshotMalformedStatus: The trust field was empty, unbounded, or had the wrong JSON
 // type.
@@ -3940,6 +4877,20 @@ const (
 	// The trust field was empty, unbounded, or had the wrong JSON type.
 	CatalogTrustSnapshotMalformedStatusMalformed CatalogTrustSnapshotMalformedStatus = "malformed"
 )
+
+// CatalogTrustSnapshotRevoked: Discriminator: the authority explicitly revoked the assessment.
+type CatalogTrustSnapshotRevoked struct {
+	// Schema version of this runtime-owned snapshot envelope.
+	SchemaVersion CatalogTrustSnapshotSchemaVersion `json:"schemaVersion"`
+	// Discriminator: the authority explicitly revoked the assessment.
+	Status CatalogTrustSnapshotRevokedStatus `json:"status"`
+	// Service-computed exposure eligibility. `unknown` is required while Agent Finder returns no
+	// explicit eligibility field.
+	Eligibility CatalogTrustEligibility `json:"eligibility"`
+	// Bounded source and observation time for this snapshot. This is distinct from evidence used by the
+	// authority to calculate trust.
+	Provenance CatalogTrustProvenance `json:"provenance"`
+}
 
 // CatalogTrustSnapshotRevokedStatus: The authority explicitly revoked its assessment.
 type CatalogTrustSnapshotRevokedStatus string
@@ -3957,6 +4908,20 @@ const (
 	CatalogTrustSnapshotSchemaVersionV1 CatalogTrustSnapshotSchemaVersion = "v1"
 )
 
+// CatalogTrustSnapshotStale: Discriminator: the authority explicitly marked the assessment stale.
+type CatalogTrustSnapshotStale struct {
+	// Schema version of this runtime-owned snapshot envelope.
+	SchemaVersion CatalogTrustSnapshotSchemaVersion `json:"schemaVersion"`
+	// Discriminator: the authority explicitly marked the assessment stale.
+	Status CatalogTrustSnapshotStaleStatus `json:"status"`
+	// Service-computed exposure eligibility. `unknown` is required while Agent Finder returns no
+	// explicit eligibility field.
+	Eligibility CatalogTrustEligibility `json:"eligibility"`
+	// Bounded source and observation time for this snapshot. This is distinct from evidence used by the
+	// authority to calculate trust.
+	Provenance CatalogTrustProvenance `json:"provenance"`
+}
+
 // CatalogTrustSnapshotStaleStatus: The authority explicitly marked its assessment stale.
 type CatalogTrustSnapshotStaleStatus string
 
@@ -3964,6 +4929,21 @@ const (
 	// The authority explicitly marked its assessment stale.
 	CatalogTrustSnapshotStaleStatusStale CatalogTrustSnapshotStaleStatus = "stale"
 )
+
+// CatalogTrustSnapshotUnsupported: Discriminator: the authority supplied a bounded trust value this
+// runtime does not understand.
+type CatalogTrustSnapshotUnsupported struct {
+	// Schema version of this runtime-owned snapshot envelope.
+	SchemaVersion CatalogTrustSnapshotSchemaVersion `json:"schemaVersion"`
+	// Discriminator: the authority supplied a bounded trust value this runtime does not understand.
+	Status CatalogTrustSnapshotUnsupportedStatus `json:"status"`
+	// Service-computed exposure eligibility. `unknown` is required while Agent Finder returns no
+	// explicit eligibility field.
+	Eligibility CatalogTrustEligibility `json:"eligibility"`
+	// Bounded source and observation time for this snapshot. This is distinct from evidence used by the
+	// authority to calculate trust.
+	Provenance CatalogTrustProvenance `json:"provenance"`
+}
 
 // CatalogTrustSnapshotUnsupportedStatus: The authority supplied a bounded trust value this runtime
 // does not understand.
@@ -3993,6 +4973,17 @@ const (
 	CatalogTrustTierT2 CatalogTrustTier = "T2"
 )
 
+// CatalogUnavailableError: The operation is not available on this runtime. Distinct from a network
+// failure: nothing was attempted.
+type CatalogUnavailableError struct {
+	// Discriminator: the operation is not available
+	Kind string `json:"kind"`
+	// Why the operation is unavailable.
+	Reason CatalogUnavailableReason `json:"reason"`
+	// Human-readable explanation, safe to surface. Never contains a query, URL, handle, or secret.
+	Message string `json:"message"`
+}
+
 // CatalogUnavailableReason: Why a catalog operation is not available on this runtime
 type CatalogUnavailableReason string
 
@@ -4011,6 +5002,17 @@ const (
 	CatalogUnavailableReasonFeedNotFound CatalogUnavailableReason = "feed-not-found"
 )
 
+// CatalogUnavailableTransportError: No transport this runtime can use is available for the
+// requested server.
+type CatalogUnavailableTransportError struct {
+	// Discriminator: no usable transport is available
+	Kind string `json:"kind"`
+	// Why no transport could be offered.
+	Reason CatalogUnavailableTransportReason `json:"reason"`
+	// Human-readable explanation, safe to surface. Never contains a query, URL, handle, or secret.
+	Message string `json:"message"`
+}
+
 // CatalogUnavailableTransportReason: Why no usable transport could be offered
 type CatalogUnavailableTransportReason string
 
@@ -4022,6 +5024,19 @@ const (
 	// Eligible remotes could not be enumerated, so no explicit choice can be offered.
 	CatalogUnavailableTransportReasonRemoteEnumerationUnavailable CatalogUnavailableTransportReason = "remote-enumeration-unavailable"
 )
+
+// CatalogUnsafeRetrievalError: Retrieval was refused by the runtime's hardened fetch boundary
+// before any request left the process, or before a redirect was followed.
+type CatalogUnsafeRetrievalError struct {
+	// Discriminator: retrieval was refused as unsafe
+	Kind string `json:"kind"`
+	// Which control refused the retrieval, low cardinality so it can be aggregated without carrying a
+	// URL.
+	Reason CatalogUnsafeRetrievalReason `json:"reason"`
+	// Human-readable explanation, safe to surface. Never contains the refused URL, nor a query, handle,
+	// or secret.
+	Message string `json:"message"`
+}
 
 // CatalogUnsafeRetrievalReason: Which hardened-fetch control refused a retrieval
 type CatalogUnsafeRetrievalReason string
@@ -4040,6 +5055,18 @@ const (
 	// The authority is not permitted for card retrieval.
 	CatalogUnsafeRetrievalReasonHostNotPermitted CatalogUnsafeRetrievalReason = "host-not-permitted"
 )
+
+// CatalogUnsupportedKindError: The request asked for a candidate kind this runtime does not serve.
+type CatalogUnsupportedKindError struct {
+	// Discriminator: an unsupported candidate kind was requested
+	Kind string `json:"kind"`
+	// The kinds from the request that are not supported.
+	RequestedKinds []CatalogCandidateKind `json:"requestedKinds"`
+	// Every candidate kind this runtime can serve.
+	SupportedKinds []CatalogCandidateKind `json:"supportedKinds"`
+	// Human-readable explanation, safe to surface. Never contains a query, URL, handle, or secret.
+	Message string `json:"message"`
+}
 
 // CitableSource: A source supplied by a tool that should be made available to the model as citable
 // content.
@@ -4074,6 +5101,36 @@ type CitationLocation struct {
 	StartBlock *int64 `json:"startBlock,omitempty"`
 	// Index of the last content block of the cited range (zero-based, exclusive).
 	EndBlock *int64 `json:"endBlock,omitempty"`
+}
+
+// CitationLocationBlock: A content-block range within a structured source document.
+type CitationLocationBlock struct {
+	// Citation location type discriminator
+	Type string `json:"type"`
+	// Index of the first content block of the cited range (zero-based, inclusive).
+	StartBlock int64 `json:"startBlock"`
+	// Index of the last content block of the cited range (zero-based, exclusive).
+	EndBlock int64 `json:"endBlock"`
+}
+
+// CitationLocationChar: A character range within the source's text content.
+type CitationLocationChar struct {
+	// Citation location type discriminator
+	Type string `json:"type"`
+	// Start character offset within the source text (zero-based, inclusive).
+	StartIndex int64 `json:"startIndex"`
+	// End character offset within the source text (zero-based, exclusive).
+	EndIndex int64 `json:"endIndex"`
+}
+
+// CitationLocationPage: A page range within a paginated source document.
+type CitationLocationPage struct {
+	// Citation location type discriminator
+	Type string `json:"type"`
+	// First page number of the cited range.
+	StartPage int64 `json:"startPage"`
+	// Last page number of the cited range (inclusive).
+	EndPage int64 `json:"endPage"`
 }
 
 // CitationProvider: The system that produced a citation.
@@ -4944,6 +6001,20 @@ type ContentExclusionValidatePoliciesResult struct {
 	Policies []json.RawMessage `json:"policies"`
 }
 
+// ContentFilterMode: Controls how MCP tool result content is filtered: none leaves content
+// unchanged, markdown sanitizes HTML while preserving Markdown-friendly output, and
+// hidden_characters removes characters that can hide directives.
+type ContentFilterMode string
+
+const (
+	// Leave MCP tool result content unchanged.
+	ContentFilterModeNone ContentFilterMode = "none"
+	// Sanitize HTML while preserving Markdown-friendly output.
+	ContentFilterModeMarkdown ContentFilterMode = "markdown"
+	// Remove characters that can hide directives.
+	ContentFilterModeHiddenCharacters ContentFilterMode = "hidden_characters"
+)
+
 // ContextClearedData: Context-cleared details emitted when the host clears the conversation (the
 // session.history.clearContext RPC / Session.clearContextMessages)
 type ContextClearedData struct {
@@ -4974,6 +6045,21 @@ const (
 	// Pin the session to the long-context tier when supported.
 	ContextTierLongContext ContextTier = "long_context"
 )
+
+// CopilotAPITokenAuthInfo: Authentication-info variant for direct Copilot API token auth sourced
+// from environment variables, with public GitHub host.
+type CopilotAPITokenAuthInfo struct {
+	// Direct Copilot API authentication via the `GITHUB_COPILOT_API_TOKEN` + `COPILOT_API_URL`
+	// environment-variable pair. The token itself is read from the environment by the runtime, not
+	// carried in this struct.
+	Type string `json:"type"`
+	// Authentication host (always the public GitHub host).
+	Host string `json:"host"`
+	// Snapshot of the authenticated user's Copilot subscription info, if known. Mirrors the GitHub API
+	// `/copilot_internal/v2/token` user response shape — the runtime trusts this verbatim and does
+	// not re-fetch when set.
+	CopilotUser *CopilotUserResponse `json:"copilotUser,omitempty"`
+}
 
 // CopilotUserResponse: Snapshot of the authenticated user's Copilot subscription info, if known.
 // Mirrors the GitHub API `/copilot_internal/v2/token` user response shape — the runtime trusts
@@ -5075,6 +6161,103 @@ type CopilotUserResponseOrganizationListItem struct {
 // CopilotUserResponseQuotaSnapshots: Quota snapshot map from the raw Copilot user-response
 // passthrough, with chat, completions, premium-interactions, and other entries.
 type CopilotUserResponseQuotaSnapshots = json.RawMessage
+
+// CopilotUserResponseQuotaSnapshotsChat: Chat quota snapshot from the raw Copilot user-response
+// passthrough, with entitlement, overage, remaining quota, reset, and billing fields.
+type CopilotUserResponseQuotaSnapshotsChat struct {
+	// Number of requests/units included in the entitlement for this period; `-1` denotes an unlimited
+	// entitlement.
+	Entitlement *float64 `json:"entitlement,omitempty"`
+	// Count of additional pay-per-request usage consumed this period beyond the entitlement.
+	OverageCount *float64 `json:"overage_count,omitempty"`
+	// Whether usage may continue at pay-per-request rates once the entitlement is exhausted.
+	OveragePermitted *bool `json:"overage_permitted,omitempty"`
+	// Percentage of the entitlement remaining at the snapshot timestamp.
+	PercentRemaining *float64 `json:"percent_remaining,omitempty"`
+	// Identifier of the quota bucket this snapshot describes.
+	QuotaID string `json:"quota_id,omitempty"`
+	// Amount of quota remaining at the snapshot timestamp.
+	QuotaRemaining *float64 `json:"quota_remaining,omitempty"`
+	// Remaining entitlement/quota amount at the snapshot timestamp.
+	Remaining *float64 `json:"remaining,omitempty"`
+	// Whether the entitlement for this category is unlimited.
+	Unlimited *bool `json:"unlimited,omitempty"`
+	// UTC timestamp when this snapshot was captured.
+	TimestampUtc string `json:"timestamp_utc,omitempty"`
+	// Whether the user currently has quota available; when `false` and not unlimited, further requests
+	// are blocked until the quota resets.
+	HasQuota *bool `json:"has_quota,omitempty"`
+	// Unix epoch time, in seconds, when this quota next resets.
+	QuotaResetAt *float64 `json:"quota_reset_at,omitempty"`
+	// Whether this category uses usage-based (token/AI-credit) billing rather than a fixed
+	// premium-request count.
+	TokenBasedBilling *bool `json:"token_based_billing,omitempty"`
+}
+
+// CopilotUserResponseQuotaSnapshotsCompletions: Completions quota snapshot from the raw Copilot
+// user-response passthrough, with entitlement, overage, remaining quota, reset, and billing fields.
+type CopilotUserResponseQuotaSnapshotsCompletions struct {
+	// Number of requests/units included in the entitlement for this period; `-1` denotes an unlimited
+	// entitlement.
+	Entitlement *float64 `json:"entitlement,omitempty"`
+	// Count of additional pay-per-request usage consumed this period beyond the entitlement.
+	OverageCount *float64 `json:"overage_count,omitempty"`
+	// Whether usage may continue at pay-per-request rates once the entitlement is exhausted.
+	OveragePermitted *bool `json:"overage_permitted,omitempty"`
+	// Percentage of the entitlement remaining at the snapshot timestamp.
+	PercentRemaining *float64 `json:"percent_remaining,omitempty"`
+	// Identifier of the quota bucket this snapshot describes.
+	QuotaID string `json:"quota_id,omitempty"`
+	// Amount of quota remaining at the snapshot timestamp.
+	QuotaRemaining *float64 `json:"quota_remaining,omitempty"`
+	// Remaining entitlement/quota amount at the snapshot timestamp.
+	Remaining *float64 `json:"remaining,omitempty"`
+	// Whether the entitlement for this category is unlimited.
+	Unlimited *bool `json:"unlimited,omitempty"`
+	// UTC timestamp when this snapshot was captured.
+	TimestampUtc string `json:"timestamp_utc,omitempty"`
+	// Whether the user currently has quota available; when `false` and not unlimited, further requests
+	// are blocked until the quota resets.
+	HasQuota *bool `json:"has_quota,omitempty"`
+	// Unix epoch time, in seconds, when this quota next resets.
+	QuotaResetAt *float64 `json:"quota_reset_at,omitempty"`
+	// Whether this category uses usage-based (token/AI-credit) billing rather than a fixed
+	// premium-request count.
+	TokenBasedBilling *bool `json:"token_based_billing,omitempty"`
+}
+
+// CopilotUserResponseQuotaSnapshotsPremiumInteractions: Premium-interactions quota snapshot from
+// the raw Copilot user-response passthrough, with entitlement, overage, remaining quota, reset, and
+// billing fields.
+type CopilotUserResponseQuotaSnapshotsPremiumInteractions struct {
+	// Number of requests/units included in the entitlement for this period; `-1` denotes an unlimited
+	// entitlement.
+	Entitlement *float64 `json:"entitlement,omitempty"`
+	// Count of additional pay-per-request usage consumed this period beyond the entitlement.
+	OverageCount *float64 `json:"overage_count,omitempty"`
+	// Whether usage may continue at pay-per-request rates once the entitlement is exhausted.
+	OveragePermitted *bool `json:"overage_permitted,omitempty"`
+	// Percentage of the entitlement remaining at the snapshot timestamp.
+	PercentRemaining *float64 `json:"percent_remaining,omitempty"`
+	// Identifier of the quota bucket this snapshot describes.
+	QuotaID string `json:"quota_id,omitempty"`
+	// Amount of quota remaining at the snapshot timestamp.
+	QuotaRemaining *float64 `json:"quota_remaining,omitempty"`
+	// Remaining entitlement/quota amount at the snapshot timestamp.
+	Remaining *float64 `json:"remaining,omitempty"`
+	// Whether the entitlement for this category is unlimited.
+	Unlimited *bool `json:"unlimited,omitempty"`
+	// UTC timestamp when this snapshot was captured.
+	TimestampUtc string `json:"timestamp_utc,omitempty"`
+	// Whether the user currently has quota available; when `false` and not unlimited, further requests
+	// are blocked until the quota resets.
+	HasQuota *bool `json:"has_quota,omitempty"`
+	// Unix epoch time, in seconds, when this quota next resets.
+	QuotaResetAt *float64 `json:"quota_reset_at,omitempty"`
+	// Whether this category uses usage-based (token/AI-credit) billing rather than a fixed
+	// premium-request count.
+	TokenBasedBilling *bool `json:"token_based_billing,omitempty"`
+}
 
 // CurrentModel: The session's authoritative model snapshot. Auto preference fields are
 // configuration for the virtual `auto` model and do not change the selected model identifier. The
@@ -5735,12 +6918,54 @@ type ElicitationRequestedSchema struct {
 	Required []string `json:"required,omitempty"`
 }
 
+// EmbeddedBlobResourceContents: Embedded binary resource contents identified by a URI, with an
+// optional MIME type and a base64-encoded blob.
+type EmbeddedBlobResourceContents struct {
+	// URI identifying the resource
+	URI string `json:"uri"`
+	// MIME type of the blob content
+	MimeType string `json:"mimeType,omitempty"`
+	// Base64-encoded binary content of the resource
+	Blob string `json:"blob"`
+}
+
+// EmbeddedTextResourceContents: Embedded text resource contents identified by a URI, with an
+// optional MIME type and a text payload.
+type EmbeddedTextResourceContents struct {
+	// URI identifying the resource
+	URI string `json:"uri"`
+	// MIME type of the text content
+	MimeType string `json:"mimeType,omitempty"`
+	// Text content of the resource
+	Text string `json:"text"`
+}
+
 // EnqueueCommandResult: Indicates whether the command was accepted into the local execution queue.
 type EnqueueCommandResult struct {
 	// True because the command was accepted into the local execution queue.
 	Queued bool `json:"queued"`
 	// Stable opaque ID of the queued command.
 	QueueID json.RawMessage `json:"queueId,omitempty"`
+}
+
+// EnvAuthInfo: Authentication-info input variant for a token sourced from an environment variable,
+// with host, optional login, token, and env var name.
+type EnvAuthInfo struct {
+	// Personal access token (PAT) or server-to-server token sourced from an environment variable.
+	Type string `json:"type"`
+	// Authentication host (e.g. https://github.com or a GHES host).
+	Host string `json:"host"`
+	// User login associated with the token. Undefined for server-to-server tokens (those starting with
+	// `ghs_`).
+	Login string `json:"login,omitempty"`
+	// The token value itself. Treat as a secret.
+	Token string `json:"token"`
+	// Name of the environment variable the token was sourced from.
+	EnvVar string `json:"envVar"`
+	// Snapshot of the authenticated user's Copilot subscription info, if known. Mirrors the GitHub API
+	// `/copilot_internal/v2/token` user response shape — the runtime trusts this verbatim and does
+	// not re-fetch when set.
+	CopilotUser *CopilotUserResponse `json:"copilotUser,omitempty"`
 }
 
 // EnvironmentCapabilities: Hosting capabilities and session capacity advertised by an environment.
@@ -6016,6 +7241,17 @@ type Extension struct {
 	Pid *int64 `json:"pid,omitempty"`
 }
 
+// ExtensionContextPushInput: Slim input shape for extension_context attachments; identity fields
+// are runtime-derived.
+type ExtensionContextPushInput struct {
+	// Attachment type discriminator
+	Type string `json:"type"`
+	// Human-readable composer pill label
+	Title string `json:"title"`
+	// Caller-supplied JSON payload (required, may be null but not undefined)
+	Payload json.RawMessage `json:"payload"`
+}
+
 // ExtensionLaunchProfile: Opaque integrator-owned process launch profile for one extension
 // entrypoint.
 type ExtensionLaunchProfile struct {
@@ -6173,6 +7409,29 @@ type ExternalToolRequestedData struct {
 // ExternalToolResult: Tool call result (string or expanded result object)
 type ExternalToolResult = json.RawMessage
 
+// ExternalToolTextResultForLLM: Expanded external tool result payload
+type ExternalToolTextResultForLLM struct {
+	// Text result returned to the model
+	TextResultForLLM string `json:"textResultForLlm"`
+	// Execution outcome classification. Optional for back-compat; normalized to 'success' (or 'failure'
+	// when error is present) when missing or unrecognized.
+	ResultType string `json:"resultType,omitempty"`
+	// Optional error message for failed executions
+	Error string `json:"error,omitempty"`
+	// Detailed log content for timeline display
+	SessionLog string `json:"sessionLog,omitempty"`
+	// Optional tool-specific telemetry
+	ToolTelemetry map[string]json.RawMessage `json:"toolTelemetry,omitempty"`
+	// Base64-encoded binary results returned to the model
+	BinaryResultsForLLM []ExternalToolTextResultForLLMBinaryResultsForLLM `json:"binaryResultsForLlm,omitempty"`
+	// Structured content blocks from the tool
+	Contents []ExternalToolTextResultForLLMContent `json:"contents,omitempty"`
+	// Tool references returned by a tool-search override: names of deferred tools to surface to the
+	// model. When set, the tool result is materialized as `tool_reference` content blocks (rather than
+	// plain text) so the model knows which deferred tools are now available.
+	ToolReferences []string `json:"toolReferences,omitempty"`
+}
+
 // ExternalToolTextResultForLLMBinaryResultsForLLM: Binary result returned by a tool for the model
 type ExternalToolTextResultForLLMBinaryResultsForLLM struct {
 	// Binary result type discriminator. Use "image" for images and "resource" for other binary data.
@@ -6239,6 +7498,35 @@ type ExternalToolTextResultForLLMContent struct {
 	Resource *ExternalToolTextResultForLLMContentResourceDetails `json:"resource,omitempty"`
 }
 
+// ExternalToolTextResultForLLMContentAudio: Audio content block with base64-encoded data
+type ExternalToolTextResultForLLMContentAudio struct {
+	// Content block type discriminator
+	Type string `json:"type"`
+	// Base64-encoded audio data
+	Data string `json:"data"`
+	// MIME type of the audio (e.g., audio/wav, audio/mpeg)
+	MimeType string `json:"mimeType"`
+}
+
+// ExternalToolTextResultForLLMContentImage: Image content block with base64-encoded data
+type ExternalToolTextResultForLLMContentImage struct {
+	// Content block type discriminator
+	Type string `json:"type"`
+	// Base64-encoded image data
+	Data string `json:"data"`
+	// MIME type of the image (e.g., image/png, image/jpeg)
+	MimeType string `json:"mimeType"`
+}
+
+// ExternalToolTextResultForLLMContentResource: Embedded resource content block with inline text or
+// binary data
+type ExternalToolTextResultForLLMContentResource struct {
+	// Content block type discriminator
+	Type string `json:"type"`
+	// The embedded resource contents, either text or base64-encoded binary
+	Resource ExternalToolTextResultForLLMContentResourceDetails `json:"resource"`
+}
+
 // ExternalToolTextResultForLLMContentResourceDetails: The embedded resource contents, either text
 // or base64-encoded binary
 type ExternalToolTextResultForLLMContentResourceDetails struct {
@@ -6250,6 +7538,27 @@ type ExternalToolTextResultForLLMContentResourceDetails struct {
 	Text string `json:"text,omitempty"`
 	// Base64-encoded binary content of the resource
 	Blob string `json:"blob,omitempty"`
+}
+
+// ExternalToolTextResultForLLMContentResourceLink: Resource link content block referencing an
+// external resource
+type ExternalToolTextResultForLLMContentResourceLink struct {
+	// Icons associated with this resource
+	Icons []ExternalToolTextResultForLLMContentResourceLinkIcon `json:"icons,omitempty"`
+	// Resource name identifier
+	Name string `json:"name"`
+	// Human-readable display title for the resource
+	Title string `json:"title,omitempty"`
+	// URI identifying the resource
+	URI string `json:"uri"`
+	// Human-readable description of the resource
+	Description string `json:"description,omitempty"`
+	// MIME type of the resource content
+	MimeType string `json:"mimeType,omitempty"`
+	// Size of the resource in bytes
+	Size *int64 `json:"size,omitempty"`
+	// Content block type discriminator
+	Type string `json:"type"`
 }
 
 // ExternalToolTextResultForLLMContentResourceLinkIcon: Icon image for a resource
@@ -6273,6 +7582,48 @@ const (
 	// Icon intended for dark themes.
 	ExternalToolTextResultForLLMContentResourceLinkIconThemeDark ExternalToolTextResultForLLMContentResourceLinkIconTheme = "dark"
 )
+
+// ExternalToolTextResultForLLMContentShellExit: Shell command exit metadata with optional output
+// preview
+type ExternalToolTextResultForLLMContentShellExit struct {
+	// Content block type discriminator
+	Type string `json:"type"`
+	// Shell id, as assigned by Copilot runtime
+	ShellID string `json:"shellId"`
+	// Exit code from the completed shell command
+	ExitCode int64 `json:"exitCode"`
+	// Working directory where the shell command was executed
+	Cwd string `json:"cwd,omitempty"`
+	// Output associated with this shell command, if available. May be partial, truncated, or a preview;
+	// not guaranteed to be full output.
+	OutputPreview string `json:"outputPreview,omitempty"`
+	// Whether outputPreview is known to be incomplete or truncated
+	OutputTruncated *bool `json:"outputTruncated,omitempty"`
+	// Path reported in the shell session's filesystem namespace when shell output exceeded the
+	// configured large-output threshold.
+	OutputFilePath string `json:"outputFilePath,omitempty"`
+}
+
+// ExternalToolTextResultForLLMContentTerminal: Terminal/shell output content block with optional
+// exit code and working directory
+type ExternalToolTextResultForLLMContentTerminal struct {
+	// Content block type discriminator
+	Type string `json:"type"`
+	// Terminal/shell output text
+	Text string `json:"text"`
+	// Process exit code, if the command has completed
+	ExitCode *int64 `json:"exitCode,omitempty"`
+	// Working directory where the command was executed
+	Cwd string `json:"cwd,omitempty"`
+}
+
+// ExternalToolTextResultForLLMContentText: Plain text content block
+type ExternalToolTextResultForLLMContentText struct {
+	// Content block type discriminator
+	Type string `json:"type"`
+	// The text content
+	Text string `json:"text"`
+}
 
 // FeatureFlagAvailability: The population a feature flag is declared for, before overrides.
 type FeatureFlagAvailability string
@@ -6934,6 +8285,23 @@ const (
 	FusionTurnKindCompaction FusionTurnKind = "compaction"
 )
 
+// GhCLIAuthInfo: Authentication-info input variant for GitHub CLI credentials, carrying host,
+// login, and the `gh auth token` value.
+type GhCLIAuthInfo struct {
+	// Authentication via the `gh` CLI's saved credentials.
+	Type string `json:"type"`
+	// Authentication host.
+	Host string `json:"host"`
+	// User login as reported by `gh auth status`.
+	Login string `json:"login"`
+	// The token returned by `gh auth token`. Treat as a secret.
+	Token string `json:"token"`
+	// Snapshot of the authenticated user's Copilot subscription info, if known. Mirrors the GitHub API
+	// `/copilot_internal/v2/token` user response shape — the runtime trusts this verbatim and does
+	// not re-fetch when set.
+	CopilotUser *CopilotUserResponse `json:"copilotUser,omitempty"`
+}
+
 // GitCurrentBranchRemoteResult: The remote the checked-out branch tracks.
 type GitCurrentBranchRemoteResult struct {
 	// Name of the tracked remote. Reports `origin` whenever the working tree has no tracking
@@ -7284,6 +8652,21 @@ type GlobalStateWriteKeyRequest struct {
 	Key string `json:"key"`
 	// Value to store for the key. Omit it, or pass null, to remove the key instead.
 	Value json.RawMessage `json:"value,omitempty"`
+}
+
+// HMACAuthInfo: Authentication-info input variant for GitHub-internal HMAC auth, carrying the
+// public GitHub host and HMAC secret.
+type HMACAuthInfo struct {
+	// HMAC-based authentication used by GitHub-internal services.
+	Type string `json:"type"`
+	// Authentication host. HMAC auth always targets the public GitHub host.
+	Host string `json:"host"`
+	// HMAC secret used to sign requests.
+	Hmac string `json:"hmac"`
+	// Snapshot of the authenticated user's Copilot subscription info, if known. Mirrors the GitHub API
+	// `/copilot_internal/v2/token` user response shape — the runtime trusts this verbatim and does
+	// not re-fetch when set.
+	CopilotUser *CopilotUserResponse `json:"copilotUser,omitempty"`
 }
 
 // HandlePendingToolCallResult: Indicates whether the external tool call result was handled
@@ -8458,6 +9841,45 @@ type InstalledPluginInfo struct {
 
 // InstalledPluginSource: Source for direct repo installs (when marketplace is empty)
 type InstalledPluginSource = json.RawMessage
+
+// InstalledPluginSourceGitHub: Source descriptor for a direct GitHub plugin install, with
+// `owner/repo`, optional ref or full commit SHA, and optional subpath.
+type InstalledPluginSourceGitHub struct {
+	// Constant value. Always "github".
+	Source string `json:"source"`
+	// GitHub repository in `owner/repo` form.
+	Repo string `json:"repo"`
+	// Optional Git ref to resolve.
+	Ref string `json:"ref,omitempty"`
+	// Optional full 40-character hexadecimal commit SHA.
+	Sha string `json:"sha,omitempty"`
+	// Optional repository-relative path to the plugin.
+	Path string `json:"path,omitempty"`
+}
+
+// InstalledPluginSourceLocal: Source descriptor for a direct local plugin install, with a local
+// filesystem path.
+type InstalledPluginSourceLocal struct {
+	// Constant value. Always "local".
+	Source string `json:"source"`
+	// Local filesystem path to the plugin.
+	Path string `json:"path"`
+}
+
+// InstalledPluginSourceURL: Source descriptor for a direct URL plugin install, with URL, optional
+// ref or full commit SHA, and optional subpath.
+type InstalledPluginSourceURL struct {
+	// Constant value. Always "url".
+	Source string `json:"source"`
+	// URL of the plugin source.
+	URL string `json:"url"`
+	// Optional Git ref to resolve.
+	Ref string `json:"ref,omitempty"`
+	// Optional full 40-character hexadecimal commit SHA.
+	Sha string `json:"sha,omitempty"`
+	// Optional source-relative path to the plugin.
+	Path string `json:"path,omitempty"`
+}
 
 // InstalledPluginVerifiedSource: The GitHub repository and commit an installed plugin is pinned to.
 type InstalledPluginVerifiedSource struct {
@@ -10185,6 +11607,17 @@ const (
 	MCPPlanEnumValueTypeEnum MCPPlanEnumValueType = "enum"
 )
 
+// MCPPlanInstallPlanned: A computed MCP install plan. Nothing has been applied: the plan describes
+// what installing would change, and the plan handle is what a later apply operation would consume.
+type MCPPlanInstallPlanned struct {
+	// Discriminator: a plan was computed and nothing was changed
+	Kind string `json:"kind"`
+	// The normalised plan.
+	Plan MCPInstallPlan `json:"plan"`
+	// Protocol version and capabilities the runtime honoured.
+	Negotiated CatalogNegotiatedContract `json:"negotiated"`
+}
+
 // MCPPlanInstallRequest: A side-effect-free request for an MCP install plan. Computing a plan never
 // writes configuration, stores a secret, or reloads MCP servers.
 type MCPPlanInstallRequest struct {
@@ -10254,6 +11687,20 @@ type MCPPlanInstallSource struct {
 	Card *MCPServerCardReference `json:"card,omitempty"`
 }
 
+// MCPPlanInstallSourceCandidate: Plan from a candidate returned by a previous catalog search.
+type MCPPlanInstallSourceCandidate struct {
+	// Discriminator: plan from a previously returned candidate
+	Kind MCPPlanInstallSourceCandidateKind `json:"kind"`
+	// Single-use candidate handle. Consumed by this call, so a replay of the same handle is rejected.
+	CandidateHandle string `json:"candidateHandle"`
+	// The runtime- or authority-minted `searchId` returned with the search that produced this
+	// candidate. Planning verifies the private correlation and atomically consumes a matching candidate
+	// before downstream work, including attempts that subsequently fail or report unavailable. A
+	// mismatched search does not consume the candidate. It identifies a search rather than a person and
+	// must never be joined with user identity to re-identify anyone.
+	SearchID string `json:"searchId"`
+}
+
 // MCPPlanInstallSourceCandidateKind: Discriminator for a candidate-backed install-plan source
 type MCPPlanInstallSourceCandidateKind string
 
@@ -10261,6 +11708,15 @@ const (
 	// Plan from a candidate returned by catalog search.
 	MCPPlanInstallSourceCandidateKindCandidate MCPPlanInstallSourceCandidateKind = "candidate"
 )
+
+// MCPPlanInstallSourceCard: Plan from a card supplied directly by the caller, without a preceding
+// search.
+type MCPPlanInstallSourceCard struct {
+	// Discriminator: plan from a caller-supplied card
+	Kind MCPPlanInstallSourceCardKind `json:"kind"`
+	// The card to plan from: exactly one of a URL or embedded data.
+	Card MCPServerCardReference `json:"card"`
+}
 
 // MCPPlanInstallSourceCardKind: Discriminator for a caller-supplied-card install-plan source
 type MCPPlanInstallSourceCardKind string
@@ -10384,6 +11840,32 @@ type MCPPlanRequiredValue struct {
 	EnumValues []string `json:"enumValues,omitempty"`
 }
 
+// MCPPlanRequiredValueEnum: One enumerated non-secret value a transport choice needs before it can
+// be applied. The permitted values are structurally required.
+type MCPPlanRequiredValueEnum struct {
+	// Discriminator: this required value uses a fixed enumeration.
+	Kind MCPPlanRequiredValueEnumKind `json:"kind"`
+	// Key the value is supplied under. Inert untrusted data.
+	Key string `json:"key"`
+	// Where the value is applied when the server is launched.
+	Category MCPPlanValueCategory `json:"category"`
+	// Discriminator: the value must be one of `enumValues`.
+	ValueType MCPPlanEnumValueType `json:"valueType"`
+	// Whether the value must be present for the plan to be applicable.
+	Required bool `json:"required"`
+	// Default supplied by the card, when the value can be resolved without input. Presence is the
+	// authoritative indication that a default exists. Inert untrusted data.
+	DefaultValue string `json:"defaultValue,omitempty"`
+	// Human-readable label from the card. Inert untrusted text.
+	Title string `json:"title,omitempty"`
+	// Human-readable explanation from the card. Inert untrusted text.
+	Description string `json:"description,omitempty"`
+	// Non-empty permitted value set. Inert untrusted data.
+	EnumValues []string `json:"enumValues"`
+	// Whether the value may be supplied more than once.
+	IsRepeated bool `json:"isRepeated"`
+}
+
 // MCPPlanRequiredValueEnumKind: Discriminator for an enumerated required value
 type MCPPlanRequiredValueEnumKind string
 
@@ -10391,6 +11873,30 @@ const (
 	// The value uses a fixed non-empty enumeration.
 	MCPPlanRequiredValueEnumKindEnum MCPPlanRequiredValueEnumKind = "enum"
 )
+
+// MCPPlanRequiredValueScalar: One non-secret scalar value a transport choice needs before it can be
+// applied.
+type MCPPlanRequiredValueScalar struct {
+	// Discriminator: this required value uses a scalar type.
+	Kind MCPPlanRequiredValueScalarKind `json:"kind"`
+	// Key the value is supplied under. Inert untrusted data.
+	Key string `json:"key"`
+	// Where the value is applied when the server is launched.
+	Category MCPPlanValueCategory `json:"category"`
+	// Scalar type the value must conform to.
+	ValueType MCPPlanScalarValueType `json:"valueType"`
+	// Whether the value must be present for the plan to be applicable.
+	Required bool `json:"required"`
+	// Default supplied by the card, when the value can be resolved without input. Presence is the
+	// authoritative indication that a default exists. Inert untrusted data.
+	DefaultValue string `json:"defaultValue,omitempty"`
+	// Human-readable label from the card. Inert untrusted text.
+	Title string `json:"title,omitempty"`
+	// Human-readable explanation from the card. Inert untrusted text.
+	Description string `json:"description,omitempty"`
+	// Whether the value may be supplied more than once.
+	IsRepeated bool `json:"isRepeated"`
+}
 
 // MCPPlanRequiredValueScalarKind: Discriminator for a scalar required value
 type MCPPlanRequiredValueScalarKind string
@@ -10479,6 +11985,42 @@ type MCPPlanTransportChoice struct {
 	SecretPlaceholders []MCPPlanSecretPlaceholder `json:"secretPlaceholders"`
 	// Endpoint URL. Inert untrusted data.
 	Endpoint string `json:"endpoint,omitempty"`
+}
+
+// MCPPlanTransportChoicePackage: An eligible local-package transport choice. Package identity is
+// required and a remote endpoint cannot be represented.
+type MCPPlanTransportChoicePackage struct {
+	// Stable identifier for this choice within the plan, used to select it when the plan is applied.
+	ChoiceID string `json:"choiceId"`
+	// Local process transport this package choice would use.
+	Transport MCPPlanPackageTransport `json:"transport"`
+	// Discriminator: this choice runs a local package
+	InstallMethod MCPPlanPackageInstallMethod `json:"installMethod"`
+	// Packaging ecosystem, for example `oci` or `npm`.
+	PackageType string `json:"packageType"`
+	// Package identifier. Inert untrusted data.
+	PackageIdentifier string `json:"packageIdentifier"`
+	// Typed values this choice requires, excluding secrets.
+	RequiredValues []MCPPlanRequiredValue `json:"requiredValues"`
+	// Secrets this choice requires, referenced by placeholder only.
+	SecretPlaceholders []MCPPlanSecretPlaceholder `json:"secretPlaceholders"`
+}
+
+// MCPPlanTransportChoiceRemote: An eligible remote-endpoint transport choice. The endpoint is
+// required and package identity cannot be represented.
+type MCPPlanTransportChoiceRemote struct {
+	// Stable identifier for this choice within the plan, used to select it when the plan is applied.
+	ChoiceID string `json:"choiceId"`
+	// Endpoint transport this remote choice would use.
+	Transport MCPPlanRemoteTransport `json:"transport"`
+	// Discriminator: this choice connects to a remote endpoint
+	InstallMethod MCPPlanRemoteInstallMethod `json:"installMethod"`
+	// Endpoint URL. Inert untrusted data.
+	Endpoint string `json:"endpoint"`
+	// Typed values this choice requires, excluding secrets.
+	RequiredValues []MCPPlanRequiredValue `json:"requiredValues"`
+	// Secrets this choice requires, referenced by placeholder only.
+	SecretPlaceholders []MCPPlanSecretPlaceholder `json:"secretPlaceholders"`
 }
 
 // MCPPlanUninstallRequest: Read-only preparation of one owned removal under fresh selected-session
@@ -10830,6 +12372,14 @@ type MCPResourcesReadResult struct {
 // MCPSafeForTelemetry: Telemetry-obfuscation policy for an MCP server's tools.
 type MCPSafeForTelemetry = json.RawMessage
 
+// MCPSafeForTelemetryFields: Per-field MCP telemetry-obfuscation policy.
+type MCPSafeForTelemetryFields struct {
+	// Whether the MCP tool name may be included in telemetry without obfuscation.
+	Name bool `json:"name"`
+	// Whether MCP tool input names may be included in telemetry without obfuscation.
+	InputsNames bool `json:"inputsNames"`
+}
+
 // MCPSamplingExecutionAction: Outcome of the sampling inference. 'success' produced a response;
 // 'failure' encountered an error (including agent-side rejection by content filter or criteria);
 // 'cancelled' the caller cancelled this execution via cancelSamplingExecution.
@@ -10968,6 +12518,24 @@ type MCPServer struct {
 // OIDC settings.
 type MCPServerAuthConfig = json.RawMessage
 
+// MCPServerAuthConfigRedirectPort: Authentication settings with optional redirect port
+// configuration.
+type MCPServerAuthConfigRedirectPort struct {
+	// Fixed port for the OAuth redirect callback server.
+	RedirectPort *int64 `json:"redirectPort,omitempty"`
+}
+
+// MCPServerCardEmbedded: An MCP server card supplied inline as an inert document.
+type MCPServerCardEmbedded struct {
+	// Discriminator: the card is embedded, and carries no URL
+	Kind MCPServerCardEmbeddedKind `json:"kind"`
+	// Media type the card is expected to conform to.
+	MediaType MCPServerCardMediaType `json:"mediaType"`
+	// The card document verbatim, treated as inert untrusted bytes. The runtime parses and validates
+	// it; the host is not expected to interpret it. Never logged.
+	Data string `json:"data"`
+}
+
 // MCPServerCardEmbeddedKind: Discriminator for an embedded MCP server card
 type MCPServerCardEmbeddedKind string
 
@@ -10999,6 +12567,18 @@ type MCPServerCardReference struct {
 	// The card document verbatim, treated as inert untrusted bytes. The runtime parses and validates
 	// it; the host is not expected to interpret it. Never logged.
 	Data string `json:"data,omitempty"`
+}
+
+// MCPServerCardURL: An MCP server card to be retrieved from a URL through the runtime's hardened
+// fetch boundary.
+type MCPServerCardURL struct {
+	// Discriminator: the card is URL-backed, and carries no embedded data
+	Kind MCPServerCardURLKind `json:"kind"`
+	// Media type the card is expected to conform to.
+	MediaType MCPServerCardMediaType `json:"mediaType"`
+	// Card URL. Retrieved only through the runtime's hardened boundary, with scheme, credential,
+	// address-range, redirect, timeout, and response-size controls applied. Never logged.
+	URL string `json:"url"`
 }
 
 // MCPServerCardURLKind: Discriminator for a URL-backed MCP server card
@@ -11098,6 +12678,74 @@ const (
 	MCPServerConfigDeferToolsNever MCPServerConfigDeferTools = "never"
 )
 
+// MCPServerConfigHTTP: Remote MCP server configuration accessed over HTTP or SSE.
+type MCPServerConfigHTTP struct {
+	// Optional human-readable server name.
+	DisplayName string `json:"displayName,omitempty"`
+	// Telemetry-obfuscation policy for this server's tools.
+	SafeForTelemetry MCPSafeForTelemetry `json:"safeForTelemetry,omitempty"`
+	// Tools to include. Defaults to all tools if not specified.
+	Tools []string `json:"tools,omitempty"`
+	// Remote transport type. Defaults to "http" when omitted.
+	Type MCPServerConfigHTTPType `json:"type,omitempty"`
+	// Whether this server is a built-in fallback used when the user has not configured their own
+	// server.
+	IsDefaultServer *bool `json:"isDefaultServer,omitempty"`
+	// Content filtering mode to apply to all tools, or a map of tool name to content filtering mode.
+	FilterMapping FilterMapping `json:"filterMapping,omitempty"`
+	// Timeout in milliseconds for tool discovery and tool calls.
+	Timeout *int64 `json:"timeout,omitempty"`
+	// Milliseconds this server may spend connecting before the CLI warns that it is taking longer than
+	// expected. Presentation only: it does not change how long the connection is allowed to take.
+	SlowConnectionThresholdMs *int64 `json:"slowConnectionThresholdMs,omitempty"`
+	// Set to `true` to use defaults, or provide an object with additional auth or OIDC settings.
+	Oidc MCPServerAuthConfig `json:"oidc,omitempty"`
+	// Set to `true` to use defaults, or provide an object with additional auth or OIDC settings.
+	Auth MCPServerAuthConfig `json:"auth,omitempty"`
+	// Controls if tools provided by this server can be loaded on demand via tool search (auto) or
+	// always included in the initial tool list (never)
+	DeferTools MCPServerConfigDeferTools `json:"deferTools,omitempty"`
+	// Set to true to disable persisted MCP tool snapshots for this server. Live tool discovery is
+	// unaffected.
+	DisableToolCache *bool `json:"disableToolCache,omitempty"`
+	// Whether secret masking is disabled for calls to this server.
+	DisableSecretMasking *bool `json:"disableSecretMasking,omitempty"`
+	// Tool names excluded after the include filter is applied.
+	ExcludeTools []string `json:"excludeTools,omitempty"`
+	// Event types this server receives as Copilot notifications.
+	Events []string `json:"events,omitempty"`
+	// Copilot notification types this server may send to the host.
+	Notifications []string `json:"notifications,omitempty"`
+	// The origin of this server configuration.
+	Source MCPServerSource `json:"source,omitempty"`
+	// Plugin that provided this server.
+	SourcePlugin string `json:"sourcePlugin,omitempty"`
+	// Version of the plugin that provided this server.
+	SourcePluginVersion string `json:"sourcePluginVersion,omitempty"`
+	// Whether the providing plugin uses the Open Plugin Spec.
+	SourcePluginSpec *bool `json:"sourcePluginSpec,omitempty"`
+	// Source file path recorded while loading the config.
+	SourcePath string `json:"sourcePath,omitempty"`
+	// Configuration warnings recorded while loading the server.
+	ConfigWarnings []string `json:"configWarnings,omitempty"`
+	// URL of the remote MCP server endpoint.
+	URL string `json:"url"`
+	// HTTP headers to include in requests to the remote MCP server.
+	Headers map[string]string `json:"headers,omitempty"`
+	// Dynamic-header refresh cache lifetime in milliseconds.
+	HeadersRefreshTTLMs *int64 `json:"headersRefreshTtlMs,omitempty"`
+	// OAuth client ID for a pre-registered remote MCP OAuth client.
+	OauthClientID string `json:"oauthClientId,omitempty"`
+	// Non-empty array of valid RFC 6749 scope-token strings to request for the statically configured
+	// OAuth client when the server challenge omits scope or provides an empty scope. Requires a
+	// non-empty oauthClientId. These scopes take precedence over protected-resource metadata.
+	OauthScopes []string `json:"oauthScopes,omitempty"`
+	// Whether the configured OAuth client is public and does not require a client secret.
+	OauthPublicClient *bool `json:"oauthPublicClient,omitempty"`
+	// OAuth grant type to use when authenticating to the remote MCP server.
+	OauthGrantType MCPServerConfigHTTPOauthGrantType `json:"oauthGrantType,omitempty"`
+}
+
 // MCPServerConfigHTTPOauthGrantType: OAuth grant type to use when authenticating to the remote MCP
 // server.
 type MCPServerConfigHTTPOauthGrantType string
@@ -11119,12 +12767,120 @@ const (
 	MCPServerConfigHTTPTypeSse MCPServerConfigHTTPType = "sse"
 )
 
+// MCPServerConfigMemory: In-process MCP server configuration used by embedded SDK clients.
+type MCPServerConfigMemory struct {
+	Type MCPServerConfigMemoryType `json:"type"`
+	// In-process MCP server instance. This value cannot cross a JSON-RPC boundary.
+	ServerInstance json.RawMessage `json:"serverInstance"`
+	// Tools to include. Defaults to all tools if not specified.
+	Tools []string `json:"tools,omitempty"`
+	// Optional human-readable server name.
+	DisplayName string `json:"displayName,omitempty"`
+	// Whether this server is a built-in fallback.
+	IsDefaultServer *bool `json:"isDefaultServer,omitempty"`
+	// Content filtering mode to apply to this server's tools.
+	FilterMapping FilterMapping `json:"filterMapping,omitempty"`
+	// Telemetry-obfuscation policy for this server's tools.
+	SafeForTelemetry MCPSafeForTelemetry `json:"safeForTelemetry,omitempty"`
+	// Timeout in milliseconds for tool discovery and tool calls.
+	Timeout *int64 `json:"timeout,omitempty"`
+	// Milliseconds this server may spend connecting before the CLI warns that it is taking longer than
+	// expected. Presentation only: it does not change how long the connection is allowed to take.
+	SlowConnectionThresholdMs *int64 `json:"slowConnectionThresholdMs,omitempty"`
+	// Set to `true` to use default OIDC settings.
+	Oidc MCPServerAuthConfig `json:"oidc,omitempty"`
+	// Controls whether tools can be loaded on demand.
+	DeferTools MCPServerConfigDeferTools `json:"deferTools,omitempty"`
+	// Whether persisted tool snapshots are disabled.
+	DisableToolCache *bool `json:"disableToolCache,omitempty"`
+	// Whether secret masking is disabled for calls to this server.
+	DisableSecretMasking *bool `json:"disableSecretMasking,omitempty"`
+	// Tool names excluded after the include filter is applied.
+	ExcludeTools []string `json:"excludeTools,omitempty"`
+	// Event types this server receives as Copilot notifications.
+	Events []string `json:"events,omitempty"`
+	// Copilot notification types this server may send to the host.
+	Notifications []string `json:"notifications,omitempty"`
+	// The origin of this server configuration.
+	Source MCPServerSource `json:"source,omitempty"`
+	// Plugin that provided this server.
+	SourcePlugin string `json:"sourcePlugin,omitempty"`
+	// Version of the plugin that provided this server.
+	SourcePluginVersion string `json:"sourcePluginVersion,omitempty"`
+	// Whether the providing plugin uses the Open Plugin Spec.
+	SourcePluginSpec *bool `json:"sourcePluginSpec,omitempty"`
+	// Source file path recorded while loading the config.
+	SourcePath string `json:"sourcePath,omitempty"`
+	// Configuration warnings recorded while loading the server.
+	ConfigWarnings []string `json:"configWarnings,omitempty"`
+}
+
 // MCPServerConfigMemoryType: In-process MCP transport type.
 type MCPServerConfigMemoryType string
 
 const (
 	MCPServerConfigMemoryTypeMemory MCPServerConfigMemoryType = "memory"
 )
+
+// MCPServerConfigStdio: Stdio MCP server configuration launched as a child process.
+type MCPServerConfigStdio struct {
+	// Optional human-readable server name.
+	DisplayName string `json:"displayName,omitempty"`
+	// Telemetry-obfuscation policy for this server's tools.
+	SafeForTelemetry MCPSafeForTelemetry `json:"safeForTelemetry,omitempty"`
+	// Tools to include. Defaults to all tools if not specified.
+	Tools []string `json:"tools,omitempty"`
+	// Whether this server is a built-in fallback used when the user has not configured their own
+	// server.
+	IsDefaultServer *bool `json:"isDefaultServer,omitempty"`
+	// Content filtering mode to apply to all tools, or a map of tool name to content filtering mode.
+	FilterMapping FilterMapping `json:"filterMapping,omitempty"`
+	// Timeout in milliseconds for tool discovery and tool calls.
+	Timeout *int64 `json:"timeout,omitempty"`
+	// Milliseconds this server may spend connecting before the CLI warns that it is taking longer than
+	// expected. Presentation only: it does not change how long the connection is allowed to take.
+	SlowConnectionThresholdMs *int64 `json:"slowConnectionThresholdMs,omitempty"`
+	// Set to `true` to use defaults, or provide an object with additional auth or OIDC settings.
+	Oidc MCPServerAuthConfig `json:"oidc,omitempty"`
+	// Set to `true` to use defaults, or provide an object with additional auth or OIDC settings.
+	Auth MCPServerAuthConfig `json:"auth,omitempty"`
+	// Controls if tools provided by this server can be loaded on demand via tool search (auto) or
+	// always included in the initial tool list (never)
+	DeferTools MCPServerConfigDeferTools `json:"deferTools,omitempty"`
+	// Set to true to disable persisted MCP tool snapshots for this server. Live tool discovery is
+	// unaffected.
+	DisableToolCache *bool `json:"disableToolCache,omitempty"`
+	// Whether secret masking is disabled for calls to this server.
+	DisableSecretMasking *bool `json:"disableSecretMasking,omitempty"`
+	// Tool names excluded after the include filter is applied.
+	ExcludeTools []string `json:"excludeTools,omitempty"`
+	// Event types this server receives as Copilot notifications.
+	Events []string `json:"events,omitempty"`
+	// Copilot notification types this server may send to the host.
+	Notifications []string `json:"notifications,omitempty"`
+	// The origin of this server configuration.
+	Source MCPServerSource `json:"source,omitempty"`
+	// Plugin that provided this server.
+	SourcePlugin string `json:"sourcePlugin,omitempty"`
+	// Version of the plugin that provided this server.
+	SourcePluginVersion string `json:"sourcePluginVersion,omitempty"`
+	// Whether the providing plugin uses the Open Plugin Spec.
+	SourcePluginSpec *bool `json:"sourcePluginSpec,omitempty"`
+	// Source file path recorded while loading the config.
+	SourcePath string `json:"sourcePath,omitempty"`
+	// Configuration warnings recorded while loading the server.
+	ConfigWarnings []string `json:"configWarnings,omitempty"`
+	// Executable command used to start the Stdio MCP server process.
+	Command string `json:"command"`
+	// Command-line arguments passed to the Stdio MCP server process.
+	Args []string `json:"args,omitempty"`
+	// Working directory for the Stdio MCP server process.
+	Cwd string `json:"cwd,omitempty"`
+	// Environment variables to pass to the Stdio MCP server process.
+	Env map[string]string `json:"env,omitempty"`
+	// Local transport type. Defaults to stdio when omitted.
+	Type MCPServerConfigStdioType `json:"type,omitempty"`
+}
 
 // MCPServerConfigStdioType: Local MCP transport type.
 type MCPServerConfigStdioType string
@@ -14092,6 +15848,23 @@ const (
 	OmittedBinaryOmittedReasonAssetUnavailable OmittedBinaryOmittedReason = "asset_unavailable"
 )
 
+// OmittedBinaryResult: A binary result whose data was omitted from persistence due to the inline
+// size limit
+type OmittedBinaryResult struct {
+	// Binary result type discriminator. Use "image" for images and "resource" for other binary data.
+	Type OmittedBinaryType `json:"type"`
+	// MIME type of the omitted binary data
+	MimeType string `json:"mimeType"`
+	// Decoded byte length of the omitted binary data
+	ByteLength int64 `json:"byteLength"`
+	// Why the binary data is absent: it exceeded the inline size limit, or its asset was unavailable
+	OmittedReason OmittedBinaryOmittedReason `json:"omittedReason"`
+	// Human-readable description of the binary data
+	Description string `json:"description,omitempty"`
+	// Optional metadata from the producing tool.
+	Metadata map[string]json.RawMessage `json:"metadata,omitempty"`
+}
+
 // OmittedBinaryType: Binary result type discriminator. Use "image" for images and "resource" for
 // other binary data.
 type OmittedBinaryType string
@@ -14399,6 +16172,48 @@ const (
 	PermissionApprovalEvaluationReasonCodeInherited PermissionApprovalEvaluationReasonCode = "inherited"
 )
 
+// PermissionApproved: Permission response variant indicating the request was approved without
+// persisting an approval rule.
+type PermissionApproved struct {
+	// The permission request was approved
+	Kind string `json:"kind"`
+	// Whether a managed approval policy already handled this request
+	ManagedApprovalHandled *bool `json:"managedApprovalHandled,omitempty"`
+}
+
+// PermissionApprovedForLocation: Permission response variant that approves a request and persists
+// the provided approval to a project location key.
+type PermissionApprovedForLocation struct {
+	// Approved and persisted for this project location
+	Kind string `json:"kind"`
+	// The approval to persist for this location
+	Approval UserToolSessionApproval `json:"approval"`
+	// The location key (git root or cwd) to persist the approval to
+	LocationKey string `json:"locationKey"`
+	// Whether a managed approval policy already handled this request
+	ManagedApprovalHandled *bool `json:"managedApprovalHandled,omitempty"`
+}
+
+// PermissionApprovedForSession: Permission response variant that approves a request and remembers
+// the provided approval for the rest of the session.
+type PermissionApprovedForSession struct {
+	// Approved and remembered for the rest of the session
+	Kind string `json:"kind"`
+	// The approval to add as a session-scoped rule
+	Approval UserToolSessionApproval `json:"approval"`
+	// Whether a managed approval policy already handled this request
+	ManagedApprovalHandled *bool `json:"managedApprovalHandled,omitempty"`
+}
+
+// PermissionApprovedReadOnlyForSession: Permission response variant that approves a request and
+// records file-tool read authority for specific directories in this logical session.
+type PermissionApprovedReadOnlyForSession struct {
+	// Approved with read-only directory authority for this session
+	Kind string `json:"kind"`
+	// Canonical directories covered by the session read-only grant
+	Directories []string `json:"directories"`
+}
+
 // PermissionAssentDetectedData: Historical decode-only contextual-assent marker. Current runtimes
 // do not project it into the conversation or permission flow.
 type PermissionAssentDetectedData struct {
@@ -14430,6 +16245,15 @@ type PermissionAssistedApproval struct {
 	Model string `json:"model,omitempty"`
 	// Classified cause of an `error` recommendation. Absent for every other recommendation.
 	FailureReason AssistedApprovalJudgeFailureReason `json:"failureReason,omitempty"`
+}
+
+// PermissionCancelled: Permission response variant indicating the request was cancelled before use,
+// with an optional reason.
+type PermissionCancelled struct {
+	// The permission request was cancelled before a response was used
+	Kind string `json:"kind"`
+	// Optional explanation of why the request was cancelled
+	Reason string `json:"reason,omitempty"`
 }
 
 // PermissionCarriedForwardData: Historical decode-only receipt from the retired Assisted
@@ -14518,6 +16342,17 @@ type PermissionDecision struct {
 	Interrupt *bool `json:"interrupt,omitempty"`
 }
 
+// PermissionDecisionApproveForLocation: Permission-decision request variant to approve and persist
+// a permission for a project location, with approval details and location key.
+type PermissionDecisionApproveForLocation struct {
+	// Approve and persist for this project location
+	Kind string `json:"kind"`
+	// Approval to persist for this location
+	Approval PermissionDecisionApproveForLocationApproval `json:"approval"`
+	// Location key (git root or cwd) to persist the approval to
+	LocationKey string `json:"locationKey"`
+}
+
 // PermissionDecisionApproveForLocationApproval: Approval to persist for this location
 type PermissionDecisionApproveForLocationApproval struct {
 	// Approval scoped to specific command identifiers.
@@ -14538,6 +16373,117 @@ type PermissionDecisionApproveForLocationApproval struct {
 	ExtensionName string `json:"extensionName,omitempty"`
 	// Names of the sensitive environment variables this approval covers. Values are never persisted.
 	EnvironmentVariables []string `json:"environmentVariables,omitempty"`
+}
+
+// PermissionDecisionApproveForLocationApprovalCommands: Location-scoped approval details for
+// specific command identifiers.
+type PermissionDecisionApproveForLocationApprovalCommands struct {
+	// Approval scoped to specific command identifiers.
+	Kind string `json:"kind"`
+	// Command identifiers covered by this approval.
+	CommandIdentifiers []string `json:"commandIdentifiers"`
+}
+
+// PermissionDecisionApproveForLocationApprovalCustomTool: Location-scoped approval details for a
+// custom tool, keyed by tool name.
+type PermissionDecisionApproveForLocationApprovalCustomTool struct {
+	// Approval covering a custom tool.
+	Kind string `json:"kind"`
+	// Custom tool name.
+	ToolName string `json:"toolName"`
+}
+
+// PermissionDecisionApproveForLocationApprovalExtensionEnvAccess: Location-scoped approval details
+// for an extension's access to sensitive environment variables, keyed by extension name and the
+// exact set of variable names.
+type PermissionDecisionApproveForLocationApprovalExtensionEnvAccess struct {
+	// Approval covering an extension's request to read sensitive environment variables.
+	Kind string `json:"kind"`
+	// Extension name.
+	ExtensionName string `json:"extensionName"`
+	// Names of the sensitive environment variables this approval covers. Values are never persisted.
+	EnvironmentVariables []string `json:"environmentVariables"`
+}
+
+// PermissionDecisionApproveForLocationApprovalExtensionManagement: Location-scoped approval details
+// for extension-management operations, optionally narrowed by operation.
+type PermissionDecisionApproveForLocationApprovalExtensionManagement struct {
+	// Approval covering extension lifecycle operations such as enable, disable, or reload.
+	Kind string `json:"kind"`
+	// Optional operation identifier; when omitted, the approval covers all extension management
+	// operations.
+	Operation string `json:"operation,omitempty"`
+}
+
+// PermissionDecisionApproveForLocationApprovalExtensionPermissionAccess: Location-scoped approval
+// details for an extension's permission-gated capability access, keyed by extension name.
+type PermissionDecisionApproveForLocationApprovalExtensionPermissionAccess struct {
+	// Approval covering an extension's request to access a permission-gated capability.
+	Kind string `json:"kind"`
+	// Extension name.
+	ExtensionName string `json:"extensionName"`
+}
+
+// PermissionDecisionApproveForLocationApprovalMCP: Location-scoped approval details for an MCP
+// server tool, or all tools on the server when `toolName` is null.
+type PermissionDecisionApproveForLocationApprovalMCP struct {
+	// Approval covering an MCP tool.
+	Kind string `json:"kind"`
+	// MCP server name.
+	ServerName string `json:"serverName"`
+	// MCP tool name, or null to cover every tool on the server.
+	ToolName *string `json:"toolName"`
+}
+
+// PermissionDecisionApproveForLocationApprovalMCPSampling: Location-scoped approval details for MCP
+// sampling requests from a server.
+type PermissionDecisionApproveForLocationApprovalMCPSampling struct {
+	// Approval covering MCP sampling requests for a server.
+	Kind string `json:"kind"`
+	// MCP server name.
+	ServerName string `json:"serverName"`
+}
+
+// PermissionDecisionApproveForLocationApprovalMemory: Location-scoped approval details for writes
+// to long-term memory.
+type PermissionDecisionApproveForLocationApprovalMemory struct {
+	// Approval covering writes to long-term memory.
+	Kind string `json:"kind"`
+}
+
+// PermissionDecisionApproveForLocationApprovalRead: Location-scoped approval details for read-only
+// filesystem operations.
+type PermissionDecisionApproveForLocationApprovalRead struct {
+	// Approval covering read-only filesystem operations.
+	Kind string `json:"kind"`
+}
+
+// PermissionDecisionApproveForLocationApprovalWorkflow: Location-scoped workflow approval,
+// optionally narrowed by approval key.
+type PermissionDecisionApproveForLocationApprovalWorkflow struct {
+	// Approval covering workflow operations.
+	Kind string `json:"kind"`
+	// Optional workflow operation name or canonical approval key; when omitted, the approval covers all
+	// workflow operations.
+	ApprovalKey string `json:"approvalKey,omitempty"`
+}
+
+// PermissionDecisionApproveForLocationApprovalWrite: Location-scoped approval details for
+// filesystem write operations.
+type PermissionDecisionApproveForLocationApprovalWrite struct {
+	// Approval covering filesystem write operations.
+	Kind string `json:"kind"`
+}
+
+// PermissionDecisionApproveForSession: Permission-decision request variant to approve for the rest
+// of the session, with optional tool approval or URL domain.
+type PermissionDecisionApproveForSession struct {
+	// Approve and remember for the rest of the session
+	Kind string `json:"kind"`
+	// Session-scoped approval to remember (tool prompts only; omitted for path/url prompts)
+	Approval *PermissionDecisionApproveForSessionApproval `json:"approval,omitempty"`
+	// URL domain to approve for the rest of the session (URL prompts only)
+	Domain string `json:"domain,omitempty"`
 }
 
 // PermissionDecisionApproveForSessionApproval: Session-scoped approval to remember (tool prompts
@@ -14563,6 +16509,168 @@ type PermissionDecisionApproveForSessionApproval struct {
 	EnvironmentVariables []string `json:"environmentVariables,omitempty"`
 }
 
+// PermissionDecisionApproveForSessionApprovalCommands: Session-scoped approval details for specific
+// command identifiers.
+type PermissionDecisionApproveForSessionApprovalCommands struct {
+	// Approval scoped to specific command identifiers.
+	Kind string `json:"kind"`
+	// Command identifiers covered by this approval.
+	CommandIdentifiers []string `json:"commandIdentifiers"`
+}
+
+// PermissionDecisionApproveForSessionApprovalCustomTool: Session-scoped approval details for a
+// custom tool, keyed by tool name.
+type PermissionDecisionApproveForSessionApprovalCustomTool struct {
+	// Approval covering a custom tool.
+	Kind string `json:"kind"`
+	// Custom tool name.
+	ToolName string `json:"toolName"`
+}
+
+// PermissionDecisionApproveForSessionApprovalExtensionEnvAccess: Session-scoped approval details
+// for an extension's access to sensitive environment variables, keyed by extension name and the
+// exact set of variable names.
+type PermissionDecisionApproveForSessionApprovalExtensionEnvAccess struct {
+	// Approval covering an extension's request to read sensitive environment variables.
+	Kind string `json:"kind"`
+	// Extension name.
+	ExtensionName string `json:"extensionName"`
+	// Names of the sensitive environment variables this approval covers. Values are never persisted.
+	EnvironmentVariables []string `json:"environmentVariables"`
+}
+
+// PermissionDecisionApproveForSessionApprovalExtensionManagement: Session-scoped approval details
+// for extension-management operations, optionally narrowed by operation.
+type PermissionDecisionApproveForSessionApprovalExtensionManagement struct {
+	// Approval covering extension lifecycle operations such as enable, disable, or reload.
+	Kind string `json:"kind"`
+	// Optional operation identifier; when omitted, the approval covers all extension management
+	// operations.
+	Operation string `json:"operation,omitempty"`
+}
+
+// PermissionDecisionApproveForSessionApprovalExtensionPermissionAccess: Session-scoped approval
+// details for an extension's permission-gated capability access, keyed by extension name.
+type PermissionDecisionApproveForSessionApprovalExtensionPermissionAccess struct {
+	// Approval covering an extension's request to access a permission-gated capability.
+	Kind string `json:"kind"`
+	// Extension name.
+	ExtensionName string `json:"extensionName"`
+}
+
+// PermissionDecisionApproveForSessionApprovalMCP: Session-scoped approval details for an MCP server
+// tool, or all tools on the server when `toolName` is null.
+type PermissionDecisionApproveForSessionApprovalMCP struct {
+	// Approval covering an MCP tool.
+	Kind string `json:"kind"`
+	// MCP server name.
+	ServerName string `json:"serverName"`
+	// MCP tool name, or null to cover every tool on the server.
+	ToolName *string `json:"toolName"`
+}
+
+// PermissionDecisionApproveForSessionApprovalMCPSampling: Session-scoped approval details for MCP
+// sampling requests from a server.
+type PermissionDecisionApproveForSessionApprovalMCPSampling struct {
+	// Approval covering MCP sampling requests for a server.
+	Kind string `json:"kind"`
+	// MCP server name.
+	ServerName string `json:"serverName"`
+}
+
+// PermissionDecisionApproveForSessionApprovalMemory: Session-scoped approval details for writes to
+// long-term memory.
+type PermissionDecisionApproveForSessionApprovalMemory struct {
+	// Approval covering writes to long-term memory.
+	Kind string `json:"kind"`
+}
+
+// PermissionDecisionApproveForSessionApprovalRead: Session-scoped approval details for read-only
+// filesystem operations.
+type PermissionDecisionApproveForSessionApprovalRead struct {
+	// Approval covering read-only filesystem operations.
+	Kind string `json:"kind"`
+}
+
+// PermissionDecisionApproveForSessionApprovalWorkflow: Session-scoped workflow approval, optionally
+// narrowed by approval key.
+type PermissionDecisionApproveForSessionApprovalWorkflow struct {
+	// Approval covering workflow operations.
+	Kind string `json:"kind"`
+	// Optional workflow operation name or canonical approval key; when omitted, the approval covers all
+	// workflow operations.
+	ApprovalKey string `json:"approvalKey,omitempty"`
+}
+
+// PermissionDecisionApproveForSessionApprovalWrite: Session-scoped approval details for filesystem
+// write operations.
+type PermissionDecisionApproveForSessionApprovalWrite struct {
+	// Approval covering filesystem write operations.
+	Kind string `json:"kind"`
+}
+
+// PermissionDecisionApproveOnce: Permission-decision request variant to approve only the current
+// permission request.
+type PermissionDecisionApproveOnce struct {
+	// Approve this single request only
+	Kind string `json:"kind"`
+	// True only when a host surfaced this request to a user who approved it.
+	ApprovedInteractively *bool `json:"approvedInteractively,omitempty"`
+}
+
+// PermissionDecisionApprovePermanently: Permission-decision request variant to permanently approve
+// a URL domain across sessions.
+type PermissionDecisionApprovePermanently struct {
+	// Approve and persist across sessions (URL prompts only)
+	Kind string `json:"kind"`
+	// URL domain to approve permanently
+	Domain string `json:"domain"`
+}
+
+// PermissionDecisionApproveReadOnlyForSession: Approve file-tool read access to specific
+// directories for this logical session, including continuation or resume.
+type PermissionDecisionApproveReadOnlyForSession struct {
+	// Approve read-only file-tool directory access for this session
+	Kind string `json:"kind"`
+	// Canonical directories covered by the read-only grant
+	Directories []string `json:"directories"`
+}
+
+// PermissionDecisionApproved: Permission-decision variant indicating the request was approved.
+type PermissionDecisionApproved struct {
+	// The permission request was approved
+	Kind string `json:"kind"`
+}
+
+// PermissionDecisionApprovedForLocation: Permission-decision variant indicating approval was
+// persisted for a project location, with approval details and location key.
+type PermissionDecisionApprovedForLocation struct {
+	// Approved and persisted for this project location
+	Kind string `json:"kind"`
+	// The approval to persist for this location
+	Approval UserToolSessionApproval `json:"approval"`
+	// The location key (git root or cwd) to persist the approval to
+	LocationKey string `json:"locationKey"`
+}
+
+// PermissionDecisionApprovedForSession: Permission-decision variant indicating approval was
+// remembered for the session, with approval details.
+type PermissionDecisionApprovedForSession struct {
+	// Approved and remembered for the rest of the session
+	Kind string `json:"kind"`
+	// The approval to add as a session-scoped rule
+	Approval UserToolSessionApproval `json:"approval"`
+}
+
+// PermissionDecisionCancelled: Permission-decision variant indicating the request was cancelled
+// before use, with an optional reason.
+type PermissionDecisionCancelled struct {
+	// The permission request was cancelled before a response was used
+	Kind string `json:"kind"`
+	// Optional explanation of why the request was cancelled
+	Reason string `json:"reason,omitempty"`
+}
+
 // PermissionDecisionContext: Optional informational context describing how and where the permission
 // decision was made. This does not affect permission behavior.
 type PermissionDecisionContext struct {
@@ -14582,6 +16690,55 @@ type PermissionDecisionContext struct {
 	UserFeedback string `json:"userFeedback,omitempty"`
 }
 
+// PermissionDecisionDeniedByContentExclusionPolicy: Permission-decision variant indicating denial
+// by content-exclusion policy, with path and message.
+type PermissionDecisionDeniedByContentExclusionPolicy struct {
+	// Denied by the organization's content exclusion policy
+	Kind string `json:"kind"`
+	// File path that triggered the exclusion
+	Path string `json:"path"`
+	// Human-readable explanation of why the path was excluded
+	Message string `json:"message"`
+}
+
+// PermissionDecisionDeniedByPermissionRequestHook: Permission-decision variant indicating denial by
+// a permission request hook, with optional message and interrupt flag.
+type PermissionDecisionDeniedByPermissionRequestHook struct {
+	// Denied by a permission request hook registered by an extension or plugin
+	Kind string `json:"kind"`
+	// Optional message from the hook explaining the denial
+	Message string `json:"message,omitempty"`
+	// Whether to interrupt the current agent turn
+	Interrupt *bool `json:"interrupt,omitempty"`
+}
+
+// PermissionDecisionDeniedByRules: Permission-decision variant indicating explicit denial by
+// permission rules, with the matching rules.
+type PermissionDecisionDeniedByRules struct {
+	// Denied because approval rules explicitly blocked it
+	Kind string `json:"kind"`
+	// Rules that denied the request
+	Rules []PermissionRule `json:"rules"`
+}
+
+// PermissionDecisionDeniedInteractivelyByUser: Permission-decision variant indicating the user
+// denied an interactive prompt, with optional feedback and force-reject flag.
+type PermissionDecisionDeniedInteractivelyByUser struct {
+	// Denied by the user during an interactive prompt
+	Kind string `json:"kind"`
+	// Optional feedback from the user explaining the denial
+	Feedback string `json:"feedback,omitempty"`
+	// Whether to force-reject the current agent turn
+	ForceReject *bool `json:"forceReject,omitempty"`
+}
+
+// PermissionDecisionDeniedNoApprovalRuleAndCouldNotRequestFromUser: Permission-decision variant
+// indicating no approval rule matched and user confirmation was unavailable.
+type PermissionDecisionDeniedNoApprovalRuleAndCouldNotRequestFromUser struct {
+	// Denied because no approval rule matched and user confirmation was unavailable
+	Kind string `json:"kind"`
+}
+
 // PermissionDecisionOutcome: Disposition of a permission request as observed by the responding
 // client.
 type PermissionDecisionOutcome string
@@ -14594,6 +16751,15 @@ const (
 	// The response came from an interactive user prompt.
 	PermissionDecisionOutcomePromptedUser PermissionDecisionOutcome = "prompted_user"
 )
+
+// PermissionDecisionReject: Permission-decision request variant to reject a pending permission
+// request, with optional feedback.
+type PermissionDecisionReject struct {
+	// Reject the request
+	Kind string `json:"kind"`
+	// Optional feedback explaining the rejection
+	Feedback string `json:"feedback,omitempty"`
+}
 
 // PermissionDecisionSource: Controlled reason or actor responsible for a permission response.
 type PermissionDecisionSource string
@@ -14628,6 +16794,62 @@ const (
 	// A generic Copilot SDK client.
 	PermissionDecisionSurfaceSDK PermissionDecisionSurface = "sdk"
 )
+
+// PermissionDecisionUserNotAvailable: Permission-decision variant indicating no user was available
+// to confirm the request.
+type PermissionDecisionUserNotAvailable struct {
+	// No user is available to confirm the request
+	Kind string `json:"kind"`
+}
+
+// PermissionDeniedByContentExclusionPolicy: Permission response variant denying a path under
+// content exclusion policy, with the path and message.
+type PermissionDeniedByContentExclusionPolicy struct {
+	// Denied by the organization's content exclusion policy
+	Kind string `json:"kind"`
+	// File path that triggered the exclusion
+	Path string `json:"path"`
+	// Human-readable explanation of why the path was excluded
+	Message string `json:"message"`
+}
+
+// PermissionDeniedByPermissionRequestHook: Permission response variant denied by a
+// permission-request hook, with optional message and interrupt flag.
+type PermissionDeniedByPermissionRequestHook struct {
+	// Denied by a permission request hook registered by an extension or plugin
+	Kind string `json:"kind"`
+	// Optional message from the hook explaining the denial
+	Message string `json:"message,omitempty"`
+	// Whether to interrupt the current agent turn
+	Interrupt *bool `json:"interrupt,omitempty"`
+}
+
+// PermissionDeniedByRules: Permission response variant denied because matching approval rules
+// explicitly blocked the request.
+type PermissionDeniedByRules struct {
+	// Denied because approval rules explicitly blocked it
+	Kind string `json:"kind"`
+	// Rules that denied the request
+	Rules []PermissionRule `json:"rules"`
+}
+
+// PermissionDeniedInteractivelyByUser: Permission response variant denied in an interactive user
+// prompt, with optional feedback and force-reject flag.
+type PermissionDeniedInteractivelyByUser struct {
+	// Denied by the user during an interactive prompt
+	Kind string `json:"kind"`
+	// Optional feedback from the user explaining the denial
+	Feedback string `json:"feedback,omitempty"`
+	// Whether to force-reject the current agent turn
+	ForceReject *bool `json:"forceReject,omitempty"`
+}
+
+// PermissionDeniedNoApprovalRuleAndCouldNotRequestFromUser: Permission response variant denied
+// because no approval rule matched and user confirmation was unavailable.
+type PermissionDeniedNoApprovalRuleAndCouldNotRequestFromUser struct {
+	// Denied because no approval rule matched and user confirmation was unavailable
+	Kind string `json:"kind"`
+}
 
 // PermissionLocationApplyResult: Summary of persisted location permissions applied to the session.
 type PermissionLocationApplyResult struct {
@@ -14926,6 +17148,177 @@ type PermissionPromptRequest struct {
 	EnvironmentVariables []string `json:"environmentVariables,omitempty"`
 }
 
+// PermissionPromptRequestCommands: Shell command permission prompt
+type PermissionPromptRequestCommands struct {
+	// Prompt kind discriminator
+	Kind string `json:"kind"`
+	// Tool call ID that triggered this permission request
+	ToolCallID string `json:"toolCallId,omitempty"`
+	// The complete shell command text to be executed
+	FullCommandText string `json:"fullCommandText"`
+	// Human-readable description of what the command intends to do
+	Intention string `json:"intention"`
+	// Command identifiers covered by this approval prompt
+	CommandIdentifiers []string `json:"commandIdentifiers"`
+	// Whether the UI can offer session-wide approval for this command pattern
+	CanOfferSessionApproval bool `json:"canOfferSessionApproval"`
+	// Optional warning message about risks of running this command
+	Warning string `json:"warning,omitempty"`
+	// Assisted-approval judge information for this request; present only in assisted mode.
+	AssistedApproval *PermissionAssistedApproval `json:"assistedApproval,omitempty"`
+	// Whether managed policy requires a human response and forbids host auto-approval
+	ManagedApprovalRequired *bool `json:"managedApprovalRequired,omitempty"`
+	// True when the shell command is requesting sandbox escalation. This is a request, not a grant.
+	RequestSandboxBypass *bool `json:"requestSandboxBypass,omitempty"`
+	// True when the escalation is a permissive retry that keeps the sandbox and network policy attached
+	// while recording file and process accesses instead of blocking them.
+	RequestSandboxPermissive *bool `json:"requestSandboxPermissive,omitempty"`
+	// Reason for the sandbox escalation request.
+	RequestSandboxBypassReason string `json:"requestSandboxBypassReason,omitempty"`
+	// Sandbox policy edit that would let the command run inside the sandbox. Only present when
+	// requestSandboxBypass is true.
+	SandboxPathGrant *PermissionSandboxPathGrant `json:"sandboxPathGrant,omitempty"`
+}
+
+// PermissionPromptRequestCustomTool: Custom tool invocation permission prompt
+type PermissionPromptRequestCustomTool struct {
+	// Prompt kind discriminator
+	Kind string `json:"kind"`
+	// Tool call ID that triggered this permission request
+	ToolCallID string `json:"toolCallId,omitempty"`
+	// Name of the custom tool
+	ToolName string `json:"toolName"`
+	// Description of what the custom tool does
+	ToolDescription string `json:"toolDescription"`
+	// Arguments to pass to the custom tool
+	Args json.RawMessage `json:"args,omitempty"`
+	// Assisted-approval judge information for this request; present only in assisted mode.
+	AssistedApproval *PermissionAssistedApproval `json:"assistedApproval,omitempty"`
+}
+
+// PermissionPromptRequestExtensionEnvAccess: Extension sensitive environment variable access prompt
+type PermissionPromptRequestExtensionEnvAccess struct {
+	// Prompt kind discriminator
+	Kind string `json:"kind"`
+	// Tool call ID that triggered this permission request
+	ToolCallID string `json:"toolCallId,omitempty"`
+	// Name of the extension requesting environment variable access
+	ExtensionName string `json:"extensionName"`
+	// Names of the sensitive environment variables the extension is requesting. Values never appear
+	// here.
+	EnvironmentVariables []string `json:"environmentVariables"`
+	// Assisted-approval judge information for this request; present only in assisted mode.
+	AssistedApproval *PermissionAssistedApproval `json:"assistedApproval,omitempty"`
+}
+
+// PermissionPromptRequestExtensionManagement: Extension management permission prompt
+type PermissionPromptRequestExtensionManagement struct {
+	// Prompt kind discriminator
+	Kind string `json:"kind"`
+	// Tool call ID that triggered this permission request
+	ToolCallID string `json:"toolCallId,omitempty"`
+	// The extension management operation (scaffold, reload)
+	Operation string `json:"operation"`
+	// Name of the extension being managed
+	ExtensionName string `json:"extensionName,omitempty"`
+	// Assisted-approval judge information for this request; present only in assisted mode.
+	AssistedApproval *PermissionAssistedApproval `json:"assistedApproval,omitempty"`
+}
+
+// PermissionPromptRequestExtensionPermissionAccess: Extension permission access prompt
+type PermissionPromptRequestExtensionPermissionAccess struct {
+	// Prompt kind discriminator
+	Kind string `json:"kind"`
+	// Tool call ID that triggered this permission request
+	ToolCallID string `json:"toolCallId,omitempty"`
+	// Name of the extension requesting permission access
+	ExtensionName string `json:"extensionName"`
+	// Capabilities the extension is requesting
+	Capabilities []string `json:"capabilities"`
+	// Assisted-approval judge information for this request; present only in assisted mode.
+	AssistedApproval *PermissionAssistedApproval `json:"assistedApproval,omitempty"`
+}
+
+// PermissionPromptRequestHook: Hook confirmation permission prompt
+type PermissionPromptRequestHook struct {
+	// Prompt kind discriminator
+	Kind string `json:"kind"`
+	// Tool call ID that triggered this permission request
+	ToolCallID string `json:"toolCallId,omitempty"`
+	// Name of the tool the hook is gating
+	ToolName string `json:"toolName"`
+	// Arguments of the tool call being gated
+	ToolArgs json.RawMessage `json:"toolArgs,omitempty"`
+	// Optional message from the hook explaining why confirmation is needed
+	HookMessage string `json:"hookMessage,omitempty"`
+	// Assisted-approval judge information for this request; present only in assisted mode.
+	AssistedApproval *PermissionAssistedApproval `json:"assistedApproval,omitempty"`
+}
+
+// PermissionPromptRequestMCP: MCP tool invocation permission prompt
+type PermissionPromptRequestMCP struct {
+	// Prompt kind discriminator
+	Kind string `json:"kind"`
+	// Tool call ID that triggered this permission request
+	ToolCallID string `json:"toolCallId,omitempty"`
+	// Name of the MCP server providing the tool
+	ServerName string `json:"serverName"`
+	// Internal name of the MCP tool
+	ToolName string `json:"toolName"`
+	// Human-readable title of the MCP tool
+	ToolTitle string `json:"toolTitle"`
+	// Arguments to pass to the MCP tool
+	Args json.RawMessage `json:"args,omitempty"`
+	// Advisory runtime permission recommendation. The host remains responsible for deciding the request
+	// and may reject it.
+	PermissionRecommendation PermissionRecommendation `json:"permissionRecommendation,omitempty"`
+	// Assisted-approval judge information for this request; present only in assisted mode.
+	AssistedApproval *PermissionAssistedApproval `json:"assistedApproval,omitempty"`
+	// Whether the host may offer a server-wide "approve all tools from this server" blanket. Absent is
+	// treated as true; the runtime sends false when managed policy disables bypass-permissions mode,
+	// which forbids the server-wide escalation while still allowing per-tool approval.
+	CanOfferServerWideApproval *bool `json:"canOfferServerWideApproval,omitempty"`
+}
+
+// PermissionPromptRequestMemory: Memory operation permission prompt
+type PermissionPromptRequestMemory struct {
+	// Prompt kind discriminator
+	Kind string `json:"kind"`
+	// Tool call ID that triggered this permission request
+	ToolCallID string `json:"toolCallId,omitempty"`
+	// Whether this is a store or vote memory operation
+	Action PermissionRequestMemoryAction `json:"action,omitempty"`
+	// Topic or subject of the memory (store only)
+	Subject string `json:"subject,omitempty"`
+	// The fact being stored or voted on
+	Fact string `json:"fact"`
+	// Source references for the stored fact (store only)
+	Citations string `json:"citations,omitempty"`
+	// Vote direction (vote only)
+	Direction PermissionRequestMemoryDirection `json:"direction,omitempty"`
+	// Reason for the vote (vote only)
+	Reason string `json:"reason,omitempty"`
+	// Assisted-approval judge information for this request; present only in assisted mode.
+	AssistedApproval *PermissionAssistedApproval `json:"assistedApproval,omitempty"`
+}
+
+// PermissionPromptRequestPath: Path access permission prompt
+type PermissionPromptRequestPath struct {
+	// Prompt kind discriminator
+	Kind string `json:"kind"`
+	// Tool call ID that triggered this permission request
+	ToolCallID string `json:"toolCallId,omitempty"`
+	// Underlying permission kind that needs path approval
+	AccessKind PermissionPromptRequestPathAccessKind `json:"accessKind"`
+	// File paths that require explicit approval
+	Paths []string `json:"paths"`
+	// Canonical directory candidates that can be granted for file-tool read access in this logical
+	// session. Present only for read path prompts.
+	ReadOnlyDirectories []string `json:"readOnlyDirectories,omitempty"`
+	// Assisted-approval judge information for this request; present only in assisted mode.
+	AssistedApproval *PermissionAssistedApproval `json:"assistedApproval,omitempty"`
+}
+
 // PermissionPromptRequestPathAccessKind: Underlying permission kind that needs path approval
 type PermissionPromptRequestPathAccessKind string
 
@@ -14937,6 +17330,121 @@ const (
 	// Write access to a filesystem path.
 	PermissionPromptRequestPathAccessKindWrite PermissionPromptRequestPathAccessKind = "write"
 )
+
+// PermissionPromptRequestRead: File read permission prompt
+type PermissionPromptRequestRead struct {
+	// Prompt kind discriminator
+	Kind string `json:"kind"`
+	// Tool call ID that triggered this permission request
+	ToolCallID string `json:"toolCallId,omitempty"`
+	// Human-readable description of why the file is being read
+	Intention string `json:"intention"`
+	// Path of the file or directory being read
+	Path string `json:"path"`
+	// Runtime-resolved canonical path used for authorization identity checks. Internal and
+	// experimental; clients should continue to display path.
+	ResolvedPath string `json:"resolvedPath,omitempty"`
+	// Assisted-approval judge information for this request; present only in assisted mode.
+	AssistedApproval *PermissionAssistedApproval `json:"assistedApproval,omitempty"`
+	// Whether managed policy requires a human response and forbids host auto-approval
+	ManagedApprovalRequired *bool `json:"managedApprovalRequired,omitempty"`
+}
+
+// PermissionPromptRequestURL: URL access permission prompt
+type PermissionPromptRequestURL struct {
+	// Prompt kind discriminator
+	Kind string `json:"kind"`
+	// Tool call ID that triggered this permission request
+	ToolCallID string `json:"toolCallId,omitempty"`
+	// Human-readable description of why the URL is being accessed
+	Intention string `json:"intention"`
+	// URL to be fetched
+	URL string `json:"url"`
+	// Immediately preceding URL when this prompt is for a redirect target
+	RedirectedFrom string `json:"redirectedFrom,omitempty"`
+	// True when the tool is asking to run this URL fetch outside the sandbox, after the network policy
+	// denied the approved URL or the sandbox proxy could not reach it (host opted in via
+	// sandbox.allowBypass). The model cannot ask for this; only the tool raises it. This is a request,
+	// not a grant: the fetch runs only if the user approves this permission request. Hosts should
+	// highlight the elevated risk in the approval UI.
+	RequestSandboxBypass *bool `json:"requestSandboxBypass,omitempty"`
+	// What the tool tells the user about the bypass on offer: which policy rule blocked the call, or
+	// why it cannot be sandboxed. Only meaningful when requestSandboxBypass is true.
+	RequestSandboxBypassReason string `json:"requestSandboxBypassReason,omitempty"`
+	// Assisted-approval judge information for this request; present only in assisted mode.
+	AssistedApproval *PermissionAssistedApproval `json:"assistedApproval,omitempty"`
+	// Whether managed policy requires a human response and forbids host auto-approval
+	ManagedApprovalRequired *bool `json:"managedApprovalRequired,omitempty"`
+}
+
+// PermissionPromptRequestWorkflow: Workflow run or authoring permission prompt
+type PermissionPromptRequestWorkflow struct {
+	// Prompt kind discriminator
+	Kind string `json:"kind"`
+	// Tool call ID that triggered this permission request
+	ToolCallID string `json:"toolCallId,omitempty"`
+	// Workflow operation, either run or author
+	Operation WorkflowPermissionOperation `json:"operation"`
+	// Workflow name
+	Name string `json:"name"`
+	// Workflow description
+	Description string `json:"description"`
+	// Declared workflow phases
+	Phases []WorkflowPermissionPhase `json:"phases"`
+	// Effective concurrent-subagent limit; omitted means unlimited
+	MaxConcurrentSubagents *int64 `json:"maxConcurrentSubagents,omitempty"`
+	// Effective total-subagent limit; omitted means unlimited
+	MaxTotalSubagents *int64 `json:"maxTotalSubagents,omitempty"`
+	// Effective active-time limit in seconds; omitted means unlimited
+	TimeoutSeconds *float64 `json:"timeoutSeconds,omitempty"`
+	// Effective AI-credit limit; omitted means unlimited
+	MaxAICredits *float64 `json:"maxAiCredits,omitempty"`
+	// Workflow-declared concurrent-subagent limit before any run/resume caller override is applied.
+	DeclaredMaxConcurrentSubagents *int64 `json:"declaredMaxConcurrentSubagents,omitempty"`
+	// Workflow-declared total-subagent limit before any run/resume caller override is applied.
+	DeclaredMaxTotalSubagents *int64 `json:"declaredMaxTotalSubagents,omitempty"`
+	// Workflow-declared active-time limit in seconds before any run/resume caller override is applied.
+	DeclaredTimeoutSeconds *float64 `json:"declaredTimeoutSeconds,omitempty"`
+	// Workflow-declared AI-credit limit before any run/resume caller override is applied.
+	DeclaredMaxAICredits *float64 `json:"declaredMaxAiCredits,omitempty"`
+	// Canonical key used for scoped workflow approvals
+	ApprovalKey string `json:"approvalKey"`
+	// Whether this workflow is eligible for persistent approval
+	CanPersistApproval bool `json:"canPersistApproval"`
+	// Assisted-approval judge information for this request; present only in assisted mode.
+	AssistedApproval *PermissionAssistedApproval `json:"assistedApproval,omitempty"`
+	// Whether managed policy requires a human response and forbids host auto-approval
+	ManagedApprovalRequired *bool `json:"managedApprovalRequired,omitempty"`
+}
+
+// PermissionPromptRequestWrite: File write permission prompt
+type PermissionPromptRequestWrite struct {
+	// Prompt kind discriminator
+	Kind string `json:"kind"`
+	// Tool call ID that triggered this permission request
+	ToolCallID string `json:"toolCallId,omitempty"`
+	// Human-readable description of the intended file change
+	Intention string `json:"intention"`
+	// Path of the file being written to
+	FileName string `json:"fileName"`
+	// Runtime-resolved canonical path used for authorization identity checks. Internal and
+	// experimental; clients should continue to display fileName.
+	ResolvedPath string `json:"resolvedPath,omitempty"`
+	// Unified diff showing the proposed changes
+	Diff string `json:"diff"`
+	// Complete new file contents for newly created files
+	NewFileContents string `json:"newFileContents,omitempty"`
+	// Complete before/after text previews captured while planning this request. Omitted when a complete
+	// preview is unavailable, including pre-read sandbox requests and non-UTF-8 files. Missing sides
+	// mean creation or deletion, not unavailable content.
+	FileEdits []PermissionWriteFileEdit `json:"fileEdits,omitempty"`
+	// Whether the UI can offer session-wide approval for file write operations
+	CanOfferSessionApproval bool `json:"canOfferSessionApproval"`
+	// Assisted-approval judge information for this request; present only in assisted mode.
+	AssistedApproval *PermissionAssistedApproval `json:"assistedApproval,omitempty"`
+	// Whether managed policy requires a human response and forbids host auto-approval
+	ManagedApprovalRequired *bool `json:"managedApprovalRequired,omitempty"`
+}
 
 // PermissionRecommendation: Advisory recommendation the runtime attaches to a permission request
 // whose origin it can vouch for by construction. Unlike the auto-approval judge this does not
@@ -15235,6 +17743,120 @@ type PermissionRequest struct {
 	EnvironmentVariables []string `json:"environmentVariables,omitempty"`
 }
 
+// PermissionRequestCustomTool: Custom tool invocation permission request
+type PermissionRequestCustomTool struct {
+	// Permission kind discriminator
+	Kind string `json:"kind"`
+	// Tool call ID that triggered this permission request
+	ToolCallID string `json:"toolCallId,omitempty"`
+	// Name of the custom tool
+	ToolName string `json:"toolName"`
+	// Description of what the custom tool does
+	ToolDescription string `json:"toolDescription"`
+	// Arguments to pass to the custom tool
+	Args json.RawMessage `json:"args,omitempty"`
+	// Whether the tool declared that permission may be skipped unless a deny rule matches
+	SkipPermission *bool `json:"skipPermission,omitempty"`
+}
+
+// PermissionRequestExtensionEnvAccess: Extension sensitive environment variable access request
+type PermissionRequestExtensionEnvAccess struct {
+	// Permission kind discriminator
+	Kind string `json:"kind"`
+	// Tool call ID that triggered this permission request
+	ToolCallID string `json:"toolCallId,omitempty"`
+	// Name of the extension requesting environment variable access
+	ExtensionName string `json:"extensionName"`
+	// Names of the sensitive environment variables the extension is requesting. Values never appear
+	// here.
+	EnvironmentVariables []string `json:"environmentVariables"`
+}
+
+// PermissionRequestExtensionManagement: Extension management permission request
+type PermissionRequestExtensionManagement struct {
+	// Permission kind discriminator
+	Kind string `json:"kind"`
+	// Tool call ID that triggered this permission request
+	ToolCallID string `json:"toolCallId,omitempty"`
+	// The extension management operation (scaffold, reload)
+	Operation string `json:"operation"`
+	// Name of the extension being managed
+	ExtensionName string `json:"extensionName,omitempty"`
+}
+
+// PermissionRequestExtensionPermissionAccess: Extension permission access request
+type PermissionRequestExtensionPermissionAccess struct {
+	// Permission kind discriminator
+	Kind string `json:"kind"`
+	// Tool call ID that triggered this permission request
+	ToolCallID string `json:"toolCallId,omitempty"`
+	// Name of the extension requesting permission access
+	ExtensionName string `json:"extensionName"`
+	// Capabilities the extension is requesting
+	Capabilities []string `json:"capabilities"`
+}
+
+// PermissionRequestHook: Hook confirmation permission request
+type PermissionRequestHook struct {
+	// Permission kind discriminator
+	Kind string `json:"kind"`
+	// Tool call ID that triggered this permission request
+	ToolCallID string `json:"toolCallId,omitempty"`
+	// Name of the tool the hook is gating
+	ToolName string `json:"toolName"`
+	// Arguments of the tool call being gated
+	ToolArgs json.RawMessage `json:"toolArgs,omitempty"`
+	// Optional message from the hook explaining why confirmation is needed
+	HookMessage string `json:"hookMessage,omitempty"`
+}
+
+// PermissionRequestMCP: MCP tool invocation permission request
+type PermissionRequestMCP struct {
+	// Permission kind discriminator
+	Kind string `json:"kind"`
+	// Tool call ID that triggered this permission request
+	ToolCallID string `json:"toolCallId,omitempty"`
+	// Name of the MCP server providing the tool
+	ServerName string `json:"serverName"`
+	// Internal name of the MCP tool
+	ToolName string `json:"toolName"`
+	// Human-readable title of the MCP tool
+	ToolTitle string `json:"toolTitle"`
+	// Arguments to pass to the MCP tool
+	Args json.RawMessage `json:"args,omitempty"`
+	// Whether this MCP tool is read-only (no side effects)
+	ReadOnly bool `json:"readOnly"`
+	// Advisory runtime permission recommendation. The SDK host remains responsible for deciding the
+	// request and may reject it.
+	PermissionRecommendation PermissionRecommendation `json:"permissionRecommendation,omitempty"`
+}
+
+// PermissionRequestMemory: Memory operation permission request
+type PermissionRequestMemory struct {
+	// Permission kind discriminator
+	Kind string `json:"kind"`
+	// Tool call ID that triggered this permission request
+	ToolCallID string `json:"toolCallId,omitempty"`
+	// Whether this is a store or vote memory operation
+	Action PermissionRequestMemoryAction `json:"action,omitempty"`
+	// Topic or subject of the memory (store only)
+	Subject string `json:"subject,omitempty"`
+	// The fact being stored or voted on
+	Fact string `json:"fact"`
+	// Source references for the stored fact (store only)
+	Citations string `json:"citations,omitempty"`
+	// Vote direction (vote only)
+	Direction PermissionRequestMemoryDirection `json:"direction,omitempty"`
+	// Reason for the vote (vote only)
+	Reason string `json:"reason,omitempty"`
+	// Scope of the stored memory (store only)
+	Scope PermissionRequestMemoryScope `json:"scope,omitempty"`
+	// Repository name with owner associated with the stored memory (store only)
+	RepoNwo string `json:"repoNwo,omitempty"`
+	// Assisted-approval judge information for this request; present only in assisted mode.
+	AssistedApproval *PermissionAssistedApproval `json:"assistedApproval,omitempty"`
+}
+
 // PermissionRequestMemoryAction: Whether this is a store or vote memory operation
 type PermissionRequestMemoryAction string
 
@@ -15265,11 +17887,93 @@ const (
 	PermissionRequestMemoryScopeUser PermissionRequestMemoryScope = "user"
 )
 
+// PermissionRequestRead: File or directory read permission request
+type PermissionRequestRead struct {
+	// Permission kind discriminator
+	Kind string `json:"kind"`
+	// Tool call ID that triggered this permission request
+	ToolCallID string `json:"toolCallId,omitempty"`
+	// Whether managed policy requires a human response and forbids host auto-approval
+	ManagedApprovalRequired *bool `json:"managedApprovalRequired,omitempty"`
+	// Human-readable description of why the file is being read
+	Intention string `json:"intention"`
+	// Path of the file or directory being read
+	Path string `json:"path"`
+	// Runtime-resolved canonical path used for authorization identity checks. Internal and
+	// experimental; clients should continue to display path.
+	ResolvedPath string `json:"resolvedPath,omitempty"`
+	// True when the tool is asking to re-run this search outside the sandbox, after a sandboxed run
+	// looked blocked (host opted in via sandbox.allowBypass). The model cannot ask for this; only the
+	// tool raises it. This is a request, not a grant: the search runs unsandboxed only if the user
+	// approves this permission request. Hosts should highlight the elevated risk in the approval UI.
+	RequestSandboxBypass *bool `json:"requestSandboxBypass,omitempty"`
+	// What the tool tells the user about the bypass on offer: which policy rule blocked the call, or
+	// why it cannot be sandboxed. Only meaningful when requestSandboxBypass is true.
+	RequestSandboxBypassReason string `json:"requestSandboxBypassReason,omitempty"`
+	// Sandbox policy edit that would let the read run inside the sandbox. Only present when
+	// requestSandboxBypass is true.
+	SandboxPathGrant *PermissionSandboxPathGrant `json:"sandboxPathGrant,omitempty"`
+}
+
 // PermissionRequestResult: Indicates whether the permission decision was applied; false when the
 // request was already resolved.
 type PermissionRequestResult struct {
 	// Whether the permission request was handled successfully
 	Success bool `json:"success"`
+}
+
+// PermissionRequestShell: Shell command permission request
+type PermissionRequestShell struct {
+	// Permission kind discriminator
+	Kind string `json:"kind"`
+	// Tool call ID that triggered this permission request
+	ToolCallID string `json:"toolCallId,omitempty"`
+	// Whether managed policy requires a human response and forbids host auto-approval
+	ManagedApprovalRequired *bool `json:"managedApprovalRequired,omitempty"`
+	// The complete shell command text to be executed
+	FullCommandText string `json:"fullCommandText"`
+	// Human-readable description of what the command intends to do
+	Intention string `json:"intention"`
+	// Parsed command identifiers found in the command text
+	Commands []PermissionRequestShellCommand `json:"commands"`
+	// Parsed command segments, including arguments, used for managed policy matching
+	CommandSegments []PermissionRequestShellCommandSegment `json:"commandSegments,omitempty"`
+	// File paths that may be read or written by the command
+	PossiblePaths []string `json:"possiblePaths"`
+	// Runtime-resolved canonical working directory the command runs in, used for authorization identity
+	// checks. Internal and experimental; clients should not display it.
+	ResolvedWorkingDirectory string `json:"resolvedWorkingDirectory,omitempty"`
+	// Runtime-resolved canonical object each possiblePaths entry names, keyed by the requested
+	// spelling, used for authorization identity checks. Internal and experimental; clients should
+	// continue to display possiblePaths.
+	ResolvedPaths map[string]string `json:"resolvedPaths,omitempty"`
+	// URLs that may be accessed by the command
+	PossibleUrls []PermissionRequestShellPossibleURL `json:"possibleUrls"`
+	// Whether the command includes a file write redirection (e.g., > or >>)
+	HasWriteFileRedirection bool `json:"hasWriteFileRedirection"`
+	// Whether the UI can offer session-wide approval for this command pattern
+	CanOfferSessionApproval bool `json:"canOfferSessionApproval"`
+	// Optional warning message about risks of running this command
+	Warning string `json:"warning,omitempty"`
+	// True when the tool is asking to run this command outside the sandbox, either because the command
+	// detaches and cannot be sandboxed at all, or because a sandboxed run looked blocked (host opted in
+	// via sandbox.allowBypass). The model cannot ask for this; only the tool raises it. This is a
+	// request, not a grant: the command runs unsandboxed only if the user approves this permission
+	// request. Hosts should highlight the elevated risk in the approval UI.
+	RequestSandboxBypass *bool `json:"requestSandboxBypass,omitempty"`
+	// True when the requested escalation is a permissive retry rather than a full bypass: the command
+	// re-runs inside the sandbox with its file and process restrictions recording instead of blocking,
+	// while the network policy stays enforced. Always accompanied by requestSandboxBypass, so hosts
+	// that do not recognize this field still treat the request as the escalation it is. Hosts that do
+	// recognize it must not describe the command as running outside the sandbox, which would overstate
+	// the privilege being granted.
+	RequestSandboxPermissive *bool `json:"requestSandboxPermissive,omitempty"`
+	// What the tool tells the user about the bypass on offer: which policy rule blocked the call, or
+	// why it cannot be sandboxed. Only meaningful when requestSandboxBypass is true.
+	RequestSandboxBypassReason string `json:"requestSandboxBypassReason,omitempty"`
+	// Sandbox policy edit that would let the command run inside the sandbox. Only present when
+	// requestSandboxBypass is true.
+	SandboxPathGrant *PermissionSandboxPathGrant `json:"sandboxPathGrant,omitempty"`
 }
 
 // PermissionRequestShellCommand: A parsed command identifier in a shell permission request,
@@ -15295,6 +17999,106 @@ type PermissionRequestShellCommandSegment struct {
 type PermissionRequestShellPossibleURL struct {
 	// URL that may be accessed by the command
 	URL string `json:"url"`
+}
+
+// PermissionRequestURL: URL access permission request
+type PermissionRequestURL struct {
+	// Permission kind discriminator
+	Kind string `json:"kind"`
+	// Tool call ID that triggered this permission request
+	ToolCallID string `json:"toolCallId,omitempty"`
+	// Whether managed policy requires a human response and forbids host auto-approval
+	ManagedApprovalRequired *bool `json:"managedApprovalRequired,omitempty"`
+	// Human-readable description of why the URL is being accessed
+	Intention string `json:"intention"`
+	// URL to be fetched
+	URL string `json:"url"`
+	// Immediately preceding URL when this request is for a redirect target
+	RedirectedFrom string `json:"redirectedFrom,omitempty"`
+	// True when the tool is asking to run this URL fetch outside the sandbox, after the network policy
+	// denied the approved URL or the sandbox proxy could not reach it (host opted in via
+	// sandbox.allowBypass). The model cannot ask for this; only the tool raises it. This is a request,
+	// not a grant: the fetch runs only if the user approves this permission request. Hosts should
+	// highlight the elevated risk in the approval UI.
+	RequestSandboxBypass *bool `json:"requestSandboxBypass,omitempty"`
+	// What the tool tells the user about the bypass on offer: which policy rule blocked the call, or
+	// why it cannot be sandboxed. Only meaningful when requestSandboxBypass is true.
+	RequestSandboxBypassReason string `json:"requestSandboxBypassReason,omitempty"`
+}
+
+// PermissionRequestWorkflow: Workflow run or authoring permission request
+type PermissionRequestWorkflow struct {
+	// Permission kind discriminator
+	Kind string `json:"kind"`
+	// Tool call ID that triggered this permission request
+	ToolCallID string `json:"toolCallId,omitempty"`
+	// Workflow operation, either run or author
+	Operation WorkflowPermissionOperation `json:"operation"`
+	// Workflow name
+	Name string `json:"name"`
+	// Workflow description
+	Description string `json:"description"`
+	// Declared workflow phases
+	Phases []WorkflowPermissionPhase `json:"phases"`
+	// Effective concurrent-subagent limit; omitted means unlimited
+	MaxConcurrentSubagents *int64 `json:"maxConcurrentSubagents,omitempty"`
+	// Effective total-subagent limit; omitted means unlimited
+	MaxTotalSubagents *int64 `json:"maxTotalSubagents,omitempty"`
+	// Effective active-time limit in seconds; omitted means unlimited
+	TimeoutSeconds *float64 `json:"timeoutSeconds,omitempty"`
+	// Effective AI-credit limit; omitted means unlimited
+	MaxAICredits *float64 `json:"maxAiCredits,omitempty"`
+	// Workflow-declared concurrent-subagent limit before any run/resume caller override is applied.
+	DeclaredMaxConcurrentSubagents *int64 `json:"declaredMaxConcurrentSubagents,omitempty"`
+	// Workflow-declared total-subagent limit before any run/resume caller override is applied.
+	DeclaredMaxTotalSubagents *int64 `json:"declaredMaxTotalSubagents,omitempty"`
+	// Workflow-declared active-time limit in seconds before any run/resume caller override is applied.
+	DeclaredTimeoutSeconds *float64 `json:"declaredTimeoutSeconds,omitempty"`
+	// Workflow-declared AI-credit limit before any run/resume caller override is applied.
+	DeclaredMaxAICredits *float64 `json:"declaredMaxAiCredits,omitempty"`
+	// Canonical key used for scoped workflow approvals
+	ApprovalKey string `json:"approvalKey"`
+	// Whether this workflow is eligible for persistent approval
+	CanPersistApproval bool `json:"canPersistApproval"`
+	// Whether managed policy requires a human response and forbids host auto-approval
+	ManagedApprovalRequired *bool `json:"managedApprovalRequired,omitempty"`
+}
+
+// PermissionRequestWrite: File write permission request
+type PermissionRequestWrite struct {
+	// Permission kind discriminator
+	Kind string `json:"kind"`
+	// Tool call ID that triggered this permission request
+	ToolCallID string `json:"toolCallId,omitempty"`
+	// Whether managed policy requires a human response and forbids host auto-approval
+	ManagedApprovalRequired *bool `json:"managedApprovalRequired,omitempty"`
+	// Human-readable description of the intended file change
+	Intention string `json:"intention"`
+	// Path of the file being written to
+	FileName string `json:"fileName"`
+	// Runtime-resolved canonical path used for authorization identity checks. Internal and
+	// experimental; clients should continue to display fileName.
+	ResolvedPath string `json:"resolvedPath,omitempty"`
+	// Unified diff showing the proposed changes
+	Diff string `json:"diff"`
+	// Complete new file contents for newly created files
+	NewFileContents string `json:"newFileContents,omitempty"`
+	// Complete before/after text previews captured while planning this request. Omitted when a complete
+	// preview is unavailable, including pre-read sandbox requests and non-UTF-8 files. Missing sides
+	// mean creation or deletion, not unavailable content.
+	FileEdits []PermissionWriteFileEdit `json:"fileEdits,omitempty"`
+	// Whether the UI can offer session-wide approval for file write operations
+	CanOfferSessionApproval bool `json:"canOfferSessionApproval"`
+	// True when a built-in file tool (apply_patch / str_replace_editor) asked to write a path the
+	// sandbox filesystem policy would block, and the host opted in via sandbox.allowBypass. This is a
+	// request, not a grant: the write happens unsandboxed only if the user approves this permission
+	// request. Hosts should highlight the elevated risk in the approval UI.
+	RequestSandboxBypass *bool `json:"requestSandboxBypass,omitempty"`
+	// Justification for the sandbox-bypass request. Only meaningful when requestSandboxBypass is true.
+	RequestSandboxBypassReason string `json:"requestSandboxBypassReason,omitempty"`
+	// Sandbox policy edit that would let the write run inside the sandbox. Only present when
+	// requestSandboxBypass is true.
+	SandboxPathGrant *PermissionSandboxPathGrant `json:"sandboxPathGrant,omitempty"`
 }
 
 // PermissionRequestedData: Permission request notification requiring client approval with request
@@ -15567,6 +18371,106 @@ type PermissionsLocationsAddToolApprovalDetails struct {
 	EnvironmentVariables []string `json:"environmentVariables,omitempty"`
 }
 
+// PermissionsLocationsAddToolApprovalDetailsCommands: Location-persisted tool approval details for
+// specific command identifiers.
+type PermissionsLocationsAddToolApprovalDetailsCommands struct {
+	// Approval scoped to specific command identifiers.
+	Kind string `json:"kind"`
+	// Command identifiers covered by this approval.
+	CommandIdentifiers []string `json:"commandIdentifiers"`
+}
+
+// PermissionsLocationsAddToolApprovalDetailsCustomTool: Location-persisted tool approval details
+// for a custom tool, keyed by tool name.
+type PermissionsLocationsAddToolApprovalDetailsCustomTool struct {
+	// Approval covering a custom tool.
+	Kind string `json:"kind"`
+	// Custom tool name.
+	ToolName string `json:"toolName"`
+}
+
+// PermissionsLocationsAddToolApprovalDetailsExtensionEnvAccess: Location-persisted tool approval
+// details for an extension's access to sensitive environment variables, keyed by extension name and
+// the exact set of variable names.
+type PermissionsLocationsAddToolApprovalDetailsExtensionEnvAccess struct {
+	// Approval covering an extension's request to read sensitive environment variables.
+	Kind string `json:"kind"`
+	// Extension name.
+	ExtensionName string `json:"extensionName"`
+	// Names of the sensitive environment variables this approval covers. Values are never persisted.
+	EnvironmentVariables []string `json:"environmentVariables"`
+}
+
+// PermissionsLocationsAddToolApprovalDetailsExtensionManagement: Location-persisted tool approval
+// details for extension-management operations, optionally narrowed by operation.
+type PermissionsLocationsAddToolApprovalDetailsExtensionManagement struct {
+	// Approval covering extension lifecycle operations such as enable, disable, or reload.
+	Kind string `json:"kind"`
+	// Optional operation identifier; when omitted, the approval covers all extension management
+	// operations.
+	Operation string `json:"operation,omitempty"`
+}
+
+// PermissionsLocationsAddToolApprovalDetailsExtensionPermissionAccess: Location-persisted tool
+// approval details for an extension's permission-gated capability access, keyed by extension name.
+type PermissionsLocationsAddToolApprovalDetailsExtensionPermissionAccess struct {
+	// Approval covering an extension's request to access a permission-gated capability.
+	Kind string `json:"kind"`
+	// Extension name.
+	ExtensionName string `json:"extensionName"`
+}
+
+// PermissionsLocationsAddToolApprovalDetailsMCP: Location-persisted tool approval details for an
+// MCP server tool, or all tools when `toolName` is null.
+type PermissionsLocationsAddToolApprovalDetailsMCP struct {
+	// Approval covering an MCP tool.
+	Kind string `json:"kind"`
+	// MCP server name.
+	ServerName string `json:"serverName"`
+	// MCP tool name, or null to cover every tool on the server.
+	ToolName *string `json:"toolName"`
+}
+
+// PermissionsLocationsAddToolApprovalDetailsMCPSampling: Location-persisted tool approval details
+// for MCP sampling requests from a server.
+type PermissionsLocationsAddToolApprovalDetailsMCPSampling struct {
+	// Approval covering MCP sampling requests for a server.
+	Kind string `json:"kind"`
+	// MCP server name.
+	ServerName string `json:"serverName"`
+}
+
+// PermissionsLocationsAddToolApprovalDetailsMemory: Location-persisted tool approval details for
+// writes to long-term memory.
+type PermissionsLocationsAddToolApprovalDetailsMemory struct {
+	// Approval covering writes to long-term memory.
+	Kind string `json:"kind"`
+}
+
+// PermissionsLocationsAddToolApprovalDetailsRead: Location-persisted tool approval details for
+// read-only filesystem operations.
+type PermissionsLocationsAddToolApprovalDetailsRead struct {
+	// Approval covering read-only filesystem operations.
+	Kind string `json:"kind"`
+}
+
+// PermissionsLocationsAddToolApprovalDetailsWorkflow: Location-persisted workflow approval,
+// optionally narrowed by approval key.
+type PermissionsLocationsAddToolApprovalDetailsWorkflow struct {
+	// Approval covering workflow operations.
+	Kind string `json:"kind"`
+	// Optional workflow operation name or canonical approval key; when omitted, the approval covers all
+	// workflow operations.
+	ApprovalKey string `json:"approvalKey,omitempty"`
+}
+
+// PermissionsLocationsAddToolApprovalDetailsWrite: Location-persisted tool approval details for
+// filesystem write operations.
+type PermissionsLocationsAddToolApprovalDetailsWrite struct {
+	// Approval covering filesystem write operations.
+	Kind string `json:"kind"`
+}
+
 // PermissionsLocationsAddToolApprovalResult: Indicates whether the operation succeeded.
 type PermissionsLocationsAddToolApprovalResult struct {
 	// Whether the operation succeeded
@@ -15657,6 +18561,20 @@ type PermissionsSetRequiredResult struct {
 type PermissionsUrlsSetUnrestrictedModeResult struct {
 	// Whether the operation succeeded
 	Success bool `json:"success"`
+}
+
+// PersistedBinaryImage: Binary result returned by a tool for the model
+type PersistedBinaryImage struct {
+	// Binary result type discriminator. Use "image" for images and "resource" for other binary data.
+	Type PersistedBinaryImageType `json:"type"`
+	// Base64-encoded binary data
+	Data string `json:"data"`
+	// MIME type of the binary data
+	MimeType string `json:"mimeType"`
+	// Human-readable description of the binary data
+	Description string `json:"description,omitempty"`
+	// Optional metadata from the producing tool.
+	Metadata map[string]json.RawMessage `json:"metadata,omitempty"`
 }
 
 // PersistedBinaryImageType: Binary result type discriminator. Use "image" for images and "resource"
@@ -16444,6 +19362,12 @@ type ProtocolImageGenerationOptions struct {
 	Watermark *bool `json:"watermark,omitempty"`
 }
 
+// ProtocolMarkerSectionOverride: is a type of the CLI's schema.
+type ProtocolMarkerSectionOverride struct {
+	// Section override action discriminator.
+	Action string `json:"action"`
+}
+
 // ProtocolReplaceMode: is a type of the CLI's schema.
 type ProtocolReplaceMode string
 
@@ -16453,6 +19377,36 @@ const (
 
 // ProtocolSectionOverride: is a type of the CLI's schema.
 type ProtocolSectionOverride = json.RawMessage
+
+// ProtocolStaticSectionAction: is a type of the CLI's schema.
+type ProtocolStaticSectionAction string
+
+const (
+	// Replace the section content.
+	ProtocolStaticSectionActionReplace ProtocolStaticSectionAction = "replace"
+	// Remove the section content.
+	ProtocolStaticSectionActionRemove ProtocolStaticSectionAction = "remove"
+	// Append content to the section.
+	ProtocolStaticSectionActionAppend ProtocolStaticSectionAction = "append"
+	// Prepend content to the section.
+	ProtocolStaticSectionActionPrepend ProtocolStaticSectionAction = "prepend"
+)
+
+// ProtocolStaticSectionOverride: is a type of the CLI's schema.
+type ProtocolStaticSectionOverride struct {
+	// Declarative operation applied to the section.
+	Action ProtocolStaticSectionAction `json:"action"`
+	// Optional content used by replace, append, and prepend operations.
+	Content string `json:"content,omitempty"`
+}
+
+// ProtocolSystemMessageAppendConfig: is a type of the CLI's schema.
+type ProtocolSystemMessageAppendConfig struct {
+	// Append-mode discriminator. Omission also selects append mode.
+	Mode ProtocolAppendMode `json:"mode,omitempty"`
+	// Text appended to the standard system prompt.
+	Content string `json:"content,omitempty"`
+}
 
 // ProtocolSystemMessageConfig: is a type of the CLI's schema.
 type ProtocolSystemMessageConfig struct {
@@ -16464,6 +19418,26 @@ type ProtocolSystemMessageConfig struct {
 	ContentBlocks []SystemMessageBlock `json:"contentBlocks,omitempty"`
 	// Named standard-prompt section overrides.
 	Sections map[string]ProtocolSectionOverride `json:"sections,omitempty"`
+}
+
+// ProtocolSystemMessageCustomizeConfig: is a type of the CLI's schema.
+type ProtocolSystemMessageCustomizeConfig struct {
+	// Customize-mode discriminator.
+	Mode ProtocolCustomizeMode `json:"mode"`
+	// Named standard-prompt section overrides.
+	Sections map[string]ProtocolSectionOverride `json:"sections,omitempty"`
+	// Text appended after the customized sections.
+	Content string `json:"content,omitempty"`
+}
+
+// ProtocolSystemMessageReplaceConfig: is a type of the CLI's schema.
+type ProtocolSystemMessageReplaceConfig struct {
+	// Replace-mode discriminator.
+	Mode ProtocolReplaceMode `json:"mode"`
+	// Complete replacement system-message text.
+	Content string `json:"content"`
+	// Optional structured blocks corresponding to the replacement content.
+	ContentBlocks []SystemMessageBlock `json:"contentBlocks,omitempty"`
 }
 
 // ProviderAddResult: The selectable model entries synthesized for the models added by this call.
@@ -17031,6 +20005,40 @@ type PushAttachment struct {
 	Payload json.RawMessage `json:"payload,omitempty"`
 }
 
+// PushAttachmentBlob: Blob attachment with inline base64-encoded data
+type PushAttachmentBlob struct {
+	// Attachment type discriminator
+	Type string `json:"type"`
+	// Base64-encoded content
+	Data string `json:"data"`
+	// MIME type of the inline data
+	MimeType string `json:"mimeType"`
+	// User-facing display name for the attachment
+	DisplayName string `json:"displayName,omitempty"`
+}
+
+// PushAttachmentDirectory: Directory attachment
+type PushAttachmentDirectory struct {
+	// Attachment type discriminator
+	Type string `json:"type"`
+	// Absolute directory path
+	Path string `json:"path"`
+	// User-facing display name for the attachment
+	DisplayName string `json:"displayName"`
+}
+
+// PushAttachmentFile: File attachment
+type PushAttachmentFile struct {
+	// Attachment type discriminator
+	Type string `json:"type"`
+	// Absolute file path
+	Path string `json:"path"`
+	// User-facing display name for the attachment
+	DisplayName string `json:"displayName"`
+	// Optional line range to scope the attachment to a specific section of the file
+	LineRange *PushAttachmentFileLineRange `json:"lineRange,omitempty"`
+}
+
 // PushAttachmentFileLineRange: Optional line range to scope the attachment to a specific section of
 // the file
 type PushAttachmentFileLineRange struct {
@@ -17038,6 +20046,66 @@ type PushAttachmentFileLineRange struct {
 	Start int64 `json:"start"`
 	// End line number (1-based, inclusive)
 	End int64 `json:"end"`
+}
+
+// PushAttachmentGitHubActionsJob: Pointer to a GitHub Actions job.
+type PushAttachmentGitHubActionsJob struct {
+	// Attachment type discriminator
+	Type string `json:"type"`
+	// Repository the workflow run belongs to
+	Repo PushGitHubRepoRef `json:"repo"`
+	// Job id within the workflow run
+	JobID int64 `json:"jobId"`
+	// Display name of the job
+	JobName string `json:"jobName"`
+	// Display name of the workflow the job ran in
+	WorkflowName string `json:"workflowName"`
+	// URL to the job on GitHub
+	URL string `json:"url"`
+	// Terminal conclusion of the job when finished (e.g., success, failure, cancelled). Absent for
+	// in-progress jobs.
+	Conclusion string `json:"conclusion,omitempty"`
+}
+
+// PushAttachmentGitHubCommit: Pointer to a GitHub commit.
+type PushAttachmentGitHubCommit struct {
+	// Attachment type discriminator
+	Type string `json:"type"`
+	// Repository the commit belongs to
+	Repo PushGitHubRepoRef `json:"repo"`
+	// Full commit SHA
+	Oid string `json:"oid"`
+	// First line of the commit message
+	Message string `json:"message"`
+	// URL to the commit on GitHub
+	URL string `json:"url"`
+}
+
+// PushAttachmentGitHubFile: Pointer to a file in a GitHub repository at a specific ref.
+type PushAttachmentGitHubFile struct {
+	// Attachment type discriminator
+	Type string `json:"type"`
+	// Repository the file lives in
+	Repo PushGitHubRepoRef `json:"repo"`
+	// Git ref the file is read at (branch, tag, or commit SHA)
+	Ref string `json:"ref"`
+	// Repository-relative path to the file
+	Path string `json:"path"`
+	// URL to the file on GitHub
+	URL string `json:"url"`
+}
+
+// PushAttachmentGitHubFileDiff: Pointer to a single-file diff. At least one of `head` and `base`
+// must be present.
+type PushAttachmentGitHubFileDiff struct {
+	// Attachment type discriminator
+	Type string `json:"type"`
+	// URL to the diff on GitHub (e.g., a commit, compare, or PR-file URL)
+	URL string `json:"url"`
+	// File location on the head side of the diff. Absent for deletions.
+	Head *PushAttachmentGitHubFileDiffSide `json:"head,omitempty"`
+	// File location on the base side of the diff. Absent for additions.
+	Base *PushAttachmentGitHubFileDiffSide `json:"base,omitempty"`
 }
 
 // PushAttachmentGitHubFileDiffSide: One side of a file diff (head or base)
@@ -17048,6 +20116,22 @@ type PushAttachmentGitHubFileDiffSide struct {
 	Ref string `json:"ref"`
 	// Repository-relative path to the file
 	Path string `json:"path"`
+}
+
+// PushAttachmentGitHubReference: GitHub issue, pull request, or discussion reference
+type PushAttachmentGitHubReference struct {
+	// Attachment type discriminator
+	Type string `json:"type"`
+	// Issue, pull request, or discussion number
+	Number int64 `json:"number"`
+	// Title of the referenced item
+	Title string `json:"title"`
+	// Type of GitHub reference
+	ReferenceType PushAttachmentGitHubReferenceType `json:"referenceType"`
+	// Current state of the referenced item (e.g., open, closed, merged)
+	State string `json:"state"`
+	// URL to the referenced item on GitHub
+	URL string `json:"url"`
 }
 
 // PushAttachmentGitHubReferenceType: Type of GitHub reference
@@ -17062,12 +20146,91 @@ const (
 	PushAttachmentGitHubReferenceTypeDiscussion PushAttachmentGitHubReferenceType = "discussion"
 )
 
+// PushAttachmentGitHubRelease: Pointer to a GitHub release.
+type PushAttachmentGitHubRelease struct {
+	// Attachment type discriminator
+	Type string `json:"type"`
+	// Repository the release belongs to
+	Repo PushGitHubRepoRef `json:"repo"`
+	// Git tag the release is anchored to
+	TagName string `json:"tagName"`
+	// Human-readable release name
+	Name string `json:"name"`
+	// URL to the release on GitHub
+	URL string `json:"url"`
+}
+
+// PushAttachmentGitHubRepository: Pointer to a GitHub repository.
+type PushAttachmentGitHubRepository struct {
+	// Attachment type discriminator
+	Type string `json:"type"`
+	// Repository pointer
+	Repo PushGitHubRepoRef `json:"repo"`
+	// URL to the repository on GitHub
+	URL string `json:"url"`
+	// Short description of the repository
+	Description string `json:"description,omitempty"`
+	// Git ref this attachment is anchored at (branch, tag, or commit). When absent the default branch
+	// is implied.
+	Ref string `json:"ref,omitempty"`
+}
+
+// PushAttachmentGitHubSnippet: Pointer to a line range inside a file in a GitHub repository.
+type PushAttachmentGitHubSnippet struct {
+	// Attachment type discriminator
+	Type string `json:"type"`
+	// Repository the file lives in
+	Repo PushGitHubRepoRef `json:"repo"`
+	// Git ref the file is read at (branch, tag, or commit SHA)
+	Ref string `json:"ref"`
+	// Repository-relative path to the file
+	Path string `json:"path"`
+	// URL to the snippet on GitHub (with line anchor)
+	URL string `json:"url"`
+	// Line range the snippet covers
+	LineRange PushAttachmentFileLineRange `json:"lineRange"`
+}
+
+// PushAttachmentGitHubTreeComparison: Pointer to a comparison between two git revisions.
+type PushAttachmentGitHubTreeComparison struct {
+	// Attachment type discriminator
+	Type string `json:"type"`
+	// URL to the comparison on GitHub
+	URL string `json:"url"`
+	// Base side of the comparison
+	Base PushAttachmentGitHubTreeComparisonSide `json:"base"`
+	// Head side of the comparison
+	Head PushAttachmentGitHubTreeComparisonSide `json:"head"`
+}
+
 // PushAttachmentGitHubTreeComparisonSide: One side of a tree comparison (head or base)
 type PushAttachmentGitHubTreeComparisonSide struct {
 	// Repository the revision belongs to
 	Repo PushGitHubRepoRef `json:"repo"`
 	// Git revision (branch, tag, or commit SHA)
 	Revision string `json:"revision"`
+}
+
+// PushAttachmentGitHubURL: Generic GitHub URL reference.
+type PushAttachmentGitHubURL struct {
+	// Attachment type discriminator
+	Type string `json:"type"`
+	// URL to the GitHub resource
+	URL string `json:"url"`
+}
+
+// PushAttachmentSelection: Code selection attachment from an editor
+type PushAttachmentSelection struct {
+	// Attachment type discriminator
+	Type string `json:"type"`
+	// Absolute path to the file containing the selection
+	FilePath string `json:"filePath"`
+	// User-facing display name for the selection
+	DisplayName string `json:"displayName"`
+	// The selected text content
+	Text string `json:"text"`
+	// Position range of the selection within the file
+	Selection PushAttachmentSelectionDetails `json:"selection"`
 }
 
 // PushAttachmentSelectionDetails: Position range of the selection within the file
@@ -17286,6 +20449,23 @@ type QueueWithdrawMessageResult struct {
 	Interrupted bool `json:"interrupted"`
 }
 
+// QueuedCommandHandled: Queued-command response indicating the host executed the command, with an
+// optional flag to stop queue processing.
+type QueuedCommandHandled struct {
+	// The host actually executed the queued command.
+	Handled bool `json:"handled"`
+	// When true, the runtime will not process subsequent queued commands until a new request comes in.
+	StopProcessingQueue *bool `json:"stopProcessingQueue,omitempty"`
+}
+
+// QueuedCommandNotHandled: Queued-command response indicating the host did not execute the command
+// and the queue may continue.
+type QueuedCommandNotHandled struct {
+	// The host did not execute the queued command. Unblocks the queue without claiming the command was
+	// processed (e.g. when the handler threw before completing).
+	Handled bool `json:"handled"`
+}
+
 // QueuedCommandResult: Result of the queued command execution.
 type QueuedCommandResult struct {
 	// The host actually executed the queued command.
@@ -17401,6 +20581,50 @@ type RemoteControlStatus struct {
 	AwaitingFirstMessage *bool `json:"awaitingFirstMessage,omitempty"`
 	// Human-readable error message from the last setup attempt.
 	Error string `json:"error,omitempty"`
+}
+
+// RemoteControlStatusActive: Remote control is connected to a local session.
+type RemoteControlStatusActive struct {
+	// Remote control state tag: active.
+	State string `json:"state"`
+	// Session id remote control is pointed at.
+	AttachedSessionID string `json:"attachedSessionId"`
+	// MC frontend URL for this session, when known.
+	FrontendURL string `json:"frontendUrl,omitempty"`
+	// Whether the MC session may steer this session.
+	IsSteerable bool `json:"isSteerable"`
+	// In-process prompt-manager handle (CLI-only optimization). Marked internal: this field is excluded
+	// from the public SDK surface. Retained as an optional compatibility field; native remote control
+	// does not populate or consume it.
+	PromptManager json.RawMessage `json:"promptManager,omitempty"`
+	// True while a read-only/session-sync export is deferred, awaiting the first `user.message` before
+	// its MC session exists. Marked internal: this field is excluded from the public SDK surface and is
+	// populated only on the CLI in-process path.
+	AwaitingFirstMessage *bool `json:"awaitingFirstMessage,omitempty"`
+}
+
+// RemoteControlStatusConnecting: Remote control is in the middle of initial setup.
+type RemoteControlStatusConnecting struct {
+	// Remote control state tag: connecting.
+	State string `json:"state"`
+	// Session id the connection is attaching to.
+	AttachedSessionID string `json:"attachedSessionId"`
+}
+
+// RemoteControlStatusError: The last setup attempt failed. The singleton is otherwise off.
+type RemoteControlStatusError struct {
+	// Remote control state tag: setup failed.
+	State string `json:"state"`
+	// Human-readable error message from the last setup attempt.
+	Error string `json:"error"`
+	// Session id the failing setup attempt targeted, when known.
+	AttachedSessionID string `json:"attachedSessionId,omitempty"`
+}
+
+// RemoteControlStatusOff: Remote control is not connected.
+type RemoteControlStatusOff struct {
+	// Remote control state tag: not connected.
+	State string `json:"state"`
 }
 
 // RemoteControlStatusResult: Wrapper for the singleton's current status.
@@ -20268,6 +23492,45 @@ type SessionInstalledPlugin struct {
 // SessionInstalledPluginSource: Source descriptor for direct repo installs (when marketplace is
 // empty)
 type SessionInstalledPluginSource = json.RawMessage
+
+// SessionInstalledPluginSourceGitHub: Source descriptor for a direct GitHub plugin install, with
+// `owner/repo`, optional ref or full commit SHA, and optional subpath.
+type SessionInstalledPluginSourceGitHub struct {
+	// Constant value. Always "github".
+	Source string `json:"source"`
+	// GitHub repository in `owner/repo` form.
+	Repo string `json:"repo"`
+	// Optional Git ref to resolve.
+	Ref string `json:"ref,omitempty"`
+	// Optional full 40-character hexadecimal commit SHA.
+	Sha string `json:"sha,omitempty"`
+	// Optional repository-relative path to the plugin.
+	Path string `json:"path,omitempty"`
+}
+
+// SessionInstalledPluginSourceLocal: Source descriptor for a direct local plugin install, with a
+// local filesystem path.
+type SessionInstalledPluginSourceLocal struct {
+	// Constant value. Always "local".
+	Source string `json:"source"`
+	// Local filesystem path to the plugin.
+	Path string `json:"path"`
+}
+
+// SessionInstalledPluginSourceURL: Source descriptor for a direct URL plugin install, with URL,
+// optional ref or full commit SHA, and optional subpath.
+type SessionInstalledPluginSourceURL struct {
+	// Constant value. Always "url".
+	Source string `json:"source"`
+	// URL of the plugin source.
+	URL string `json:"url"`
+	// Optional Git ref to resolve.
+	Ref string `json:"ref,omitempty"`
+	// Optional full 40-character hexadecimal commit SHA.
+	Sha string `json:"sha,omitempty"`
+	// Optional source-relative path to the plugin.
+	Path string `json:"path,omitempty"`
+}
 
 // SessionInstructionsGetSourcesParams: Identifies the target session.
 type SessionInstructionsGetSourcesParams struct {
@@ -24588,6 +27851,70 @@ type SessionsLoadWorkspaceResult struct {
 	WorkspaceJSON string `json:"workspaceJson,omitempty"`
 }
 
+// SessionsOpenAttach: Parameters for attaching to an already-active session by ID.
+type SessionsOpenAttach struct {
+	// Attach to an already-active in-process session by ID. Unlike `resume`, this does NOT re-load from
+	// disk; the session must already be loaded by an earlier `create`/`resume` call. Returns `status:
+	// 'not_found'` when no active session matches the id. Useful for in-process consumers that need a
+	// fresh API handle to a session opened elsewhere (e.g., a peer foreground-session switch).
+	Kind string `json:"kind"`
+	// Session ID to attach to.
+	SessionID string `json:"sessionId"`
+}
+
+// SessionsOpenCloud: Parameters for creating a new cloud session.
+type SessionsOpenCloud struct {
+	// Create a new cloud (coding-agent) session.
+	Kind string `json:"kind"`
+	// Repository for the cloud session.
+	Repository *RemoteSessionRepository `json:"repository,omitempty"`
+	// Optional owner (user or organization login) to associate with the cloud session when no
+	// repository is provided. Ignored when `repository` is set (the repo's owner takes precedence).
+	Owner string `json:"owner,omitempty"`
+	// Session options for cloud session creation.
+	Options *SessionOpenOptions `json:"options,omitempty"`
+	// In-process callback invoked when the cloud task is created, before connection. Internal because
+	// function references cannot cross the JSON-RPC boundary.
+	OnTaskCreated json.RawMessage `json:"onTaskCreated,omitempty"`
+}
+
+// SessionsOpenCreate: Parameters for creating a new local session.
+type SessionsOpenCreate struct {
+	// Create a new local session.
+	Kind string `json:"kind"`
+	// Session construction options.
+	Options *SessionOpenOptions `json:"options,omitempty"`
+	// Whether to emit session.start during creation. Defaults to true.
+	EmitStart *bool `json:"emitStart,omitempty"`
+}
+
+// SessionsOpenHandoff: Parameters for fetching a remote session and handing it off to a new local
+// session.
+type SessionsOpenHandoff struct {
+	// Fetch a remote session and hand it off to a new local session.
+	Kind string `json:"kind"`
+	// Remote session metadata for the session to hand off (typically obtained from `sessions.list` with
+	// `source: "remote"`).
+	Metadata RemoteSessionMetadataValue `json:"metadata"`
+	// Session construction options for the new local session.
+	Options *SessionOpenOptions `json:"options,omitempty"`
+	// Task type determines the handoff strategy (CCA fetches events; CLI prepares a transient session).
+	TaskType SessionsOpenHandoffTaskType `json:"taskType,omitempty"`
+	// In-process progress callback `(update) => void` invoked for each handoff step. Marked internal
+	// because a function reference cannot cross the JSON-RPC boundary. The host-side `handoffSession`
+	// is already declared as `AsyncGenerator<HandoffProgress, HandoffResult>`; the schema layer
+	// flattens it because it does not yet support streaming methods. The wire-clean replacement is to
+	// expose the AsyncGenerator directly (or use vscode-jsonrpc `$/progress` notifications) once the
+	// schema/transport layer supports it.
+	OnProgress json.RawMessage `json:"onProgress,omitempty"`
+	// In-process confirmation callback `(request) => boolean | Promise<boolean>` invoked when the
+	// handoff needs the caller to confirm a non-fatal blocker (e.g. a repository mismatch between the
+	// current working directory and the remote session). Returning `true` proceeds with the handoff;
+	// returning `false` (or omitting the callback) aborts it. Marked internal because a function
+	// reference cannot cross the JSON-RPC boundary, for the same reasons as `onProgress`.
+	OnConfirm json.RawMessage `json:"onConfirm,omitempty"`
+}
+
 // SessionsOpenHandoffTaskType: Task type determines the handoff strategy (CCA fetches events; CLI
 // prepares a transient session).
 type SessionsOpenHandoffTaskType string
@@ -24637,6 +27964,44 @@ const (
 	// Persisting the newly-created local session to disk.
 	SessionsOpenProgressStepSaveSession SessionsOpenProgressStep = "save-session"
 )
+
+// SessionsOpenRemote: Parameters for connecting to a live remote session.
+type SessionsOpenRemote struct {
+	// Connect to a live remote session.
+	Kind string `json:"kind"`
+	// Remote session identifier to connect to.
+	RemoteSessionID string `json:"remoteSessionId"`
+	// Repository context for the remote session.
+	Repository *RemoteSessionRepository `json:"repository,omitempty"`
+	// Session options for the connection.
+	Options *SessionOpenOptions `json:"options,omitempty"`
+}
+
+// SessionsOpenResume: Parameters for resuming a specific local session.
+type SessionsOpenResume struct {
+	// Resume a specific local session by ID or prefix.
+	Kind string `json:"kind"`
+	// Session ID or unique prefix to resume.
+	SessionID string `json:"sessionId"`
+	// Session resume options.
+	Options *SessionOpenOptions `json:"options,omitempty"`
+	// Whether to emit session.resume after loading. Defaults to true.
+	Resume *bool `json:"resume,omitempty"`
+	// Suppress workspace.yaml metadata writeback when resuming from an incidental cwd.
+	SuppressResumeWorkspaceMetadataWriteback *bool `json:"suppressResumeWorkspaceMetadataWriteback,omitempty"`
+}
+
+// SessionsOpenResumeLast: Parameters for resuming the most relevant local session.
+type SessionsOpenResumeLast struct {
+	// Resume the most relevant existing local session.
+	Kind string `json:"kind"`
+	// Working-directory context used to choose the most relevant session.
+	Context *SessionContext `json:"context,omitempty"`
+	// Session resume options.
+	Options *SessionOpenOptions `json:"options,omitempty"`
+	// Suppress workspace.yaml metadata writeback when resuming from an incidental cwd.
+	SuppressResumeWorkspaceMetadataWriteback *bool `json:"suppressResumeWorkspaceMetadataWriteback,omitempty"`
+}
 
 // SessionsOpenStatus: Outcome of the open request.
 type SessionsOpenStatus string
@@ -24816,6 +28181,20 @@ type SettableAuthInfo struct {
 	EnvVar string `json:"envVar,omitempty"`
 	// The API key. Treat as a secret.
 	APIKey string `json:"apiKey,omitempty"`
+}
+
+// SettableTokenAuthInfo: Token authentication accepted by session.gitHubAuth.setCredentials.
+type SettableTokenAuthInfo struct {
+	// SDK-side token authentication; the host configured the token directly via the SDK.
+	Type string `json:"type"`
+	// Authentication host.
+	Host string `json:"host"`
+	// The token value itself. Treat as a secret.
+	Token string `json:"token"`
+	// Snapshot of the authenticated user's Copilot subscription info, if known. Mirrors the GitHub API
+	// `/copilot_internal/v2/token` user response shape — the runtime trusts this verbatim and does
+	// not re-fetch when set.
+	CopilotUser *CopilotUserResponse `json:"copilotUser,omitempty"`
 }
 
 // SettingsEditOperation: One atomic settings mutation.
@@ -25894,6 +29273,51 @@ type SkillsLoadedSkill struct {
 	ArgumentHint string `json:"argumentHint,omitempty"`
 }
 
+// SlashCommandAddTimelineEntryResult: is a type of the CLI's schema.
+type SlashCommandAddTimelineEntryResult struct {
+	// Discriminator for an add-timeline-entry result.
+	Kind string `json:"kind"`
+	// Timeline entry the host should append.
+	Entry SlashCommandTimelineEntry `json:"entry"`
+	// Optional text the host should prefill into the input editor.
+	PrefillInput string `json:"prefillInput,omitempty"`
+	// Whether command execution changed persisted runtime settings.
+	RuntimeSettingsChanged *bool `json:"runtimeSettingsChanged,omitempty"`
+}
+
+// SlashCommandAgentPromptResult: Slash-command invocation result that submits an agent prompt, with
+// display prompt, optional mode, optional user-facing notice, settings-change flag, and opaque
+// reservation finalization token.
+type SlashCommandAgentPromptResult struct {
+	// Agent prompt result discriminator
+	Kind string `json:"kind"`
+	// Prompt to submit to the agent
+	Prompt string `json:"prompt"`
+	// Prompt text to display to the user
+	DisplayPrompt string `json:"displayPrompt"`
+	// Optional target session mode for the agent prompt
+	Mode SessionMode `json:"mode,omitempty"`
+	// Optional user-facing notice to show before the prompt is submitted
+	Notice string `json:"notice,omitempty"`
+	// True when the invocation mutated user runtime settings; consumers caching settings should refresh
+	RuntimeSettingsChanged *bool `json:"runtimeSettingsChanged,omitempty"`
+	// Opaque token used to finalize this invocation's objective prompt reservation
+	ReservationToken string `json:"reservationToken,omitempty"`
+}
+
+// SlashCommandCompletedResult: Slash-command invocation result indicating completion, with optional
+// message and settings-change flag.
+type SlashCommandCompletedResult struct {
+	// Completed result discriminator
+	Kind string `json:"kind"`
+	// Optional user-facing message describing the completed command
+	Message string `json:"message,omitempty"`
+	// Optional target session mode applied without submitting an agent prompt
+	Mode SessionMode `json:"mode,omitempty"`
+	// True when the invocation mutated user runtime settings; consumers caching settings should refresh
+	RuntimeSettingsChanged *bool `json:"runtimeSettingsChanged,omitempty"`
+}
+
 // SlashCommandInfo: Slash-command metadata with name, aliases, description, kind, input hint,
 // execution allowance, and schedulability.
 type SlashCommandInfo struct {
@@ -26044,6 +29468,84 @@ type SlashCommandSelectSubcommandOption struct {
 	Description string `json:"description"`
 	// Optional group label for organizing options
 	Group string `json:"group,omitempty"`
+}
+
+// SlashCommandSelectSubcommandResult: Slash-command invocation result asking the client to present
+// subcommand options for a parent command.
+type SlashCommandSelectSubcommandResult struct {
+	// Select subcommand result discriminator
+	Kind string `json:"kind"`
+	// Parent command name that requires subcommand selection
+	Command string `json:"command"`
+	// Human-readable title for the selection UI
+	Title string `json:"title"`
+	// Available subcommand options for the client to present
+	Options []SlashCommandSelectSubcommandOption `json:"options"`
+	// True when the invocation mutated user runtime settings; consumers caching settings should refresh
+	RuntimeSettingsChanged *bool `json:"runtimeSettingsChanged,omitempty"`
+}
+
+// SlashCommandSetModelResult: is a type of the CLI's schema.
+type SlashCommandSetModelResult struct {
+	// Discriminator for a set-model result.
+	Kind string `json:"kind"`
+	// Model selected by the command.
+	Model string `json:"model"`
+	// Auto routing profile selected by the command, when the model is Auto.
+	AutoTier AutoTier `json:"autoTier,omitempty"`
+	// Settings scope modified by the command.
+	Scope string `json:"scope,omitempty"`
+	// User-facing warning produced while selecting the model.
+	Warning string `json:"warning,omitempty"`
+	// Reasoning effort selected for the model.
+	ReasoningEffort string `json:"reasoningEffort,omitempty"`
+	// User-settings snapshot to restore if the host cancels the model switch.
+	RevertOnCancel json.RawMessage `json:"revertOnCancel,omitempty"`
+	// Repository settings scope modified by the command.
+	RepoScope string `json:"repoScope,omitempty"`
+	// Whether command execution changed persisted runtime settings.
+	RuntimeSettingsChanged *bool `json:"runtimeSettingsChanged,omitempty"`
+}
+
+// SlashCommandSetPlanModelResult: is a type of the CLI's schema.
+type SlashCommandSetPlanModelResult struct {
+	// Discriminator for a set-plan-model result.
+	Kind string `json:"kind"`
+	// Dedicated model selected for plan mode.
+	PlanModel string `json:"planModel,omitempty"`
+	// User-facing confirmation message for the plan-model selection.
+	Message string `json:"message"`
+	// Whether command execution changed persisted runtime settings.
+	RuntimeSettingsChanged *bool `json:"runtimeSettingsChanged,omitempty"`
+}
+
+// SlashCommandShowDialogResult: is a type of the CLI's schema.
+type SlashCommandShowDialogResult struct {
+	// Discriminator for a show-dialog result.
+	Kind string `json:"kind"`
+	// Dialog the host should display.
+	Dialog SlashCommandModelPickerDialog `json:"dialog"`
+	// Whether command execution changed persisted runtime settings.
+	RuntimeSettingsChanged *bool `json:"runtimeSettingsChanged,omitempty"`
+}
+
+// SlashCommandTextResult: Slash-command invocation result containing text output plus Markdown/ANSI
+// rendering flags.
+type SlashCommandTextResult struct {
+	// Text result discriminator
+	Kind string `json:"kind"`
+	// Text output for the client to render
+	Text string `json:"text"`
+	// Whether text contains Markdown
+	Markdown *bool `json:"markdown,omitempty"`
+	// Whether ANSI sequences should be preserved
+	PreserveAnsi *bool `json:"preserveAnsi,omitempty"`
+	// True when the invocation mutated user runtime settings; consumers caching settings should refresh
+	RuntimeSettingsChanged *bool `json:"runtimeSettingsChanged,omitempty"`
+	// Present when the invocation changed the sandbox for this session only. Nothing was persisted, so
+	// consumers must mirror the change onto the live session rather than reloading settings, and must
+	// not treat it as a settings change.
+	SandboxSessionChange SandboxSessionChange `json:"sandboxSessionChange,omitempty"`
 }
 
 // SlashCommandTimelineEntry: is a type of the CLI's schema.
@@ -26476,6 +29978,25 @@ type SystemNotification struct {
 	Metadata json.RawMessage `json:"metadata,omitempty"`
 }
 
+// SystemNotificationAgentCompleted: System notification metadata for a background agent that
+// completed or failed, including agent ID, type, status, description, and prompt.
+type SystemNotificationAgentCompleted struct {
+	// Type discriminator. Always "agent_completed".
+	Type string `json:"type"`
+	// Unique task identifier
+	AgentID string `json:"agentId"`
+	// Friendly, non-unique name intended for display
+	DisplayName string `json:"displayName,omitempty"`
+	// Type of the agent (e.g., explore, task, general-purpose)
+	AgentType string `json:"agentType"`
+	// Whether the agent completed successfully or failed
+	Status SystemNotificationAgentCompletedStatus `json:"status"`
+	// Human-readable description of the agent task
+	Description string `json:"description,omitempty"`
+	// The full prompt given to the background agent
+	Prompt string `json:"prompt,omitempty"`
+}
+
 // SystemNotificationAgentCompletedStatus: Whether the agent completed successfully or failed
 type SystemNotificationAgentCompletedStatus string
 
@@ -26485,6 +30006,21 @@ const (
 	// The agent failed.
 	SystemNotificationAgentCompletedStatusFailed SystemNotificationAgentCompletedStatus = "failed"
 )
+
+// SystemNotificationAgentIdle: System notification metadata for a background agent that became
+// idle, including agent ID, type, and description.
+type SystemNotificationAgentIdle struct {
+	// Type discriminator. Always "agent_idle".
+	Type string `json:"type"`
+	// Unique task identifier
+	AgentID string `json:"agentId"`
+	// Friendly, non-unique name intended for display
+	DisplayName string `json:"displayName,omitempty"`
+	// Type of the agent (e.g., explore, task, general-purpose)
+	AgentType string `json:"agentType"`
+	// Human-readable description of the agent task
+	Description string `json:"description,omitempty"`
+}
 
 // SystemNotificationData: System-generated notification for runtime events like background task
 // completion
@@ -26496,6 +30032,98 @@ type SystemNotificationData struct {
 	// Provider reasoning settings anchored before this model-facing message for cache-stable replay;
 	// the historical responsesReasoning name is retained for compatibility
 	ResponsesReasoning *ResponsesReasoning `json:"responsesReasoning,omitempty"`
+}
+
+// SystemNotificationInstructionDiscovered: System notification metadata for an instruction file
+// discovered during tool access, including source, trigger file, and tool.
+type SystemNotificationInstructionDiscovered struct {
+	// Type discriminator. Always "instruction_discovered".
+	Type string `json:"type"`
+	// Relative path to the discovered instruction file
+	SourcePath string `json:"sourcePath"`
+	// Path of the file access that triggered discovery
+	TriggerFile string `json:"triggerFile"`
+	// Tool command that triggered discovery (currently always 'view')
+	TriggerTool string `json:"triggerTool"`
+	// Human-readable label for the timeline (e.g., 'AGENTS.md from packages/billing/')
+	Description string `json:"description,omitempty"`
+}
+
+// SystemNotificationNewInboxMessage: System notification metadata for a new inbox message,
+// including entry ID, sender details, and summary.
+type SystemNotificationNewInboxMessage struct {
+	// Type discriminator. Always "new_inbox_message".
+	Type string `json:"type"`
+	// Unique identifier of the inbox entry
+	EntryID string `json:"entryId"`
+	// Human-readable name of the sender
+	SenderName string `json:"senderName"`
+	// Category of the sender (e.g., sidekick-agent, plugin, hook)
+	SenderType string `json:"senderType"`
+	// Short summary shown before the agent decides whether to read the inbox
+	Summary string `json:"summary"`
+}
+
+// SystemNotificationShellCompleted: System notification metadata for a shell session that
+// completed, including shell ID, optional exit code, and description.
+type SystemNotificationShellCompleted struct {
+	// Type discriminator. Always "shell_completed".
+	Type string `json:"type"`
+	// Unique identifier of the shell session
+	ShellID string `json:"shellId"`
+	// Exit code of the shell command, if available
+	ExitCode *int64 `json:"exitCode,omitempty"`
+	// Human-readable description of the command
+	Description string `json:"description,omitempty"`
+}
+
+// SystemNotificationShellDetachedCompleted: System notification metadata for a detached shell
+// session that completed, including shell ID and description.
+type SystemNotificationShellDetachedCompleted struct {
+	// Type discriminator. Always "shell_detached_completed".
+	Type string `json:"type"`
+	// Unique identifier of the detached shell session
+	ShellID string `json:"shellId"`
+	// Human-readable description of the command
+	Description string `json:"description,omitempty"`
+}
+
+// SystemNotificationUnclassified: System notification metadata from an external host that does not
+// match a runtime-owned notification kind.
+type SystemNotificationUnclassified struct {
+	// Type discriminator. Always "unclassified".
+	Type string `json:"type"`
+	// Opaque metadata supplied by the external host, when present.
+	Metadata json.RawMessage `json:"metadata,omitempty"`
+}
+
+// SystemNotificationWorkflowCompleted: System notification metadata for a workflow execution
+// attempt that reached a terminal state.
+type SystemNotificationWorkflowCompleted struct {
+	// Type discriminator. Always "workflow_completed".
+	Type string `json:"type"`
+	// Workflow run identifier.
+	RunID string `json:"runId"`
+	// Persisted workflow name.
+	WorkflowName string `json:"workflowName"`
+	// Terminal status reached by this execution attempt.
+	Status SystemNotificationWorkflowCompletedStatus `json:"status"`
+	// Subagents consumed by the run across all attempts.
+	ConsumedSubagents int64 `json:"consumedSubagents"`
+	// Accumulated active execution time in milliseconds.
+	ElapsedMs int64 `json:"elapsedMs"`
+	// Consumed AI usage in nano-AIU.
+	ConsumedNanoAiu int64 `json:"consumedNanoAiu"`
+	// Execution attempt that reached this terminal state.
+	Attempt int64 `json:"attempt"`
+	// Bounded prompt-safe preview of the completed result.
+	ResultPreview string `json:"resultPreview,omitempty"`
+	// Machine-readable terminal failure details, when present.
+	Failure json.RawMessage `json:"failure,omitempty"`
+	// Actionable run_dynamic_workflow resume guidance for a resource-limit failure.
+	RetryGuidance string `json:"retryGuidance,omitempty"`
+	// Pause initiator metadata when this attempt settled as paused.
+	PauseInfo *SystemNotificationWorkflowPauseInfo `json:"pauseInfo,omitempty"`
 }
 
 // SystemNotificationWorkflowCompletedStatus: Terminal status reached by a workflow execution
@@ -26521,6 +30149,64 @@ type SystemNotificationWorkflowPauseInfo struct {
 	Type string `json:"type"`
 	// Stable author-defined checkpoint key that initiated the pause.
 	Key string `json:"key,omitempty"`
+}
+
+// TaskAgentInfo: Tracked background agent task metadata, including IDs, status, timing, agent type,
+// prompt, model, result, and latest response.
+type TaskAgentInfo struct {
+	// Task kind
+	Type string `json:"type"`
+	// Unique task identifier
+	ID string `json:"id"`
+	// Tool call ID associated with this agent task
+	ToolCallID string `json:"toolCallId"`
+	// Friendly, non-unique name intended for display
+	DisplayName string `json:"displayName,omitempty"`
+	// Short description of the task
+	Description string `json:"description"`
+	// Current lifecycle status of the task
+	Status TaskStatus `json:"status"`
+	// ISO 8601 timestamp when the task was started
+	StartedAt string `json:"startedAt"`
+	// ISO 8601 timestamp when the task finished
+	CompletedAt string `json:"completedAt,omitempty"`
+	// Accumulated active execution time in milliseconds
+	ActiveTimeMs *int64 `json:"activeTimeMs,omitempty"`
+	// ISO 8601 timestamp when the current active period began
+	ActiveStartedAt string `json:"activeStartedAt,omitempty"`
+	// Error message when the task failed
+	Error string `json:"error,omitempty"`
+	// Type of agent running this task
+	AgentType string `json:"agentType"`
+	// Most recent prompt delivered to the agent. Updated whenever the agent receives a follow-up
+	// message.
+	Prompt string `json:"prompt"`
+	// Result text from the task when available
+	Result string `json:"result,omitempty"`
+	// Requested model override for the task when specified
+	Model string `json:"model,omitempty"`
+	// Runtime model resolved for the task when available
+	ResolvedModel string `json:"resolvedModel,omitempty"`
+	// Whether task execution is synchronously awaited or managed in the background
+	ExecutionMode TaskExecutionMode `json:"executionMode,omitempty"`
+	// Whether the task is currently in the original sync wait and can be moved to background mode.
+	// False once it is already backgrounded, idle, finished, or no longer has a promotable sync waiter.
+	CanPromoteToBackground *bool `json:"canPromoteToBackground,omitempty"`
+	// Most recent response text from the agent
+	LatestResponse string `json:"latestResponse,omitempty"`
+	// ISO 8601 timestamp when the agent entered idle state
+	IdleSince string `json:"idleSince,omitempty"`
+}
+
+// TaskAgentProgress: Progress snapshot for an agent task, with recent activity lines and optional
+// latest intent.
+type TaskAgentProgress struct {
+	// Progress kind
+	Type string `json:"type"`
+	// Recent tool execution events converted to display lines
+	RecentActivity []TaskProgressLine `json:"recentActivity"`
+	// The most recent intent reported by the agent
+	LatestIntent string `json:"latestIntent,omitempty"`
 }
 
 // TaskBlocker: Structured reason that the task cannot continue without intervention
@@ -26647,6 +30333,26 @@ const (
 	// The bound session join is disconnected.
 	TaskClientOwnerPresenceDisconnected TaskClientOwnerPresence = "disconnected"
 )
+
+// TaskClientProgress: Generic progress for a client-owned task.
+type TaskClientProgress struct {
+	// Progress kind
+	Type TaskClientType `json:"type"`
+	// Current client task lifecycle status
+	Status TaskClientStatus `json:"status"`
+	// Sequence number of the latest accepted owner update
+	Sequence int64 `json:"sequence"`
+	// ISO 8601 timestamp of the latest accepted lifecycle change
+	UpdatedAt string `json:"updatedAt"`
+	// Current owner-defined progress phase
+	Phase string `json:"phase,omitempty"`
+	// Current completion percentage from zero through one hundred
+	Percentage *float64 `json:"percentage,omitempty"`
+	// Most recent nonempty progress message
+	LastMessage string `json:"lastMessage,omitempty"`
+	// Recent server-timestamped progress messages
+	RecentActivity []TaskProgressLine `json:"recentActivity"`
+}
 
 // TaskClientStatus: Lifecycle status of a client-owned task.
 type TaskClientStatus string
@@ -26881,6 +30587,35 @@ type TaskProgressLine struct {
 	Timestamp string `json:"timestamp"`
 }
 
+// TaskShellInfo: Tracked shell task metadata, including ID, command, status, timing,
+// attachment/execution mode, log path, and PID.
+type TaskShellInfo struct {
+	// Task kind
+	Type string `json:"type"`
+	// Unique task identifier
+	ID string `json:"id"`
+	// Short description of the task
+	Description string `json:"description"`
+	// Current lifecycle status of the task
+	Status TaskStatus `json:"status"`
+	// ISO 8601 timestamp when the task was started
+	StartedAt string `json:"startedAt"`
+	// ISO 8601 timestamp when the task finished
+	CompletedAt string `json:"completedAt,omitempty"`
+	// Command being executed
+	Command string `json:"command"`
+	// Whether the shell runs inside a managed PTY session or as an independent background process
+	AttachmentMode TaskShellInfoAttachmentMode `json:"attachmentMode"`
+	// Whether task execution is synchronously awaited or managed in the background
+	ExecutionMode TaskExecutionMode `json:"executionMode,omitempty"`
+	// Whether this shell task can be promoted to background mode
+	CanPromoteToBackground *bool `json:"canPromoteToBackground,omitempty"`
+	// Path to the detached shell log, when available
+	LogPath string `json:"logPath,omitempty"`
+	// Process ID when available
+	Pid *int64 `json:"pid,omitempty"`
+}
+
 // TaskShellInfoAttachmentMode: Whether the shell runs inside a managed PTY session or as an
 // independent background process
 type TaskShellInfoAttachmentMode string
@@ -26900,6 +30635,17 @@ type TaskShellOutputExit struct {
 	// Process exit code, when the runtime recorded one. Absent when the shell was stopped before
 	// reporting an exit code.
 	ExitCode *int64 `json:"exitCode,omitempty"`
+}
+
+// TaskShellProgress: Progress snapshot for a shell task, with recent stdout/stderr output and
+// optional process ID.
+type TaskShellProgress struct {
+	// Progress kind
+	Type string `json:"type"`
+	// Recent stdout/stderr lines from the running shell command
+	RecentOutput string `json:"recentOutput"`
+	// Process ID when available
+	Pid *int64 `json:"pid,omitempty"`
 }
 
 // TaskStatus: Current lifecycle status of the task
@@ -27040,6 +30786,23 @@ type TitleChangedData struct {
 type TodosChangedData struct {
 }
 
+// TokenAuthInfo: Authentication-info input variant for SDK-configured token authentication,
+// carrying host and the secret token value.
+type TokenAuthInfo struct {
+	// SDK-side token authentication; the host configured the token directly via the SDK.
+	Type string `json:"type"`
+	// Authentication host.
+	Host string `json:"host"`
+	// The token value itself. Treat as a secret.
+	Token string `json:"token"`
+	// Opaque native GitHub credential registration backing this token identity, when applicable.
+	RegistrationID string `json:"registrationId,omitempty"`
+	// Snapshot of the authenticated user's Copilot subscription info, if known. Mirrors the GitHub API
+	// `/copilot_internal/v2/token` user response shape — the runtime trusts this verbatim and does
+	// not re-fetch when set.
+	CopilotUser *CopilotUserResponse `json:"copilotUser,omitempty"`
+}
+
 // TokenPriceUnit: Unit the catalog publishes a model's token prices in. The numeric fields of
 // ModelBillingTokenPrices carry no unit of their own, so a client that renders a price needs this
 // to scale it.
@@ -27051,6 +30814,19 @@ const (
 	// Prices are quoted in nano-AIU; divide by 1,000,000,000 to get AI Credits.
 	TokenPriceUnitNanoAiu TokenPriceUnit = "nano_aiu"
 )
+
+// TokenProviderAuthInfo: Authentication-info variant backed by an SDK GitHub token callback. It
+// carries routing metadata but never a plaintext token.
+type TokenProviderAuthInfo struct {
+	// SDK callback-backed GitHub token authentication.
+	Type string `json:"type"`
+	// Authentication host.
+	Host string `json:"host"`
+	// Opaque SDK callback registration identifier.
+	RegistrationID string `json:"registrationId"`
+	// Snapshot of the authenticated user's Copilot subscription info, if known.
+	CopilotUser *CopilotUserResponse `json:"copilotUser,omitempty"`
+}
 
 // Tool: Built-in tool metadata with identifier, optional namespaced name, description,
 // input-parameter schema, and usage instructions.
@@ -27111,6 +30887,35 @@ type ToolExecutionCompleteContent struct {
 	Resource *ToolExecutionCompleteContentResourceDetails `json:"resource,omitempty"`
 }
 
+// ToolExecutionCompleteContentAudio: Audio content block with base64-encoded data
+type ToolExecutionCompleteContentAudio struct {
+	// Content block type discriminator
+	Type string `json:"type"`
+	// Base64-encoded audio data
+	Data string `json:"data"`
+	// MIME type of the audio (e.g., audio/wav, audio/mpeg)
+	MimeType string `json:"mimeType"`
+}
+
+// ToolExecutionCompleteContentImage: Image content block with base64-encoded data
+type ToolExecutionCompleteContentImage struct {
+	// Content block type discriminator
+	Type string `json:"type"`
+	// Base64-encoded image data
+	Data string `json:"data"`
+	// MIME type of the image (e.g., image/png, image/jpeg)
+	MimeType string `json:"mimeType"`
+}
+
+// ToolExecutionCompleteContentResource: Embedded resource content block with inline text or binary
+// data
+type ToolExecutionCompleteContentResource struct {
+	// Content block type discriminator
+	Type string `json:"type"`
+	// The embedded resource contents, either text or base64-encoded binary
+	Resource ToolExecutionCompleteContentResourceDetails `json:"resource"`
+}
+
 // ToolExecutionCompleteContentResourceDetails: The embedded resource contents, either text or
 // base64-encoded binary
 type ToolExecutionCompleteContentResourceDetails struct {
@@ -27122,6 +30927,27 @@ type ToolExecutionCompleteContentResourceDetails struct {
 	Text string `json:"text,omitempty"`
 	// Base64-encoded binary content of the resource
 	Blob string `json:"blob,omitempty"`
+}
+
+// ToolExecutionCompleteContentResourceLink: Resource link content block referencing an external
+// resource
+type ToolExecutionCompleteContentResourceLink struct {
+	// Icons associated with this resource
+	Icons []ToolExecutionCompleteContentResourceLinkIcon `json:"icons,omitempty"`
+	// Resource name identifier
+	Name string `json:"name"`
+	// Human-readable display title for the resource
+	Title string `json:"title,omitempty"`
+	// URI identifying the resource
+	URI string `json:"uri"`
+	// Human-readable description of the resource
+	Description string `json:"description,omitempty"`
+	// MIME type of the resource content
+	MimeType string `json:"mimeType,omitempty"`
+	// Size of the resource in bytes
+	Size *int64 `json:"size,omitempty"`
+	// Content block type discriminator
+	Type string `json:"type"`
 }
 
 // ToolExecutionCompleteContentResourceLinkIcon: Icon image for a resource
@@ -27145,6 +30971,47 @@ const (
 	// Icon intended for dark themes.
 	ToolExecutionCompleteContentResourceLinkIconThemeDark ToolExecutionCompleteContentResourceLinkIconTheme = "dark"
 )
+
+// ToolExecutionCompleteContentShellExit: Shell command exit metadata with optional output preview
+type ToolExecutionCompleteContentShellExit struct {
+	// Content block type discriminator
+	Type string `json:"type"`
+	// Shell id, as assigned by Copilot runtime
+	ShellID string `json:"shellId"`
+	// Exit code from the completed shell command
+	ExitCode int64 `json:"exitCode"`
+	// Working directory where the shell command was executed
+	Cwd string `json:"cwd,omitempty"`
+	// Output associated with this shell command, if available. May be partial, truncated, or a preview;
+	// not guaranteed to be full output.
+	OutputPreview string `json:"outputPreview,omitempty"`
+	// Whether outputPreview is known to be incomplete or truncated
+	OutputTruncated *bool `json:"outputTruncated,omitempty"`
+	// Path reported in the shell session's filesystem namespace when shell output exceeded the
+	// configured large-output threshold.
+	OutputFilePath string `json:"outputFilePath,omitempty"`
+}
+
+// ToolExecutionCompleteContentTerminal: Deprecated for shell command exit metadata. Use
+// ToolExecutionCompleteContentShellExit instead.
+type ToolExecutionCompleteContentTerminal struct {
+	// Content block type discriminator
+	Type string `json:"type"`
+	// Terminal/shell output text
+	Text string `json:"text"`
+	// Process exit code, if the command has completed
+	ExitCode *int64 `json:"exitCode,omitempty"`
+	// Working directory where the command was executed
+	Cwd string `json:"cwd,omitempty"`
+}
+
+// ToolExecutionCompleteContentText: Plain text content block
+type ToolExecutionCompleteContentText struct {
+	// Content block type discriminator
+	Type string `json:"type"`
+	// The text content
+	Text string `json:"text"`
+}
 
 // ToolExecutionCompleteData: Tool execution completion results including success status, detailed
 // output, and error information
@@ -27766,6 +31633,25 @@ const (
 	UIAutoModeSwitchResponseNo UIAutoModeSwitchResponse = "no"
 )
 
+// UIElicitationArrayAnyOfField: Multi-select string field where each option pairs a value with a
+// display label.
+type UIElicitationArrayAnyOfField struct {
+	// Type discriminator. Always "array".
+	Type string `json:"type"`
+	// Human-readable label for the field.
+	Title string `json:"title,omitempty"`
+	// Help text describing the field.
+	Description string `json:"description,omitempty"`
+	// Minimum number of items the user must select.
+	MinItems *int64 `json:"minItems,omitempty"`
+	// Maximum number of items the user may select.
+	MaxItems *int64 `json:"maxItems,omitempty"`
+	// Schema applied to each item in the array.
+	Items UIElicitationArrayAnyOfFieldItems `json:"items"`
+	// Default values selected when the form is first shown.
+	Default []string `json:"default,omitempty"`
+}
+
 // UIElicitationArrayAnyOfFieldItems: Schema applied to each item in the array.
 type UIElicitationArrayAnyOfFieldItems struct {
 	// Selectable options, each with a value and a display label.
@@ -27779,6 +31665,24 @@ type UIElicitationArrayAnyOfFieldItemsAnyOf struct {
 	Const string `json:"const"`
 	// Display label for this option.
 	Title string `json:"title"`
+}
+
+// UIElicitationArrayEnumField: Multi-select string field whose allowed values are defined inline.
+type UIElicitationArrayEnumField struct {
+	// Type discriminator. Always "array".
+	Type string `json:"type"`
+	// Human-readable label for the field.
+	Title string `json:"title,omitempty"`
+	// Help text describing the field.
+	Description string `json:"description,omitempty"`
+	// Minimum number of items the user must select.
+	MinItems *int64 `json:"minItems,omitempty"`
+	// Maximum number of items the user may select.
+	MaxItems *int64 `json:"maxItems,omitempty"`
+	// Schema applied to each item in the array.
+	Items UIElicitationArrayEnumFieldItems `json:"items"`
+	// Default values selected when the form is first shown.
+	Default []string `json:"default,omitempty"`
 }
 
 // UIElicitationArrayEnumFieldItems: Schema applied to each item in the array.
@@ -27871,6 +31775,34 @@ type UIElicitationSchemaProperty struct {
 	Maximum *float64 `json:"maximum,omitempty"`
 }
 
+// UIElicitationSchemaPropertyBoolean: Boolean field rendered as a yes/no toggle.
+type UIElicitationSchemaPropertyBoolean struct {
+	// Type discriminator. Always "boolean".
+	Type string `json:"type"`
+	// Human-readable label for the field.
+	Title string `json:"title,omitempty"`
+	// Help text describing the field.
+	Description string `json:"description,omitempty"`
+	// Default value selected when the form is first shown.
+	Default *bool `json:"default,omitempty"`
+}
+
+// UIElicitationSchemaPropertyNumber: Numeric field accepting either a number or an integer.
+type UIElicitationSchemaPropertyNumber struct {
+	// Numeric type accepted by the field.
+	Type UIElicitationSchemaPropertyNumberType `json:"type"`
+	// Human-readable label for the field.
+	Title string `json:"title,omitempty"`
+	// Help text describing the field.
+	Description string `json:"description,omitempty"`
+	// Minimum allowed value (inclusive).
+	Minimum *float64 `json:"minimum,omitempty"`
+	// Maximum allowed value (inclusive).
+	Maximum *float64 `json:"maximum,omitempty"`
+	// Default value populated in the input when the form is first shown.
+	Default *float64 `json:"default,omitempty"`
+}
+
 // UIElicitationSchemaPropertyNumberType: Numeric type accepted by the field.
 type UIElicitationSchemaPropertyNumberType string
 
@@ -27880,6 +31812,25 @@ const (
 	// Integer JSON number.
 	UIElicitationSchemaPropertyNumberTypeInteger UIElicitationSchemaPropertyNumberType = "integer"
 )
+
+// UIElicitationSchemaPropertyString: Free-text string field with optional length and format
+// constraints.
+type UIElicitationSchemaPropertyString struct {
+	// Type discriminator. Always "string".
+	Type string `json:"type"`
+	// Human-readable label for the field.
+	Title string `json:"title,omitempty"`
+	// Help text describing the field.
+	Description string `json:"description,omitempty"`
+	// Minimum number of characters required.
+	MinLength *int64 `json:"minLength,omitempty"`
+	// Maximum number of characters allowed.
+	MaxLength *int64 `json:"maxLength,omitempty"`
+	// Optional format hint that constrains the accepted input.
+	Format UIElicitationSchemaPropertyStringFormat `json:"format,omitempty"`
+	// Default value populated in the input when the form is first shown.
+	Default string `json:"default,omitempty"`
+}
 
 // UIElicitationSchemaPropertyStringFormat: Optional format hint that constrains the accepted input.
 type UIElicitationSchemaPropertyStringFormat string
@@ -27894,6 +31845,37 @@ const (
 	// Date-time string format.
 	UIElicitationSchemaPropertyStringFormatDateTime UIElicitationSchemaPropertyStringFormat = "date-time"
 )
+
+// UIElicitationStringEnumField: Single-select string field whose allowed values are defined inline.
+type UIElicitationStringEnumField struct {
+	// Type discriminator. Always "string".
+	Type string `json:"type"`
+	// Human-readable label for the field.
+	Title string `json:"title,omitempty"`
+	// Help text describing the field.
+	Description string `json:"description,omitempty"`
+	// Allowed string values.
+	Enum []string `json:"enum"`
+	// Optional display labels for each enum value, in the same order as `enum`.
+	EnumNames []string `json:"enumNames,omitempty"`
+	// Default value selected when the form is first shown.
+	Default string `json:"default,omitempty"`
+}
+
+// UIElicitationStringOneOfField: Single-select string field where each option pairs a value with a
+// display label.
+type UIElicitationStringOneOfField struct {
+	// Type discriminator. Always "string".
+	Type string `json:"type"`
+	// Human-readable label for the field.
+	Title string `json:"title,omitempty"`
+	// Help text describing the field.
+	Description string `json:"description,omitempty"`
+	// Selectable options, each with a value and a display label.
+	OneOf []UIElicitationStringOneOfFieldOneOf `json:"oneOf"`
+	// Default value selected when the form is first shown.
+	Default string `json:"default,omitempty"`
+}
 
 // UIElicitationStringOneOfFieldOneOf: Selectable option for a UI elicitation single-select string
 // field, with submitted value and display label.
@@ -28047,6 +32029,14 @@ type UIUserInputResponse struct {
 	// True if the user typed a freeform response, false if they selected a presented choice. Used by
 	// telemetry to differentiate between free text input and choice selection.
 	WasFreeform bool `json:"wasFreeform"`
+}
+
+// UnsupportedEnqueueCommandResult: is a type of the CLI's schema.
+type UnsupportedEnqueueCommandResult struct {
+	// False because the target session does not support local command queueing (e.g. remote sessions).
+	Queued bool `json:"queued"`
+	// Legacy null queue ID accepted for compatibility with older runtimes.
+	QueueID json.RawMessage `json:"queueId,omitempty"`
 }
 
 // UsageAccountingIdentity: Ordered accounting identity assigned under the source session's emission
@@ -28249,6 +32239,22 @@ type UsageMetricsProviderModelMetric struct {
 type UsageMetricsTokenDetail struct {
 	// Accumulated token count for this token type
 	TokenCount int64 `json:"tokenCount"`
+}
+
+// UserAuthInfo: Authentication-info variant for OAuth user auth, with host and login; the token
+// remains in the runtime secret store.
+type UserAuthInfo struct {
+	// OAuth user authentication. The token itself is held in the runtime's secret token store (keyed by
+	// host+login) and is NOT carried in this struct.
+	Type string `json:"type"`
+	// Authentication host.
+	Host string `json:"host"`
+	// OAuth user login.
+	Login string `json:"login"`
+	// Snapshot of the authenticated user's Copilot subscription info, if known. Mirrors the GitHub API
+	// `/copilot_internal/v2/token` user response shape — the runtime trusts this verbatim and does
+	// not re-fetch when set.
+	CopilotUser *CopilotUserResponse `json:"copilotUser,omitempty"`
 }
 
 // UserInputCompletedData: User input request completion with the user's response
@@ -28907,6 +32913,93 @@ type UserToolSessionApproval struct {
 	ExtensionName string `json:"extensionName,omitempty"`
 	// Names of the sensitive environment variables this approval covers. Values are never persisted.
 	EnvironmentVariables []string `json:"environmentVariables,omitempty"`
+}
+
+// UserToolSessionApprovalCommands: Session-scoped tool-approval rule for specific shell command
+// identifiers.
+type UserToolSessionApprovalCommands struct {
+	// Command approval kind
+	Kind string `json:"kind"`
+	// Command identifiers approved by the user
+	CommandIdentifiers []string `json:"commandIdentifiers"`
+}
+
+// UserToolSessionApprovalCustomTool: Session-scoped tool-approval rule for a custom tool, keyed by
+// tool name.
+type UserToolSessionApprovalCustomTool struct {
+	// Custom tool approval kind
+	Kind string `json:"kind"`
+	// Custom tool name
+	ToolName string `json:"toolName"`
+}
+
+// UserToolSessionApprovalExtensionEnvAccess: Session-scoped tool-approval rule for an extension's
+// access to sensitive environment variables, keyed by extension name and the exact set of variable
+// names.
+type UserToolSessionApprovalExtensionEnvAccess struct {
+	// Extension environment access approval kind
+	Kind string `json:"kind"`
+	// Extension name
+	ExtensionName string `json:"extensionName"`
+	// Names of the sensitive environment variables this approval covers. Values are never persisted.
+	EnvironmentVariables []string `json:"environmentVariables"`
+}
+
+// UserToolSessionApprovalExtensionManagement: Session-scoped tool-approval rule for
+// extension-management operations, optionally narrowed by operation.
+type UserToolSessionApprovalExtensionManagement struct {
+	// Extension management approval kind
+	Kind string `json:"kind"`
+	// Optional operation identifier
+	Operation string `json:"operation,omitempty"`
+}
+
+// UserToolSessionApprovalExtensionPermissionAccess: Session-scoped tool-approval rule for an
+// extension's permission-gated capability access, keyed by extension name.
+type UserToolSessionApprovalExtensionPermissionAccess struct {
+	// Extension permission access approval kind
+	Kind string `json:"kind"`
+	// Extension name
+	ExtensionName string `json:"extensionName"`
+}
+
+// UserToolSessionApprovalMCP: Session-scoped tool-approval rule for an MCP server tool, or all
+// tools on the server when `toolName` is null.
+type UserToolSessionApprovalMCP struct {
+	// MCP tool approval kind
+	Kind string `json:"kind"`
+	// MCP server name
+	ServerName string `json:"serverName"`
+	// Optional MCP tool name, or null for all tools on the server
+	ToolName *string `json:"toolName"`
+}
+
+// UserToolSessionApprovalMemory: Session-scoped tool-approval rule for writes to long-term memory.
+type UserToolSessionApprovalMemory struct {
+	// Memory approval kind
+	Kind string `json:"kind"`
+}
+
+// UserToolSessionApprovalRead: Session-scoped tool-approval rule for read-only filesystem
+// operations.
+type UserToolSessionApprovalRead struct {
+	// Read approval kind
+	Kind string `json:"kind"`
+}
+
+// UserToolSessionApprovalWorkflow: Session-scoped workflow approval, optionally narrowed by
+// approval key.
+type UserToolSessionApprovalWorkflow struct {
+	// Workflow approval kind
+	Kind string `json:"kind"`
+	// Optional workflow operation name or canonical approval key
+	ApprovalKey string `json:"approvalKey,omitempty"`
+}
+
+// UserToolSessionApprovalWrite: Session-scoped tool-approval rule for filesystem write operations.
+type UserToolSessionApprovalWrite struct {
+	// Write approval kind
+	Kind string `json:"kind"`
 }
 
 // Verbosity: Output verbosity level for supported models

@@ -120,3 +120,19 @@ func emitEvents(t *types, events []*eventType) *file {
 func eventConst(e *eventType) string { return "Event" + exported(e.Name) }
 
 func joinComma(s []string) string { return strings.Join(s, ",\n") }
+
+// eventEnvelopes names the definitions of the SessionEvent union and its
+// variants: the envelopes that protocol.Event stands for.
+func eventEnvelopes(t *types, root *schema) map[string]bool {
+	out := map[string]bool{}
+	if root.Ref == "" {
+		return out
+	}
+	out[root.refName()] = true
+	for _, v := range t.resolve(root).AnyOf {
+		if v.Ref != "" {
+			out[v.refName()] = true
+		}
+	}
+	return out
+}

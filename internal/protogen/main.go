@@ -123,6 +123,18 @@ func generate(dir, version string) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A definition reached only through a value the schema keeps opaque
+	// (a tool result that is "string or object") is still worth its type:
+	// callers build the object form with it. Event envelopes are not:
+	// protocol.Event is the one envelope.
+	envelopes := eventEnvelopes(t, &events.schema)
+	for _, name := range sortedKeys(t.used) {
+		if !envelopes[name] {
+			if _, err := t.ref(name); err != nil {
+				return nil, err
+			}
+		}
+	}
 
 	rpc := newFile("api.schema.json")
 	if err := emitRPC(rpc, t, buildGroups("Server", methodsOf(methods, "server")), false); err != nil {

@@ -53,6 +53,8 @@ type types struct {
 	// reserved holds the Go names of the definitions, declaring those
 	// being mapped now, taken every other name in use.
 	reserved, declaring, taken map[string]bool
+	// used is every definition the output refers to, directly or not.
+	used map[string]bool
 	// inline reuses the type of an inline schema seen before under the same
 	// name hint with the same content, so one schema is one type.
 	inline map[string]string
@@ -73,7 +75,8 @@ func newTypes(defs map[string]*schema, roots []*schema) (*types, error) {
 	// definitions reserve nothing: a method's inline params may be named as
 	// an unused definition is.
 	owner := map[string]string{}
-	for _, name := range sortedKeys(t.reachable(roots)) {
+	t.used = t.reachable(roots)
+	for _, name := range sortedKeys(t.used) {
 		g := exported(name)
 		if prev, ok := owner[g]; ok {
 			return nil, fmt.Errorf("definitions %s and %s both map to the Go name %s", prev, name, g)
