@@ -1,6 +1,6 @@
-// Package copilot drives the GitHub Copilot CLI (npm @github/copilot) as a
-// headless JSON-RPC server and runs many model sessions on it at once. It
-// is what most users of this module import.
+// Package copilot runs many model sessions at once on the GitHub Copilot
+// CLI (npm @github/copilot), which it drives as a headless JSON-RPC server;
+// it is production code, and what most users of this module import.
 //
 //	c, err := copilot.Start(ctx, copilot.Options{})   // finds `copilot`, starts it over stdio
 //	defer c.Close()
@@ -9,28 +9,34 @@
 //
 // # The child process
 //
-// Start finds the binary (Options.CLIPath, then $COPILOT_CLI_PATH, then
-// `copilot` on PATH; otherwise an error wrapping ErrCLINotFound that says
-// how to install it), starts it in its own process group over stdio or TCP,
-// keeps draining its output (the end of stderr is kept for error messages),
-// and checks the protocol version with the connect handshake (ping for
-// servers without it). Start-up is bounded by Options.StartTimeout, which
-// fires even while the child prints nothing. Close asks the child to exit
-// (stdin closed, then SIGTERM), kills its process group after
-// Options.ShutdownTimeout, and returns once every goroutine it started has
-// ended. Connect runs the same client over a connection you already have
-// (a simulator, a CLI started elsewhere).
+// Start first checks its [Options] with [Options.Validate]: a value out of
+// range (an unknown Transport, a negative time limit) is refused, before
+// anything starts, with an error wrapping [ErrInvalidOptions] that names the
+// field; zero always means the field's default. It then finds the binary
+// (Options.CLIPath, then $COPILOT_CLI_PATH, then `copilot` on PATH;
+// otherwise an error wrapping ErrCLINotFound that says how to install it),
+// starts it in its own process group over stdio or TCP, keeps draining its
+// output (the end of stderr is kept for error messages), and checks the
+// protocol version with the connect handshake (ping for servers without
+// it). Start-up is bounded by Options.StartTimeout, which fires even while
+// the child prints nothing. Close asks the child to exit (stdin closed,
+// then SIGTERM), kills its process group after Options.ShutdownTimeout, and
+// returns once every goroutine it started has ended. Connect runs the same
+// client, its Options checked the same way, over a connection you already
+// have (a simulator, a CLI started elsewhere).
 //
 // # Sessions and turns
 //
-// Sessions run concurrently over the one connection; the router below
-// delivers each session's events to its own channel, so a slow session
-// never holds up another (see package router). A session runs one turn at
-// a time: Stream sends a prompt and reads the turn to session.idle,
-// passing text deltas and events to its handlers as they arrive; Ask waits
-// for the final answer. A session.error ends the turn with an error
-// wrapping ErrTurnFailed that carries the CLI's message. Cancelling a
-// turn's context aborts the turn on the CLI.
+// NewSession checks its [SessionConfig] with [SessionConfig.Validate] the
+// same way (its errors wrap [ErrInvalidSessionConfig]). Sessions run
+// concurrently over the one connection; the router below delivers each
+// session's events to its own channel, so a slow session never holds up
+// another (see package router). A session runs one turn at a time: Stream
+// sends a prompt and reads the turn to session.idle, passing text deltas
+// and events to its handlers as they arrive; Ask waits for the final
+// answer. A session.error ends the turn with an error wrapping
+// ErrTurnFailed that carries the CLI's message. Cancelling a turn's context
+// aborts the turn on the CLI.
 //
 // # Tools and permissions
 //
