@@ -5,9 +5,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/quorum-go/quorum/copilot/protocol"
 	"github.com/quorum-go/quorum/internal/sim"
 )
 
@@ -25,14 +27,12 @@ func TestHandshake(t *testing.T) {
 		t.Errorf("connect = %+v", conn)
 	}
 
-	var ping struct {
-		Message         string `json:"message"`
-		Timestamp       int64  `json:"timestamp"`
-		ProtocolVersion int    `json:"protocolVersion"`
-	}
+	// The schema's PingResult: the timestamp is an ISO-8601 string, as the
+	// real CLI sends it.
+	var ping protocol.PingResult
 	c.mustCall("ping", map[string]any{"message": "hi"}, &ping)
-	if ping.Message != "pong: hi" || ping.Timestamp == 0 || ping.ProtocolVersion != 3 {
-		t.Errorf("ping = %+v", ping)
+	if _, err := time.Parse(time.RFC3339, ping.Timestamp); ping.Message != "pong: hi" || err != nil || ping.ProtocolVersion != 3 {
+		t.Errorf("ping = %+v (timestamp: %v)", ping, err)
 	}
 
 	var status struct {
