@@ -171,3 +171,39 @@ func TestClientHandlersDispatch(t *testing.T) {
 		t.Errorf("%d client methods, the schema of 1.0.102 has 38", len(protocol.ClientMethods))
 	}
 }
+
+// A decline is an answer the CLI's schema accepts; a request with no way
+// to say no has none.
+func TestDeclinesAreValidAnswers(t *testing.T) {
+	s := schemacheck.Default(t)
+	params := map[string]string{
+		protocol.MethodHooksInvoke:          `{"sessionId":"s","hookType":"preToolUse","input":{}}`,
+		protocol.MethodSkillProviderList:    `{"sessionId":"s"}`,
+		protocol.MethodInstallationsConfirm: `{"confirmationId":"c-1","operationId":"o","expiresAt":"2026-11-23T00:00:00Z","reviewFingerprint":"f-1"}`,
+	}
+	declined := 0
+	for _, method := range protocol.ClientMethods {
+		res, ok := protocol.Decline(method, json.RawMessage(params[method]))
+		if !ok {
+			continue
+		}
+		declined++
+		b, err := json.Marshal(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Result(method, b); err != nil {
+			t.Errorf("%s: decline %s: %v", method, b, err)
+		}
+	}
+	if declined != len(params) {
+		t.Errorf("%d declines, want %d", declined, len(params))
+	}
+	res, _ := protocol.Decline(protocol.MethodInstallationsConfirm, json.RawMessage(params[protocol.MethodInstallationsConfirm]))
+	if r := res.(*protocol.InstallationConfirmationResponse); r.ConfirmationID != "c-1" || r.Decision != protocol.InstallationDecisionDecline {
+		t.Errorf("installation decline %+v", r)
+	}
+	if _, ok := protocol.Decline(protocol.MethodGitHubTokenGetToken, nil); ok {
+		t.Error("a token request was declined with a result; only an error can refuse it")
+	}
+}

@@ -20,6 +20,9 @@ func generateSmall(t *testing.T) map[string]string {
 	for name, b := range files {
 		out[name] = string(b)
 	}
+	if out["COVERAGE.md"] == "" {
+		t.Fatal("no COVERAGE.md")
+	}
 	return out
 }
 
@@ -168,4 +171,14 @@ func TestWriteFilesRemovesStaleOutput(t *testing.T) {
 			t.Errorf("%s present = %v, want %v", n, err == nil, want)
 		}
 	}
+}
+
+func TestCoverageCountsEachArea(t *testing.T) {
+	c := generateSmall(t)["COVERAGE.md"]
+	has(t, "COVERAGE.md", c,
+		"4 calls the client makes", "2 requests and notifications the CLI sends", "2 event types",
+		"| model | | 1 | | |",
+		"| assistant (events) | | | | 1 |",
+		"| hooks | | | 1 | |",
+	)
 }

@@ -161,6 +161,7 @@ func generate(dir, version string) (map[string][]byte, error) {
 	if out["types_gen.go"], err = emitTypes(t).formatted("types_gen.go"); err != nil {
 		return nil, err
 	}
+	out["COVERAGE.md"] = emitCoverage(t, methods, evs, version)
 	return out, nil
 }
 
