@@ -1,7 +1,8 @@
 // Package quorum runs several models on one question at once and combines
 // what they say: a peer-reviewed discussion (Discuss) or ensemble planning
-// with voting (Plan); it is production code. It talks to models through Backend, which Copilot
-// adapts from a *copilot.Client; the simulated Copilot server
+// with voting (Plan); it is production code. It talks to models through
+// Backend, which Copilot adapts from a *copilot.Client; the simulated
+// Copilot server
 // (internal/sim, with internal/simquorum's scripted participants) serves it
 // offline.
 //

@@ -37,7 +37,7 @@ func emitCoverage(t *types, methods []*method, events []*eventType, version stri
 		if i := strings.IndexByte(area, '.'); i > 0 {
 			area = area[:i]
 		}
-		at(area + " (events)").events++
+		at(area+" (events)").events++
 	}
 	open, fields := 0, 0
 	for _, nt := range t.named {
