@@ -638,7 +638,9 @@ var ClientMethods = []string{
 // answer.
 func IsNotification(method string) bool {
 	switch method {
-	case MethodGitHubTelemetryEvent, MethodHostExited, MethodHostSessionReleased:
+	case MethodGitHubTelemetryEvent,
+		MethodHostExited,
+		MethodHostSessionReleased:
 		return true
 	}
 	return false

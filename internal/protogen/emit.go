@@ -211,3 +211,30 @@ func treeNote(m *method) string {
 	}
 	return "CLI to client request, connection-wide"
 }
+
+// emitList writes a sorted slice of constants.
+func emitList(f *file, name, doc string, consts []string) {
+	f.p("")
+	f.comment(doc)
+	f.p("var %s = []string{", name)
+	for _, c := range consts {
+		f.p("%s,", c)
+	}
+	f.p("}")
+}
+
+// emitMembership writes a func that says whether its string argument is
+// one of consts.
+func emitMembership(f *file, name, arg, doc string, consts []string) {
+	f.p("")
+	f.comment(doc)
+	f.p("func %s(%s string) bool {", name, arg)
+	f.p("switch %s {", arg)
+	if len(consts) > 0 {
+		f.p("case %s:", strings.Join(consts, ",\n"))
+		f.p("return true")
+	}
+	f.p("}")
+	f.p("return false")
+	f.p("}")
+}

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"sort"
-	"strings"
 )
 
 // eventType is one session event type of session-events.schema.json.
@@ -80,13 +79,14 @@ func emitEvents(t *types, events []*eventType) *file {
 	}
 	f.p(")")
 	f.p("")
-	f.comment("EventTypes lists every event type of the schema, sorted.")
-	f.p("var EventTypes = []string{")
+	var all, eph []string
 	for _, e := range events {
-		f.p("%s,", eventConst(e))
+		all = append(all, eventConst(e))
+		if e.Ephemeral {
+			eph = append(eph, eventConst(e))
+		}
 	}
-	f.p("}")
-	f.p("")
+	emitList(f, "EventTypes", "EventTypes lists every event type of the schema, sorted.", all)
 	f.comment("newEventData returns a new zero value of the data type of an event type, as a pointer for structs; nil for a type the schema does not know.")
 	f.p("func newEventData(eventType string) any {")
 	f.p("switch eventType {")
@@ -98,28 +98,11 @@ func emitEvents(t *types, events []*eventType) *file {
 	f.p("return nil")
 	f.p("}")
 	f.p("")
-	f.comment("IsEphemeral says whether the schema marks every event of a type ephemeral: sent live, not kept in the session's history.")
-	f.p("func IsEphemeral(eventType string) bool {")
-	f.p("switch eventType {")
-	var eph []string
-	for _, e := range events {
-		if e.Ephemeral {
-			eph = append(eph, eventConst(e))
-		}
-	}
-	if len(eph) > 0 {
-		f.p("case %s:", joinComma(eph))
-		f.p("return true")
-	}
-	f.p("}")
-	f.p("return false")
-	f.p("}")
+	emitMembership(f, "IsEphemeral", "eventType", "IsEphemeral says whether the schema marks every event of a type ephemeral: sent live, not kept in the session's history.", eph)
 	return f
 }
 
 func eventConst(e *eventType) string { return "Event" + exported(e.Name) }
-
-func joinComma(s []string) string { return strings.Join(s, ",\n") }
 
 // eventEnvelopes names the definitions of the SessionEvent union and its
 // variants: the envelopes that protocol.Event stands for.

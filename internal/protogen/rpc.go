@@ -203,29 +203,15 @@ func emitHandlers(f *file, t *types, methods []*method) {
 	f.p("return nil, ErrUnknownMethod")
 	f.p("}")
 	f.p("")
-	f.comment("ClientMethods lists the methods the CLI may send its client, sorted.")
-	f.p("var ClientMethods = []string{")
+	var all, notes []string
 	for _, m := range methods {
-		f.p("%s,", methodConst(m))
-	}
-	f.p("}")
-	f.p("")
-	f.comment("IsNotification says whether the CLI sends method, one of ClientMethods, without waiting for an answer.")
-	f.p("func IsNotification(method string) bool {")
-	f.p("switch method {")
-	var notes []string
-	for _, m := range methods {
+		all = append(all, methodConst(m))
 		if m.Notify {
 			notes = append(notes, methodConst(m))
 		}
 	}
-	if len(notes) > 0 {
-		f.p("case %s:", strings.Join(notes, ", "))
-		f.p("return true")
-	}
-	f.p("}")
-	f.p("return false")
-	f.p("}")
+	emitList(f, "ClientMethods", "ClientMethods lists the methods the CLI may send its client, sorted.", all)
+	emitMembership(f, "IsNotification", "method", "IsNotification says whether the CLI sends method, one of ClientMethods, without waiting for an answer.", notes)
 }
 
 func isStruct(t *types, g string) bool {
