@@ -192,3 +192,68 @@ type ToolCallParams struct {
 type ToolCallResult struct {
 	Result ExternalToolTextResultForLLM `json:"result"`
 }
+
+// UserInputRequestParams are the params of userInput.request: the agent
+// asks the user a question (sent when the session was created with
+// requestUserInput).
+type UserInputRequestParams struct {
+	SessionID string   `json:"sessionId"`
+	Question  string   `json:"question"`
+	Choices   []string `json:"choices,omitempty"`
+	// AllowFreeform says whether an answer outside Choices is accepted.
+	AllowFreeform *bool `json:"allowFreeform,omitempty"`
+}
+
+// UserInputResponse answers userInput.request.
+type UserInputResponse struct {
+	Answer      string `json:"answer"`
+	WasFreeform bool   `json:"wasFreeform"`
+}
+
+// ExitPlanModeRequestParams are the params of exitPlanMode.request: the
+// agent asks to leave plan mode and act on its plan.
+type ExitPlanModeRequestParams struct {
+	SessionID         string   `json:"sessionId"`
+	Summary           string   `json:"summary"`
+	PlanContent       string   `json:"planContent,omitempty"`
+	Actions           []string `json:"actions,omitempty"`
+	RecommendedAction string   `json:"recommendedAction,omitempty"`
+}
+
+// ExitPlanModeResponse answers exitPlanMode.request.
+type ExitPlanModeResponse struct {
+	Approved       bool   `json:"approved"`
+	SelectedAction string `json:"selectedAction,omitempty"`
+	Feedback       string `json:"feedback,omitempty"`
+}
+
+// AutoModeSwitchRequestParams are the params of autoModeSwitch.request:
+// after a rate limit, the CLI asks whether to switch to the auto model.
+type AutoModeSwitchRequestParams struct {
+	SessionID         string   `json:"sessionId"`
+	ErrorCode         string   `json:"errorCode,omitempty"`
+	RetryAfterSeconds *float64 `json:"retryAfterSeconds,omitempty"`
+}
+
+// AutoModeSwitchRequestResponse answers autoModeSwitch.request.
+type AutoModeSwitchRequestResponse struct {
+	Response UIAutoModeSwitchResponse `json:"response"`
+}
+
+// SystemMessageSection is one section of the CLI's system prompt.
+type SystemMessageSection struct {
+	Content string `json:"content"`
+}
+
+// SystemMessageTransformParams are the params of systemMessage.transform:
+// the CLI offers the sections of its system prompt for the client to
+// rewrite, by section id.
+type SystemMessageTransformParams struct {
+	SessionID string                          `json:"sessionId"`
+	Sections  map[string]SystemMessageSection `json:"sections"`
+}
+
+// SystemMessageTransformResult answers systemMessage.transform.
+type SystemMessageTransformResult struct {
+	Sections map[string]SystemMessageSection `json:"sections"`
+}

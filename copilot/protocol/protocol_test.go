@@ -207,3 +207,22 @@ func TestDeclinesAreValidAnswers(t *testing.T) {
 		t.Error("a token request was declined with a result; only an error can refuse it")
 	}
 }
+
+// The older requests have declines too: a plan not approved, no model
+// switch, the system prompt's sections as they were; a question for the
+// user has none.
+func TestLegacyDeclines(t *testing.T) {
+	if r, ok := protocol.Decline(protocol.MethodExitPlanModeRequest, nil); !ok || r.(*protocol.ExitPlanModeResponse).Approved {
+		t.Errorf("exit plan mode: %+v %v", r, ok)
+	}
+	if r, ok := protocol.Decline(protocol.MethodAutoModeSwitchRequest, nil); !ok || r.(*protocol.AutoModeSwitchRequestResponse).Response != "no" {
+		t.Errorf("auto mode switch: %+v %v", r, ok)
+	}
+	r, ok := protocol.Decline(protocol.MethodSystemMessageTransform, json.RawMessage(`{"sessionId":"s","sections":{"identity":{"content":"x"}}}`))
+	if !ok || r.(*protocol.SystemMessageTransformResult).Sections["identity"].Content != "x" {
+		t.Errorf("transform: %+v %v", r, ok)
+	}
+	if _, ok := protocol.Decline(protocol.MethodUserInputRequest, nil); ok {
+		t.Error("a question for the user was declined with an answer")
+	}
+}
