@@ -5,6 +5,8 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/quorum-go/quorum/copilot/protocol"
+
 	"github.com/quorum-go/quorum/internal/wire"
 	"github.com/quorum-go/quorum/session"
 )
@@ -88,7 +90,7 @@ func (c Config) withDefaults() Config {
 		}
 	}
 	if c.CreateMethod == "" {
-		c.CreateMethod = "session.create"
+		c.CreateMethod = protocol.MethodSessionCreate
 	}
 	if c.Logger == nil {
 		nop := zerolog.Nop()

@@ -28,10 +28,11 @@
 //     params.sessionId. One for an unknown or closed session is counted and
 //     dropped.
 //   - An incoming request that names a session goes to that session's
-//     channel; its consumer answers it (Message.Reply). A request with no
-//     session id, or for an unknown, closed or failed session, is answered
-//     at once with a JSON-RPC error. No request is left unanswered by the
-//     router.
+//     channel; its consumer answers it (Message.Reply). A request that
+//     names no session goes to the Subscription that named its method,
+//     which answers it. One for an unknown, closed or failed session, or
+//     with no session and no subscription for it, is answered at once with
+//     a JSON-RPC error. No request is left unanswered by the router.
 //   - Any other notification (session.lifecycle, ...) goes to every
 //     Subscription that asked for its method.
 //   - A frame whose body is not a JSON-RPC message is counted, logged and

@@ -6,6 +6,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/quorum-go/quorum/copilot/protocol"
 	"github.com/quorum-go/quorum/session"
 )
 
@@ -26,19 +27,23 @@ func (r *Router) handle(req *jsonrpc2.Request) {
 		params = *req.Params
 	}
 	if req.Notif {
-		if req.Method == session.MethodEvent {
+		if req.Method == protocol.NotificationSessionEvent {
 			r.routeTo(sessionIDOf(params), session.NewNotification(req.Method, params))
 			return
 		}
 		r.publish(session.NewNotification(req.Method, params))
 		return
 	}
-	id := sessionIDOf(params)
-	if id == "" {
-		r.refuse(req.ID, jsonrpc2.CodeMethodNotFound, "method "+req.Method+" is not handled by this client")
+	m := session.NewRequest(req.Method, req.ID, params, r.conn)
+	if id := sessionIDOf(params); id != "" {
+		r.routeTo(id, m)
 		return
 	}
-	r.routeTo(id, session.NewRequest(req.Method, req.ID, params, r.conn))
+	// A request for the whole connection (host.*, installations.confirm,
+	// …) goes to the subscription that asked for it, which answers it.
+	if !r.publishRequest(m) {
+		r.refuse(req.ID, jsonrpc2.CodeMethodNotFound, "method "+req.Method+" is not handled by this client")
+	}
 }
 
 // routeTo delivers m to session id's channel, or drops it (answering it, if

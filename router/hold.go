@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/quorum-go/quorum/copilot/protocol"
 	"github.com/quorum-go/quorum/session"
 )
 
@@ -46,7 +47,7 @@ func (h *creationHold) takeLocked(id string, m session.Message) bool {
 	if h == nil || id == "" {
 		return false
 	}
-	if h.bound == nil && m.Method == session.MethodEvent && eventTypeOf(m.Params) == session.EventStart {
+	if h.bound == nil && m.Method == protocol.NotificationSessionEvent && eventTypeOf(m.Params) == protocol.EventSessionStart {
 		h.bound = h.r.addRouteLocked(id)
 		h.handOverLocked(h.bound)
 		h.r.deliver(h.bound, m)

@@ -99,7 +99,7 @@ func TestStuckSessionDoesNotBlockOthers(t *testing.T) {
 	for i := 0; i < 500; i += 50 {
 		var d struct{ DeltaContent string }
 		ev := receiveEvent(t, live)
-		if err := ev.Decode(&d); err != nil || d.DeltaContent != fmt.Sprint(i) {
+		if err := ev.UnmarshalData(&d); err != nil || d.DeltaContent != fmt.Sprint(i) {
 			t.Fatalf("live session got %q, want %d", d.DeltaContent, i)
 		}
 	}
@@ -141,7 +141,7 @@ func TestPerSessionOrder(t *testing.T) {
 	for i, ch := range chans {
 		for k := 0; k < events; k++ {
 			var d struct{ DeltaContent string }
-			if err := receiveEvent(t, ch).Decode(&d); err != nil || d.DeltaContent != fmt.Sprint(k) {
+			if err := receiveEvent(t, ch).UnmarshalData(&d); err != nil || d.DeltaContent != fmt.Sprint(k) {
 				t.Fatalf("session %d message %d = %q", i, k, d.DeltaContent)
 			}
 		}
@@ -600,6 +600,37 @@ func TestRequestWithoutSessionIsAnswered(t *testing.T) {
 	a := p.next()
 	if a.Error == nil || a.Error.Code != -32601 {
 		t.Fatalf("%+v", a)
+	}
+}
+
+// A request naming no session goes to the subscription that named its
+// method, whose answer reaches the peer; a subscription to every
+// notification does not take it.
+func TestRequestWithoutSessionGoesToItsSubscription(t *testing.T) {
+	r, p := newPeer(t, Config{})
+	all, _ := r.Subscribe()
+	defer all.Close()
+	host, err := r.Subscribe("host.shutdown")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer host.Close()
+	p.send(`{"jsonrpc":"2.0","id":7,"method":"host.shutdown","params":{"reason":"x"}}`)
+	m, err := host.Receive(testutil.Context(t, hangGuard))
+	if err != nil || m.Method != "host.shutdown" || !m.IsRequest() {
+		t.Fatalf("%+v %v", m, err)
+	}
+	if err := m.Reply(testutil.Context(t, hangGuard), map[string]bool{"ok": true}); err != nil {
+		t.Fatal(err)
+	}
+	if a := p.next(); a.Error != nil || string(a.Result) != `{"ok":true}` {
+		t.Fatalf("answer %+v", a)
+	}
+	// Its subscription gone, the request is refused at once again.
+	host.Close()
+	p.send(`{"jsonrpc":"2.0","id":8,"method":"host.shutdown","params":{}}`)
+	if a := p.next(); a.Error == nil || a.Error.Code != -32601 {
+		t.Fatalf("after close: %+v", a)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/quorum-go/quorum/copilot/protocol"
 	"github.com/quorum-go/quorum/internal/sim"
 	"github.com/quorum-go/quorum/internal/testing/testutil"
 	"github.com/quorum-go/quorum/session"
@@ -38,7 +39,7 @@ func TestCreationWithSimulatorBothOrders(t *testing.T) {
 						t.Errorf("%s: destroy: %v", what, err)
 					}
 				}()
-				if ev := receiveEvent(t, ch); ev.Type != session.EventStart {
+				if ev := receiveEvent(t, ch); ev.Type != protocol.EventSessionStart {
 					t.Errorf("%s: first event %s, want session.start", what, ev.Type)
 				}
 				if err := r.Call(ctx, "session.send", map[string]string{"sessionId": ch.ID(), "prompt": what}, nil); err != nil {

@@ -8,15 +8,21 @@ import (
 )
 
 // Subscription receives global notifications (session.lifecycle and any
-// method other than session.event) in the order they were read. It is
-// buffered and fails with session.ErrFellBehind like a session channel.
+// method other than session.event) in the order they were read, and the
+// requests that name no session among the methods it subscribed to by
+// name; it must answer those (session.Message.Reply). It is buffered and
+// fails with session.ErrFellBehind like a session channel, answering the
+// requests it held with an error.
 type Subscription struct {
 	methods []string // empty: every global notification
 	sink    *session.Sink
 }
 
-// Subscribe returns a subscription to the named notification methods, or to
-// all global notifications when none are named. Close it when done.
+// Subscribe returns a subscription to the named methods, or to all global
+// notifications when none are named. A request that names no session goes
+// to the first subscription that named its method, never to one that
+// named none: it has one answer, and a subscriber must know to give it.
+// Close it when done.
 func (r *Router) Subscribe(methods ...string) (*Subscription, error) {
 	s := &Subscription{methods: slices.Clone(methods)}
 	s.sink = r.newSink("", func(context.Context, string) error { r.unsubscribe(s); return nil })
@@ -66,4 +72,25 @@ func (r *Router) publish(m session.Message) {
 			r.count.fellBehind.Add(1)
 		}
 	}
+}
+
+// publishRequest hands a request that names no session to the first
+// subscription that named its method, and reports whether there was one.
+func (r *Router) publishRequest(m session.Message) bool {
+	r.mu.Lock()
+	var target *Subscription
+	for _, s := range r.subs {
+		if slices.Contains(s.methods, m.Method) {
+			target = s
+			break
+		}
+	}
+	r.mu.Unlock()
+	if target == nil {
+		return false
+	}
+	if target.sink.Deliver(m) == session.Overflowed {
+		r.count.fellBehind.Add(1)
+	}
+	return true
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+
+	"github.com/quorum-go/quorum/copilot/protocol"
 )
 
 // DefaultMaxBufferedBytes is the default bound on what one session may have
@@ -95,7 +97,7 @@ func (c *Channel) ID() string { return c.id }
 func (c *Channel) Receive(ctx context.Context) (Message, error) {
 	for {
 		m, err := c.mb.get(ctx)
-		if err != nil || m.Method != MethodEvent {
+		if err != nil || m.Method != protocol.NotificationSessionEvent {
 			return m, err
 		}
 		if m.decodeEvent() && !c.firstDelivery(m.event.ID) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/quorum-go/quorum/copilot/protocol"
 	"github.com/quorum-go/quorum/internal/testing/testutil"
 )
 
@@ -95,7 +96,7 @@ func TestOverflowFailsTheChannel(t *testing.T) {
 func TestOversizeMessage(t *testing.T) {
 	ch, sink := mustNew(t, "s1", Config{MaxBufferedBytes: 1000}, nil)
 	defer ch.Close(context.Background())
-	big := NewNotification(MethodEvent, json.RawMessage(`{"pad":"`+strings.Repeat("x", 1000)+`"}`))
+	big := NewNotification(protocol.NotificationSessionEvent, json.RawMessage(`{"pad":"`+strings.Repeat("x", 1000)+`"}`))
 	if d := sink.Deliver(big); d != Delivered {
 		t.Fatalf("into an empty channel: Deliver = %v, want Delivered", d)
 	}
@@ -127,7 +128,7 @@ func TestDefaultBound(t *testing.T) {
 	ch, sink := newChannel(t, Config{})
 	pad := strings.Repeat("d", 64<<10)
 	n := 0
-	for ; sink.Deliver(NewNotification(MethodEvent, json.RawMessage(`"`+pad+`"`))) == Delivered; n++ {
+	for ; sink.Deliver(NewNotification(protocol.NotificationSessionEvent, json.RawMessage(`"`+pad+`"`))) == Delivered; n++ {
 		if n > 1000 {
 			t.Fatal("no bound")
 		}
@@ -135,7 +136,7 @@ func TestDefaultBound(t *testing.T) {
 	if msgs, bytes := ch.Buffered(); msgs != 0 || bytes != 0 {
 		t.Fatalf("Buffered = %d, %d after the overflow", msgs, bytes)
 	}
-	size := len(pad) + 2 + len(MethodEvent) + 128 // params, method, fixed overhead
+	size := len(pad) + 2 + len(protocol.NotificationSessionEvent) + 128 // params, method, fixed overhead
 	if total := n * size; total > DefaultMaxBufferedBytes || total+size <= DefaultMaxBufferedBytes {
 		t.Fatalf("failed after %d messages (%d bytes); the default bound is %d", n, total, DefaultMaxBufferedBytes)
 	}

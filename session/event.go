@@ -1,30 +1,9 @@
 package session
 
-import "encoding/json"
+import "github.com/quorum-go/quorum/copilot/protocol"
 
-// Event is the envelope of one session event. Data is left raw: there are
-// dozens of event types and unknown ones must pass through untouched.
-type Event struct {
-	Type      string          `json:"type"`
-	Data      json.RawMessage `json:"data,omitempty"`
-	ID        string          `json:"id,omitempty"`
-	Timestamp string          `json:"timestamp,omitempty"`
-	ParentID  *string         `json:"parentId,omitempty"`
-	Ephemeral bool            `json:"ephemeral,omitempty"`
-}
-
-// Event types that turn reading understands.
-const (
-	EventStart             = "session.start"
-	EventIdle              = "session.idle"
-	EventError             = "session.error"
-	EventAbort             = "abort"
-	EventMessageDelta      = "assistant.message_delta"
-	EventMessage           = "assistant.message"
-	EventUsage             = "assistant.usage"
-	EventToolRequested     = "external_tool.requested"
-	EventPermissionRequest = "permission.requested"
-)
-
-// Decode unmarshals the event's data into v.
-func (e Event) Decode(v any) error { return json.Unmarshal(e.Data, v) }
+// Event is the envelope of one session event, as the protocol package
+// defines it: its data stays raw until asked for (Event.Decode for the
+// typed value, Event.UnmarshalData into a struct of one's own), so routing
+// never pays for it and unknown types pass through untouched.
+type Event = protocol.Event

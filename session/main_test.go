@@ -11,6 +11,8 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 	"go.uber.org/goleak"
+
+	"github.com/quorum-go/quorum/copilot/protocol"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -84,7 +86,7 @@ func eventMsg(typ, data string) Message {
 	if data == "" {
 		data = "{}"
 	}
-	return NewNotification(MethodEvent, json.RawMessage(fmt.Sprintf(
+	return NewNotification(protocol.NotificationSessionEvent, json.RawMessage(fmt.Sprintf(
 		`{"sessionId":"s1","event":{"type":%q,"data":%s,"id":"ev-%08d","timestamp":"2025-06-01T12:00:00.000Z","parentId":null}}`,
 		typ, data, eventIDs.Add(1))))
 }
@@ -105,7 +107,7 @@ func numberOf(t *testing.T, m Message) int {
 		t.Fatalf("not an event: %v", err)
 	}
 	var d struct{ N *int }
-	if err := ev.Decode(&d); err != nil || d.N == nil {
+	if err := ev.UnmarshalData(&d); err != nil || d.N == nil {
 		t.Fatalf("event %s %s carries no number", ev.Type, ev.Data)
 	}
 	return *d.N

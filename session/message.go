@@ -7,14 +7,8 @@ import (
 	"fmt"
 
 	"github.com/sourcegraph/jsonrpc2"
-)
 
-// Method names the router routes by session.
-const (
-	// MethodEvent is the notification that carries one session event.
-	MethodEvent = "session.event"
-	// MethodToolCall is the protocol-2 request asking the client to run a tool.
-	MethodToolCall = "tool.call"
+	"github.com/quorum-go/quorum/copilot/protocol"
 )
 
 // Replier answers one incoming request. The router supplies it; it must not
@@ -87,8 +81,8 @@ func (m Message) Event() (Event, error) {
 // decodeEvent decodes the event into the message's cache and reports
 // whether it could.
 func (m *Message) decodeEvent() bool {
-	if m.Method != MethodEvent {
-		m.eventErr = fmt.Errorf("session: %s is not a %s", m.Method, MethodEvent)
+	if m.Method != protocol.NotificationSessionEvent {
+		m.eventErr = fmt.Errorf("session: %s is not a %s", m.Method, protocol.NotificationSessionEvent)
 		return false
 	}
 	var p struct {
@@ -96,9 +90,9 @@ func (m *Message) decodeEvent() bool {
 	}
 	switch err := json.Unmarshal(m.Params, &p); {
 	case err != nil:
-		m.eventErr = fmt.Errorf("session: decoding %s: %w", MethodEvent, err)
+		m.eventErr = fmt.Errorf("session: decoding %s: %w", protocol.NotificationSessionEvent, err)
 	case p.Event == nil:
-		m.eventErr = fmt.Errorf("session: %s without an event", MethodEvent)
+		m.eventErr = fmt.Errorf("session: %s without an event", protocol.NotificationSessionEvent)
 	default:
 		m.event = p.Event
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/quorum-go/quorum/copilot/protocol"
 )
 
 // Handlers observe a turn while it is read. Each field may be nil. They run
@@ -14,8 +16,12 @@ import (
 // (answer a permission request, say) without any risk of deadlock: the
 // router's reader never waits for this goroutine.
 type Handlers struct {
-	// OnDelta gets each streamed piece of assistant text.
+	// OnDelta gets each streamed piece of the main agent's text.
 	OnDelta func(text string)
+	// OnAgentDelta gets each streamed piece of a sub-agent's text, with the
+	// agentId the CLI gave it. A sub-agent's text is never passed to
+	// OnDelta nor counted in Step.Text.
+	OnAgentDelta func(agentID, text string)
 	// OnEvent gets every session event of the turn, in order, deltas included.
 	OnEvent func(Event)
 	// OnRequest gets incoming requests other than tool.call (for example
@@ -51,14 +57,72 @@ type PermissionRequest struct {
 // Step is what Next read: a finished turn, or a request the caller must
 // answer before the turn can go on.
 type Step struct {
-	// Text is the assistant text read in this step.
-	Text       string
+	// Text is the main agent's text read in this step.
+	Text string
+	// AgentText is what sub-agents said in this step, by agentId, kept
+	// apart from the main agent's Text; nil when none spoke.
+	AgentText  map[string]string
 	Tool       *ToolRequest
 	Permission *PermissionRequest
 }
 
 // Done reports whether the turn ended (session.idle) in this step.
 func (s Step) Done() bool { return s.Tool == nil && s.Permission == nil }
+
+// agentText is what one agent said in a step: its complete messages and,
+// when the step ends mid-message (a lost connection, an abort), the
+// streamed part of the next.
+type agentText struct {
+	messages []string
+	partial  strings.Builder
+}
+
+func (a *agentText) delta(s string) { a.partial.WriteString(s) }
+
+// message records a complete message, which supersedes the deltas that
+// streamed it.
+func (a *agentText) message(content string) {
+	a.partial.Reset()
+	if content != "" {
+		a.messages = append(a.messages, content)
+	}
+}
+
+func (a *agentText) String() string {
+	if a.partial.Len() == 0 {
+		return strings.Join(a.messages, "\n\n")
+	}
+	return strings.Join(append(a.messages[:len(a.messages):len(a.messages)], a.partial.String()), "\n\n")
+}
+
+// stepText is everything a step read, the main agent's text and each
+// sub-agent's, by agentId ("" is the main agent).
+type stepText map[string]*agentText
+
+func (t stepText) of(agentID string) *agentText {
+	a := t[agentID]
+	if a == nil {
+		a = &agentText{}
+		t[agentID] = a
+	}
+	return a
+}
+
+// step returns a Step carrying the text read so far.
+func (t stepText) step() Step {
+	var s Step
+	for id, a := range t {
+		if id == "" {
+			s.Text = a.String()
+			continue
+		}
+		if s.AgentText == nil {
+			s.AgentText = map[string]string{}
+		}
+		s.AgentText[id] = a.String()
+	}
+	return s
+}
 
 // Next reads the current turn until it ends or until the model needs the
 // caller: a tool call (protocol-3 event or protocol-2 request) or a
@@ -71,26 +135,15 @@ func (c *Channel) Next(ctx context.Context, h *Handlers) (Step, error) {
 	if h == nil {
 		h = &Handlers{}
 	}
-	var (
-		messages []string        // complete assistant messages
-		partial  strings.Builder // deltas of a message not yet complete
-		failure  error
-	)
-	// text is everything read: the complete messages and, when the step
-	// ends mid-message (a lost connection, an abort), the streamed part.
-	text := func() string {
-		if partial.Len() == 0 {
-			return strings.Join(messages, "\n\n")
-		}
-		return strings.Join(append(messages[:len(messages):len(messages)], partial.String()), "\n\n")
-	}
+	text := stepText{}
+	var failure error
 	for {
 		m, err := c.Receive(ctx)
 		if err != nil {
-			return Step{Text: text()}, err
+			return text.step(), err
 		}
 		if m.IsRequest() {
-			if m.Method == MethodToolCall {
+			if m.Method == protocol.MethodToolCall {
 				var t ToolRequest
 				if err := json.Unmarshal(m.Params, &t); err != nil || t.ToolName == "" {
 					why := "no toolName"
@@ -101,7 +154,9 @@ func (c *Channel) Next(ctx context.Context, h *Handlers) (Step, error) {
 					continue
 				}
 				t.Request = &m
-				return Step{Text: text(), Tool: &t}, nil
+				s := text.step()
+				s.Tool = &t
+				return s, nil
 			}
 			if h.OnRequest != nil {
 				h.OnRequest(ctx, m)
@@ -110,7 +165,7 @@ func (c *Channel) Next(ctx context.Context, h *Handlers) (Step, error) {
 			}
 			continue
 		}
-		if m.Method != MethodEvent {
+		if m.Method != protocol.NotificationSessionEvent {
 			continue
 		}
 		ev, err := m.Event()
@@ -121,58 +176,58 @@ func (c *Channel) Next(ctx context.Context, h *Handlers) (Step, error) {
 			h.OnEvent(ev)
 		}
 		switch ev.Type {
-		case EventMessageDelta:
-			var d struct {
-				DeltaContent string `json:"deltaContent"`
-			}
-			if ev.Decode(&d) == nil && d.DeltaContent != "" {
-				partial.WriteString(d.DeltaContent)
-				if h.OnDelta != nil {
+		case protocol.EventAssistantMessageDelta:
+			var d protocol.AssistantMessageDeltaData
+			if ev.UnmarshalData(&d) == nil && d.DeltaContent != "" {
+				text.of(ev.AgentID).delta(d.DeltaContent)
+				switch {
+				case ev.AgentID == "" && h.OnDelta != nil:
 					h.OnDelta(d.DeltaContent)
+				case ev.AgentID != "" && h.OnAgentDelta != nil:
+					h.OnAgentDelta(ev.AgentID, d.DeltaContent)
 				}
 			}
-		case EventMessage:
+		case protocol.EventAssistantMessage:
+			// Only the content: the rest of the message (tool requests,
+			// reasoning) is the caller's to decode from OnEvent.
 			var d struct {
 				Content string `json:"content"`
 			}
-			if ev.Decode(&d) == nil {
-				// The message supersedes the deltas that streamed it.
-				partial.Reset()
-				if d.Content != "" {
-					messages = append(messages, d.Content)
-				}
+			if ev.UnmarshalData(&d) == nil {
+				text.of(ev.AgentID).message(d.Content)
 			}
-		case EventToolRequested:
+		case protocol.EventExternalToolRequested:
 			var t ToolRequest
-			if err := ev.Decode(&t); err == nil && t.RequestID != "" {
-				return Step{Text: text(), Tool: &t}, nil
+			if err := ev.UnmarshalData(&t); err == nil && t.RequestID != "" {
+				s := text.step()
+				s.Tool = &t
+				return s, nil
 			}
-		case EventPermissionRequest:
+		case protocol.EventPermissionRequested:
 			var p PermissionRequest
-			if err := ev.Decode(&p); err == nil && p.RequestID != "" {
+			if err := ev.UnmarshalData(&p); err == nil && p.RequestID != "" {
 				var d struct {
 					Kind     string `json:"kind"`
 					ToolName string `json:"toolName"`
 				}
 				_ = json.Unmarshal(p.Details, &d)
 				p.Kind, p.ToolName = d.Kind, d.ToolName
-				return Step{Text: text(), Permission: &p}, nil
+				s := text.step()
+				s.Permission = &p
+				return s, nil
 			}
-		case EventError:
-			var d struct {
-				ErrorType string `json:"errorType"`
-				Message   string `json:"message"`
-			}
-			_ = ev.Decode(&d)
+		case protocol.EventSessionError:
+			var d protocol.ErrorData
+			_ = ev.UnmarshalData(&d)
 			if failure == nil {
 				failure = &TurnError{Type: d.ErrorType, Message: d.Message}
 			}
-		case EventAbort:
+		case protocol.EventAbort:
 			if failure == nil {
 				failure = ErrAborted
 			}
-		case EventIdle:
-			return Step{Text: text()}, failure
+		case protocol.EventSessionIdle:
+			return text.step(), failure
 		}
 	}
 }

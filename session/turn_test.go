@@ -11,6 +11,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/quorum-go/quorum/copilot/protocol"
 	"github.com/quorum-go/quorum/internal/testing/testutil"
 )
 
@@ -30,7 +31,7 @@ func (r *recorded) handlers() *Handlers {
 
 func deltaMsg(text string) Message {
 	b, _ := json.Marshal(map[string]string{"messageId": "m1", "deltaContent": text})
-	return eventMsg(EventMessageDelta, string(b))
+	return eventMsg(protocol.EventAssistantMessageDelta, string(b))
 }
 
 func streamingDelta(total int) Message {
@@ -39,11 +40,11 @@ func streamingDelta(total int) Message {
 
 func messageMsg(content string) Message {
 	b, _ := json.Marshal(map[string]any{"messageId": "m1", "content": content, "toolRequests": []any{}})
-	return eventMsg(EventMessage, string(b))
+	return eventMsg(protocol.EventAssistantMessage, string(b))
 }
 
 func idleMsg() Message {
-	return NewNotification(MethodEvent, json.RawMessage(`{"sessionId":"s1","event":{"type":"session.idle","data":{},"id":"ev-idle-`+fmt.Sprint(eventIDs.Add(1))+`","timestamp":"2025-06-01T12:00:01.000Z","parentId":"ev-x","ephemeral":true}}`))
+	return NewNotification(protocol.NotificationSessionEvent, json.RawMessage(`{"sessionId":"s1","event":{"type":"session.idle","data":{},"id":"ev-idle-`+fmt.Sprint(eventIDs.Add(1))+`","timestamp":"2025-06-01T12:00:01.000Z","parentId":"ev-x","ephemeral":true}}`))
 }
 
 func types(msgs []Message) []string {
@@ -73,7 +74,7 @@ func TestReadTurnStreamed(t *testing.T) {
 	turn = append(turn,
 		messageMsg(strings.Join(chunks, "")),
 		eventMsg("assistant.turn_end", `{"turnId":"0"}`),
-		eventMsg(EventUsage, `{"model":"claude-sonnet-4.5","duration":120,"inputTokens":10,"outputTokens":6}`),
+		eventMsg(protocol.EventAssistantUsage, `{"model":"claude-sonnet-4.5","duration":120,"inputTokens":10,"outputTokens":6}`),
 		eventMsg("assistant.idle", ""),
 		idleMsg(),
 		eventMsg("user.message", `{"content":"next turn"}`), // must stay for the next read
@@ -143,8 +144,8 @@ func TestReadTurnSessionError(t *testing.T) {
 	ch, sink := newChannel(t, Config{})
 	deliver(t, sink,
 		deltaMsg("partial"),
-		eventMsg(EventError, `{"errorType":"model_call","message":"Failed to get response from the AI model; retried 5 times","stack":"..."}`),
-		eventMsg(EventError, `{"errorType":"second","message":"ignored"}`),
+		eventMsg(protocol.EventSessionError, `{"errorType":"model_call","message":"Failed to get response from the AI model; retried 5 times","stack":"..."}`),
+		eventMsg(protocol.EventSessionError, `{"errorType":"second","message":"ignored"}`),
 		idleMsg(),
 		eventMsg("user.message", ""))
 	text, err := ch.ReadTurn(testutil.Context(t, hangGuard), nil)
@@ -176,7 +177,7 @@ func TestTurnErrorWithoutType(t *testing.T) {
 
 func TestReadTurnAbort(t *testing.T) {
 	ch, sink := newChannel(t, Config{})
-	deliver(t, sink, deltaMsg("cut "), eventMsg(EventAbort, `{"reason":"user initiated"}`), idleMsg())
+	deliver(t, sink, deltaMsg("cut "), eventMsg(protocol.EventAbort, `{"reason":"user initiated"}`), idleMsg())
 	text, err := ch.ReadTurn(testutil.Context(t, hangGuard), nil)
 	if !errors.Is(err, ErrAborted) {
 		t.Fatalf("err = %v, want ErrAborted", err)
@@ -193,7 +194,7 @@ func TestNextStopsForAnExternalTool(t *testing.T) {
 	deliver(t, sink,
 		eventMsg("assistant.turn_start", ""),
 		messageMsg("Let me look that up."),
-		eventMsg(EventToolRequested, `{"requestId":"req-1","sessionId":"s1","toolCallId":"call_1","toolName":"lookup","arguments":{"query":"x","n":2}}`),
+		eventMsg(protocol.EventExternalToolRequested, `{"requestId":"req-1","sessionId":"s1","toolCallId":"call_1","toolName":"lookup","arguments":{"query":"x","n":2}}`),
 		eventMsg("external_tool.completed", `{"requestId":"req-1"}`),
 		eventMsg("tool.execution_complete", `{"toolCallId":"call_1","success":true}`),
 		deltaMsg("It is "),
@@ -237,7 +238,7 @@ func TestNextStopsForAToolCallRequest(t *testing.T) {
 	ch, sink := newChannel(t, Config{})
 	rec := &recorder{}
 	deliver(t, sink,
-		NewRequest(MethodToolCall, jsonrpc2.ID{Str: "tc-9", IsString: true},
+		NewRequest(protocol.MethodToolCall, jsonrpc2.ID{Str: "tc-9", IsString: true},
 			json.RawMessage(`{"sessionId":"s1","toolCallId":"call_9","toolName":"lookup","arguments":{"q":1}}`), rec),
 		messageMsg("done"),
 		idleMsg())
@@ -271,8 +272,8 @@ func TestNextAnswersABadToolCall(t *testing.T) {
 	ch, sink := newChannel(t, Config{})
 	rec := &recorder{}
 	deliver(t, sink,
-		NewRequest(MethodToolCall, num(1), json.RawMessage(`{"sessionId":"s1","toolCallId":"c"}`), rec),
-		NewRequest(MethodToolCall, num(2), json.RawMessage(`["not","an","object"]`), rec),
+		NewRequest(protocol.MethodToolCall, num(1), json.RawMessage(`{"sessionId":"s1","toolCallId":"c"}`), rec),
+		NewRequest(protocol.MethodToolCall, num(2), json.RawMessage(`["not","an","object"]`), rec),
 		messageMsg("ok"),
 		idleMsg())
 	text, err := ch.ReadTurn(testutil.Context(t, hangGuard), nil)
@@ -294,7 +295,7 @@ func TestNextStopsForAPermission(t *testing.T) {
 	ch, sink := newChannel(t, Config{})
 	details := `{"kind":"custom-tool","toolName":"lookup","toolCallId":"call_1","args":{"q":1}}`
 	deliver(t, sink,
-		eventMsg(EventPermissionRequest, `{"requestId":"perm-1","permissionRequest":`+details+`}`),
+		eventMsg(protocol.EventPermissionRequested, `{"requestId":"perm-1","permissionRequest":`+details+`}`),
 		eventMsg("permission.completed", `{"requestId":"perm-1"}`),
 		idleMsg())
 	ctx := testutil.Context(t, hangGuard)
@@ -319,9 +320,9 @@ func TestNextStopsForAPermission(t *testing.T) {
 func TestNextIgnoresUnanswerableRequests(t *testing.T) {
 	ch, sink := newChannel(t, Config{})
 	deliver(t, sink,
-		eventMsg(EventToolRequested, `{"toolCallId":"c","toolName":"x"}`),
-		eventMsg(EventPermissionRequest, `{"permissionRequest":{"kind":"shell"}}`),
-		eventMsg(EventToolRequested, `"not an object"`),
+		eventMsg(protocol.EventExternalToolRequested, `{"toolCallId":"c","toolName":"x"}`),
+		eventMsg(protocol.EventPermissionRequested, `{"permissionRequest":{"kind":"shell"}}`),
+		eventMsg(protocol.EventExternalToolRequested, `"not an object"`),
 		messageMsg("fine"),
 		idleMsg())
 	step, err := ch.Next(testutil.Context(t, hangGuard), nil)
@@ -336,7 +337,7 @@ func TestReadTurnRefusesTools(t *testing.T) {
 		rec := &recorder{}
 		deliver(t, sink,
 			messageMsg("calling"),
-			NewRequest(MethodToolCall, num(5), json.RawMessage(`{"sessionId":"s1","toolCallId":"c5","toolName":"lookup"}`), rec))
+			NewRequest(protocol.MethodToolCall, num(5), json.RawMessage(`{"sessionId":"s1","toolCallId":"c5","toolName":"lookup"}`), rec))
 		text, err := ch.ReadTurn(testutil.Context(t, hangGuard), nil)
 		if !errors.Is(err, ErrUnexpectedTool) || !strings.Contains(err.Error(), "lookup") {
 			t.Fatalf("err = %v, want ErrUnexpectedTool naming the tool", err)
@@ -350,14 +351,14 @@ func TestReadTurnRefusesTools(t *testing.T) {
 	})
 	t.Run("external_tool event", func(t *testing.T) {
 		ch, sink := newChannel(t, Config{})
-		deliver(t, sink, eventMsg(EventToolRequested, `{"requestId":"r","toolCallId":"c","toolName":"lookup"}`))
+		deliver(t, sink, eventMsg(protocol.EventExternalToolRequested, `{"requestId":"r","toolCallId":"c","toolName":"lookup"}`))
 		if _, err := ch.ReadTurn(testutil.Context(t, hangGuard), nil); !errors.Is(err, ErrUnexpectedTool) {
 			t.Fatalf("err = %v, want ErrUnexpectedTool", err)
 		}
 	})
 	t.Run("permission", func(t *testing.T) {
 		ch, sink := newChannel(t, Config{})
-		deliver(t, sink, eventMsg(EventPermissionRequest, `{"requestId":"p","permissionRequest":{"kind":"shell"}}`))
+		deliver(t, sink, eventMsg(protocol.EventPermissionRequested, `{"requestId":"p","permissionRequest":{"kind":"shell"}}`))
 		_, err := ch.ReadTurn(testutil.Context(t, hangGuard), nil)
 		if !errors.Is(err, ErrUnexpectedTool) || !strings.Contains(err.Error(), "shell") {
 			t.Fatalf("err = %v, want ErrUnexpectedTool naming the kind", err)
@@ -414,13 +415,13 @@ func TestMalformedEventsDoNotBreakTheTurn(t *testing.T) {
 	ch, sink := newChannel(t, Config{})
 	var rec recorded
 	deliver(t, sink,
-		NewNotification(MethodEvent, json.RawMessage(`{"sessionId":"s1","event":`)), // invalid JSON
-		NewNotification(MethodEvent, json.RawMessage(`{"sessionId":"s1"}`)),         // no event
-		NewNotification(MethodEvent, nil),
+		NewNotification(protocol.NotificationSessionEvent, json.RawMessage(`{"sessionId":"s1","event":`)), // invalid JSON
+		NewNotification(protocol.NotificationSessionEvent, json.RawMessage(`{"sessionId":"s1"}`)),         // no event
+		NewNotification(protocol.NotificationSessionEvent, nil),
 		NewNotification("session.lifecycle", json.RawMessage(`{"type":"session.updated"}`)),
-		eventMsg(EventMessageDelta, `{"deltaContent":7}`), // wrong type: no text
-		eventMsg(EventMessage, `["not","an","object"]`),   // no content
-		eventMsg(EventError, `"no fields"`),               // still a failure
+		eventMsg(protocol.EventAssistantMessageDelta, `{"deltaContent":7}`), // wrong type: no text
+		eventMsg(protocol.EventAssistantMessage, `["not","an","object"]`),   // no content
+		eventMsg(protocol.EventSessionError, `"no fields"`),                 // still a failure
 		deltaMsg("ok"),
 		idleMsg())
 	text, err := ch.ReadTurn(testutil.Context(t, hangGuard), rec.handlers())
@@ -431,7 +432,7 @@ func TestMalformedEventsDoNotBreakTheTurn(t *testing.T) {
 	if text != "ok" {
 		t.Errorf("text = %q", text)
 	}
-	want := []string{EventMessageDelta, EventMessage, EventError, EventMessageDelta, EventIdle}
+	want := []string{protocol.EventAssistantMessageDelta, protocol.EventAssistantMessage, protocol.EventSessionError, protocol.EventAssistantMessageDelta, protocol.EventSessionIdle}
 	if !reflect.DeepEqual(rec.events, want) {
 		t.Errorf("OnEvent got %q, want %q", rec.events, want)
 	}
@@ -483,12 +484,56 @@ func TestMessageReplyToANotification(t *testing.T) {
 }
 
 func TestEventEnvelope(t *testing.T) {
-	m := NewNotification(MethodEvent, json.RawMessage(`{"sessionId":"s1","event":{"type":"session.idle","data":{"a":1},"id":"e1","timestamp":"t","parentId":"p","ephemeral":true,"unknown":1}}`))
+	m := NewNotification(protocol.NotificationSessionEvent, json.RawMessage(`{"sessionId":"s1","event":{"type":"session.idle","data":{"a":1},"id":"e1","timestamp":"t","parentId":"p","ephemeral":true,"unknown":1}}`))
 	ev, err := m.Event()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ev.Type != EventIdle || string(ev.Data) != `{"a":1}` || ev.ID != "e1" || ev.Timestamp != "t" || ev.ParentID == nil || *ev.ParentID != "p" || !ev.Ephemeral {
+	if ev.Type != protocol.EventSessionIdle || string(ev.Data) != `{"a":1}` || ev.ID != "e1" || ev.Timestamp != "t" || ev.ParentID == nil || *ev.ParentID != "p" || !ev.Ephemeral {
 		t.Fatalf("event = %+v", ev)
+	}
+}
+
+// agentMsg is an event of a sub-agent: the CLI names it in the envelope's
+// agentId.
+func agentMsg(agentID, typ string, data any) Message {
+	b, _ := json.Marshal(data)
+	return NewNotification(protocol.NotificationSessionEvent, json.RawMessage(fmt.Sprintf(
+		`{"sessionId":"s1","event":{"type":%q,"data":%s,"id":"ev-%08d","timestamp":"2025-06-01T12:00:00.000Z","parentId":null,"agentId":%q}}`,
+		typ, b, eventIDs.Add(1), agentID)))
+}
+
+// A sub-agent's text is kept apart from the main agent's: not in Text,
+// not passed to OnDelta, but in AgentText by agentId and to OnAgentDelta.
+func TestSubAgentTextKeptApart(t *testing.T) {
+	ch, sink := newChannel(t, Config{})
+	deliver(t, sink,
+		deltaMsg("main "),
+		agentMsg("explore-1", protocol.EventAssistantMessageDelta, map[string]string{"messageId": "a1", "deltaContent": "looking"}),
+		agentMsg("explore-1", protocol.EventAssistantMessage, map[string]any{"messageId": "a1", "content": "found it"}),
+		agentMsg("task-2", protocol.EventAssistantMessageDelta, map[string]string{"messageId": "a2", "deltaContent": "half"}),
+		deltaMsg("answer"),
+		messageMsg("main answer"),
+		idleMsg(),
+	)
+	var main []string
+	agents := map[string]string{}
+	h := &Handlers{
+		OnDelta:      func(s string) { main = append(main, s) },
+		OnAgentDelta: func(id, s string) { agents[id] += s },
+	}
+	step, err := ch.Next(testutil.Context(t, hangGuard), h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if step.Text != "main answer" || strings.Join(main, "") != "main answer" {
+		t.Errorf("main text %q, deltas %q", step.Text, main)
+	}
+	want := map[string]string{"explore-1": "found it", "task-2": "half"}
+	if !reflect.DeepEqual(step.AgentText, want) {
+		t.Errorf("AgentText = %v, want %v", step.AgentText, want)
+	}
+	if !reflect.DeepEqual(agents, map[string]string{"explore-1": "looking", "task-2": "half"}) {
+		t.Errorf("OnAgentDelta saw %v", agents)
 	}
 }

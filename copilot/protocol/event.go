@@ -38,13 +38,13 @@ type EventNotification struct {
 
 // Known says whether the schema this package was generated from defines
 // the event's type.
-func (e *Event) Known() bool { return newEventData(e.Type) != nil }
+func (e Event) Known() bool { return newEventData(e.Type) != nil }
 
 // Decode returns the event's data as its typed value: a pointer to the
 // type's data struct (*AssistantMessageDeltaData for
 // "assistant.message_delta", …). An event of a type the schema does not
 // know returns its raw data, as json.RawMessage, and no error.
-func (e *Event) Decode() (any, error) {
+func (e Event) Decode() (any, error) {
 	v := newEventData(e.Type)
 	if v == nil {
 		return e.Data, nil
@@ -57,9 +57,18 @@ func (e *Event) Decode() (any, error) {
 	return v, nil
 }
 
+// UnmarshalData decodes the event's data into v, a type of the caller's
+// choosing: a protocol data type, or a struct of just the fields wanted.
+func (e Event) UnmarshalData(v any) error {
+	if err := json.Unmarshal(e.Data, v); err != nil {
+		return fmt.Errorf("protocol: event %s (%s): %w", e.Type, e.ID, err)
+	}
+	return nil
+}
+
 // DecodeEvent decodes the event's data into the data type the caller
 // expects, checking the type first.
-func DecodeEvent[T any](e *Event, eventType string) (*T, error) {
+func DecodeEvent[T any](e Event, eventType string) (*T, error) {
 	if e.Type != eventType {
 		return nil, fmt.Errorf("protocol: event is %s, not %s", e.Type, eventType)
 	}

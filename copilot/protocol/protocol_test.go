@@ -142,7 +142,7 @@ func TestUnknownEventTypesPassThroughRaw(t *testing.T) {
 	if _, err := (&protocol.Event{Type: protocol.EventSessionIdle, Data: json.RawMessage(`[1]`)}).Decode(); err == nil {
 		t.Fatal("data of the wrong shape decoded")
 	}
-	if _, err := protocol.DecodeEvent[protocol.AssistantMessageDeltaData](&e, protocol.EventAssistantMessageDelta); err == nil {
+	if _, err := protocol.DecodeEvent[protocol.AssistantMessageDeltaData](e, protocol.EventAssistantMessageDelta); err == nil {
 		t.Fatal("DecodeEvent took an event of another type")
 	}
 }
