@@ -164,6 +164,13 @@ type SessionCreateParams struct {
 	// AvailableTools is a pointer so that "every built-in tool" (nil, left
 	// out) and "none" (an empty list) stay apart on the wire.
 	AvailableTools *[]string `json:"availableTools,omitempty"`
+
+	// What the client answers: without these the CLI sends no such request
+	// (a hook is not run, the agent may not ask the user).
+	RequestUserInput      bool `json:"requestUserInput,omitempty"`
+	RequestExitPlanMode   bool `json:"requestExitPlanMode,omitempty"`
+	RequestAutoModeSwitch bool `json:"requestAutoModeSwitch,omitempty"`
+	Hooks                 bool `json:"hooks,omitempty"`
 }
 
 // SessionCreateResult is the answer of session.create and session.resume.

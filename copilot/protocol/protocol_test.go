@@ -226,3 +226,30 @@ func TestLegacyDeclines(t *testing.T) {
 		t.Error("a question for the user was declined with an answer")
 	}
 }
+
+// Handlers dispatches the older requests to their typed handlers and the
+// schema's to ClientHandlers'.
+func TestHandlersCoverOlderRequests(t *testing.T) {
+	ctx := context.Background()
+	var h protocol.Handlers
+	if _, err := h.Handle(ctx, protocol.MethodUserInputRequest, nil); !errors.Is(err, protocol.ErrNoHandler) {
+		t.Fatalf("unset: %v", err)
+	}
+	h.UserInputRequest = func(_ context.Context, p *protocol.UserInputRequestParams) (*protocol.UserInputResponse, error) {
+		return &protocol.UserInputResponse{Answer: "re: " + p.Question}, nil
+	}
+	h.HooksInvoke = func(context.Context, *protocol.HookInvokeRequest) (*protocol.HookInvokeResponse, error) {
+		return &protocol.HookInvokeResponse{Output: json.RawMessage(`{"ok":true}`)}, nil
+	}
+	res, err := h.Handle(ctx, protocol.MethodUserInputRequest, json.RawMessage(`{"sessionId":"s","question":"why?"}`))
+	if err != nil || res.(*protocol.UserInputResponse).Answer != "re: why?" {
+		t.Fatalf("user input: %+v %v", res, err)
+	}
+	res, err = h.Handle(ctx, protocol.MethodHooksInvoke, json.RawMessage(`{"sessionId":"s","hookType":"x"}`))
+	if err != nil || string(res.(*protocol.HookInvokeResponse).Output) != `{"ok":true}` {
+		t.Fatalf("hooks: %+v %v", res, err)
+	}
+	if _, err := h.Handle(ctx, protocol.MethodUserInputRequest, json.RawMessage(`[]`)); !errors.Is(err, protocol.ErrInvalidParams) {
+		t.Fatalf("bad params: %v", err)
+	}
+}
