@@ -2,8 +2,10 @@ package copilot
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
+	"github.com/quorum-go/quorum/copilot/protocol"
 	"github.com/quorum-go/quorum/session"
 )
 
@@ -33,15 +35,18 @@ func (s *Session) dispatch(ctx context.Context, call ToolCall) (string, error) {
 // answerTool gives a tool's result to the CLI, in whichever protocol it
 // asked.
 func (s *Session) answerTool(ctx context.Context, t *session.ToolRequest, out string, err error) {
-	res := toolResult{TextResultForLLM: out, ResultType: "success"}
+	res := protocol.ExternalToolTextResultForLLM{TextResultForLLM: out, ResultType: "success"}
 	if err != nil {
-		res = toolResult{TextResultForLLM: "Error: " + err.Error(), ResultType: "failure", Error: err.Error()}
+		res = protocol.ExternalToolTextResultForLLM{TextResultForLLM: "Error: " + err.Error(), ResultType: "failure", Error: err.Error()}
 	}
 	var aerr error
 	if t.Request != nil {
-		aerr = t.Request.Reply(ctx, legacyToolCallResult{Result: res})
+		aerr = t.Request.Reply(ctx, protocol.ToolCallResult{Result: res})
 	} else {
-		aerr = s.r.Call(ctx, methodHandleToolCall, handleToolCallParams{SessionID: s.id, RequestID: t.RequestID, Result: &res}, nil)
+		var raw []byte
+		if raw, aerr = json.Marshal(res); aerr == nil {
+			_, aerr = s.RPC().Tools.HandlePendingToolCall(ctx, protocol.SessionToolsHandlePendingToolCallParams{RequestID: t.RequestID, Result: raw})
+		}
 	}
 	if aerr != nil {
 		s.log.Warn().Err(aerr).Str("tool", t.ToolName).Msg("answering a tool call")
@@ -65,9 +70,10 @@ func (s *Session) answerPermission(ctx context.Context, p *session.PermissionReq
 
 // answerPermissionKind gives the CLI a permission result of the given kind.
 func (s *Session) answerPermissionKind(ctx context.Context, p *session.PermissionRequest, kind string) {
-	s.answer(ctx, methodHandlePermission, handlePermissionParams{
-		SessionID: s.id, RequestID: p.RequestID, Result: permissionResult{Kind: kind},
-	}, "answering a permission request")
+	_, err := s.RPC().Permissions.HandlePendingPermissionRequest(ctx, protocol.SessionPermissionsHandlePendingPermissionRequestParams{
+		RequestID: p.RequestID, Result: protocol.PermissionDecision{Kind: kind},
+	})
+	s.logAnswer(err, "answering a permission request")
 }
 
 // permissionLabel says what a refused request asked for, for the error of
@@ -81,20 +87,19 @@ func permissionLabel(p *session.PermissionRequest) string {
 
 // declineModelSwitch answers auto_mode_switch.requested with "no".
 func (s *Session) declineModelSwitch(ctx context.Context, ev Event) {
-	var d struct {
-		RequestID string `json:"requestId"`
-	}
-	if ev.Decode(&d) != nil || d.RequestID == "" {
+	var d protocol.AutoModeSwitchRequestedData
+	if ev.UnmarshalData(&d) != nil || d.RequestID == "" {
 		return
 	}
-	s.answer(ctx, methodHandleAutoModeSwitch, map[string]string{
-		"sessionId": s.id, "requestId": d.RequestID, "response": "no",
-	}, "declining the CLI's model switch")
+	_, err := s.RPC().UI.HandlePendingAutoModeSwitch(ctx, protocol.SessionUIHandlePendingAutoModeSwitchParams{
+		RequestID: d.RequestID, Response: protocol.UIAutoModeSwitchResponseNo,
+	})
+	s.logAnswer(err, "declining the CLI's model switch")
 }
 
-// answer sends one answer call and logs its failure as doing what.
-func (s *Session) answer(ctx context.Context, method string, params any, doing string) {
-	if err := s.r.Call(ctx, method, params, nil); err != nil {
+// logAnswer logs the failure of an answer call as doing what.
+func (s *Session) logAnswer(err error, doing string) {
+	if err != nil {
 		s.log.Warn().Err(err).Msg(doing)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/quorum-go/quorum/copilot/protocol"
 	"github.com/quorum-go/quorum/router"
 )
 
@@ -147,12 +148,16 @@ func (c *Client) startConnection(ctx context.Context) (*connection, error) {
 // without connect is asked with ping instead.
 func handshake(ctx context.Context, r *router.Router, o Options) (ConnectResult, error) {
 	var info ConnectResult
-	err := r.Call(ctx, methodConnect, struct{}{}, &info)
+	rpc := protocol.NewServerRPC(r)
+	res, err := rpc.Connect(ctx, protocol.ConnectRequest{})
+	if err == nil {
+		info = *res
+	}
 	var ce *router.CallError
 	if errors.As(err, &ce) && ce.Code == -32601 {
-		var p PingResult
-		if err = r.Call(ctx, methodPing, map[string]string{"message": "quorum"}, &p); err == nil {
-			info = ConnectResult{OK: true, ProtocolVersion: p.ProtocolVersion}
+		var p *PingResult
+		if p, err = rpc.Ping(ctx, protocol.PingRequest{Message: "quorum"}); err == nil {
+			info = ConnectResult{Ok: true, ProtocolVersion: p.ProtocolVersion}
 		}
 	}
 	if err != nil {
@@ -161,7 +166,7 @@ func handshake(ctx context.Context, r *router.Router, o Options) (ConnectResult,
 	if info.ProtocolVersion != ProtocolVersion {
 		return info, &VersionError{Got: info.ProtocolVersion, Want: ProtocolVersion, CLIVersion: info.Version}
 	}
-	o.Logger.Debug().Str("version", info.Version).Int("protocol", info.ProtocolVersion).Msg("connected to the Copilot CLI")
+	o.Logger.Debug().Str("version", info.Version).Int64("protocol", info.ProtocolVersion).Msg("connected to the Copilot CLI")
 	return info, nil
 }
 
@@ -267,11 +272,26 @@ func (c *Client) call(ctx context.Context, method string, params, result any) er
 	return cn.r.Call(ctx, method, params, result)
 }
 
+// RPC returns every connection-wide method of the CLI's protocol, typed:
+// c.RPC().Models.List(ctx, protocol.ModelsListRequest{}). Each call goes to
+// the current connection, waiting for a restart in progress, as the
+// client's own calls do.
+func (c *Client) RPC() *protocol.ServerRPC { return protocol.NewServerRPC(clientCaller{c}) }
+
+// clientCaller makes a call on the client's current connection.
+type clientCaller struct{ c *Client }
+
+func (cc clientCaller) Call(ctx context.Context, method string, params, result any) error {
+	return cc.c.call(ctx, method, params, result)
+}
+
 // Ping checks that the CLI answers.
 func (c *Client) Ping(ctx context.Context, message string) (PingResult, error) {
-	var p PingResult
-	err := c.call(ctx, methodPing, map[string]string{"message": message}, &p)
-	return p, err
+	p, err := c.RPC().Ping(ctx, protocol.PingRequest{Message: message})
+	if err != nil {
+		return PingResult{}, err
+	}
+	return *p, nil
 }
 
 // Models lists the models the CLI offers.
@@ -279,7 +299,7 @@ func (c *Client) Models(ctx context.Context) ([]Model, error) {
 	var res struct {
 		Models []Model `json:"models"`
 	}
-	if err := c.call(ctx, methodModelsList, struct{}{}, &res); err != nil {
+	if err := c.call(ctx, protocol.MethodModelsList, struct{}{}, &res); err != nil {
 		return nil, err
 	}
 	return res.Models, nil
@@ -288,7 +308,7 @@ func (c *Client) Models(ctx context.Context) ([]Model, error) {
 // AuthStatus reports whether the CLI is logged in.
 func (c *Client) AuthStatus(ctx context.Context) (AuthStatus, error) {
 	var s AuthStatus
-	err := c.call(ctx, methodAuthStatus, struct{}{}, &s)
+	err := c.call(ctx, protocol.MethodAuthGetStatus, struct{}{}, &s)
 	return s, err
 }
 

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quorum-go/quorum/copilot/protocol"
 	"github.com/quorum-go/quorum/internal/testing/clitest"
 	"github.com/quorum-go/quorum/internal/testing/modelapi"
 	"github.com/quorum-go/quorum/internal/testing/testutil"
@@ -107,28 +108,23 @@ func TestRealCLIEightConcurrentSessions(t *testing.T) {
 		go func(i int) {
 			defer wg.Done()
 			id := fmt.Sprint("model-", i)
-			s, err := c.NewSession(ctx, SessionConfig{Model: id, BuiltinTools: NoBuiltinTools})
+			var seen eventTypes
+			s, err := c.NewSession(ctx, SessionConfig{Model: id, BuiltinTools: NoBuiltinTools, OnEvent: seen.on})
 			if err != nil {
 				t.Error(err)
 				return
 			}
 			defer s.Destroy(context.Background())
-			var first string
 			var streamed strings.Builder
 			prompt := fmt.Sprint("question ", i)
 			r, err := s.Stream(ctx, prompt, TurnHandlers{
 				OnDelta: func(d string) { streamed.WriteString(d) },
-				OnEvent: func(e Event) {
-					if first == "" {
-						first = e.Type
-					}
-				},
 			})
 			want := strings.Repeat(fmt.Sprintf("%s answers %q. ", id, prompt), 6)
 			if err != nil || r.Text != want || streamed.String() != want {
 				t.Errorf("%s: %v; got %.80q", id, err, r.Text)
 			}
-			if first != EventSessionStart {
+			if first := seen.first(); first != protocol.EventSessionStart {
 				t.Errorf("%s: first event %q, want session.start", id, first)
 			}
 		}(i)
@@ -247,7 +243,7 @@ func TestRealCLIAbortDestroyAndModelError(t *testing.T) {
 	if err := s.Destroy(ctx); err != nil {
 		t.Fatal(err)
 	}
-	err = c.Router().Call(ctx, "session.send", sendParams{SessionID: s.ID(), Prompt: "x"}, nil)
+	err = c.Router().Call(ctx, protocol.MethodSessionSend, protocol.SessionSendParams{SessionID: s.ID(), Prompt: "x"}, nil)
 	if err == nil || !strings.Contains(err.Error(), "Session not found") {
 		t.Errorf("send after destroy: %v", err)
 	}

@@ -58,7 +58,7 @@ var (
 
 // VersionError is a protocol version mismatch.
 type VersionError struct {
-	Got, Want  int
+	Got, Want  int64
 	CLIVersion string
 }
 

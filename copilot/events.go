@@ -1,52 +1,19 @@
 package copilot
 
 import (
-	"encoding/json"
-
-	"github.com/quorum-go/quorum/session"
+	"github.com/quorum-go/quorum/copilot/protocol"
 )
 
-// Event is one session event. Its Data is raw JSON: there are dozens of
-// event types, and unknown ones pass through untouched. The typed structs
-// below decode the ones that matter, with Event.Decode.
-type Event = session.Event
+// Event is one session event: protocol.Event, whose Decode returns the
+// typed data of every event type the CLI's schema defines (a
+// *protocol.AssistantMessageDeltaData for protocol.EventAssistantMessageDelta,
+// …) and the raw data of a type it does not know. The names of the event
+// types are the protocol package's Event… constants.
+type Event = protocol.Event
 
-// Event types, as the CLI names them.
-const (
-	EventSessionStart       = session.EventStart
-	EventSessionIdle        = session.EventIdle
-	EventSessionError       = session.EventError
-	EventAbort              = session.EventAbort
-	EventUserMessage        = "user.message"
-	EventTurnStart          = "assistant.turn_start"
-	EventTurnEnd            = "assistant.turn_end"
-	EventMessageDelta       = session.EventMessageDelta
-	EventMessage            = session.EventMessage
-	EventUsage              = session.EventUsage
-	EventUsageInfo          = "session.usage_info"
-	EventToolRequested      = session.EventToolRequested
-	EventToolCompleted      = "external_tool.completed"
-	EventToolExecutionDone  = "tool.execution_complete"
-	EventPermissionRequest  = session.EventPermissionRequest
-	EventPermissionComplete = "permission.completed"
-	EventAutoModeSwitch     = "auto_mode_switch.requested"
-)
-
-// MessageDelta is the data of assistant.message_delta: one streamed chunk.
-type MessageDelta struct {
-	MessageID    string `json:"messageId"`
-	DeltaContent string `json:"deltaContent"`
-}
-
-// AssistantMessage is the data of assistant.message: one whole reply.
-type AssistantMessage struct {
-	MessageID    string            `json:"messageId"`
-	Content      string            `json:"content"`
-	ToolRequests []json.RawMessage `json:"toolRequests,omitempty"`
-}
-
-// Usage is the data of assistant.usage, reported after each model call.
-// Token counts are zero when the model API did not report them.
+// Usage is what a turn's model calls used, added up from their
+// assistant.usage events. Token counts are zero when the model API did not
+// report them.
 type Usage struct {
 	Model              string  `json:"model,omitempty"`
 	InputTokens        int     `json:"inputTokens,omitempty"`
@@ -70,17 +37,3 @@ func (u *Usage) Add(o Usage) {
 	u.Cost += o.Cost
 	u.Duration += o.Duration
 }
-
-// SessionErrorData is the data of session.error, for an OnEvent handler
-// to decode. It is not the turn's error: the turn that a session.error ends
-// returns an error wrapping ErrTurnFailed that carries the same message.
-type SessionErrorData struct {
-	ErrorType string `json:"errorType"`
-	Message   string `json:"message"`
-}
-
-// ToolRequested is the data of external_tool.requested.
-type ToolRequested = session.ToolRequest
-
-// permission.requested has no data type here: the session answers it
-// through its PermissionPolicy, which gets it as a PermissionRequest.

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
 
+	"github.com/quorum-go/quorum/copilot/protocol"
 	"github.com/quorum-go/quorum/router"
 	"github.com/quorum-go/quorum/session"
 )
@@ -24,12 +26,25 @@ type Session struct {
 	tools    map[string]Tool
 	pipeline ToolHandler
 	policy   PermissionPolicy
+	onEvent  func(Event)
+	handlers *protocol.Handlers
 	log      zerolog.Logger
 
 	turn      chan struct{} // one token: the turn lock, honouring contexts
-	dirty     bool          // a turn was left unfinished; drain it first
 	destroyed atomic.Bool   // Destroy succeeded
 	aborting  chan struct{} // closed when the abort of a cancelled turn is done
+
+	// The channel's reader (dispatch.go): own is its token; readCancel
+	// stops the dispatcher's read, wanted counts turns waiting for the
+	// token, handedOver says the caller took the channel (Channel).
+	own        chan struct{}
+	mu         sync.Mutex
+	readCancel context.CancelFunc
+	wanted     int
+	handedOver bool
+	// dirty: a turn was left unfinished; what is left of it is drained
+	// (turn.go) or refused (dispatch.go). Only the holder of own uses it.
+	dirty bool
 }
 
 // NewSession creates a session. Its events are routed from before the
@@ -40,7 +55,7 @@ func (c *Client) NewSession(ctx context.Context, cfg SessionConfig) (*Session, e
 	if err != nil {
 		return nil, err
 	}
-	var res CreateResult
+	var res protocol.SessionCreateResult
 	if cfg.AssignedID {
 		params.SessionID = ""
 		s.ch, err = s.r.CreateAssigned(ctx, params, &res)
@@ -60,6 +75,7 @@ func (c *Client) NewSession(ctx context.Context, cfg SessionConfig) (*Session, e
 		return nil, fmt.Errorf("copilot: creating a %s session: %w", cfg.Model, err)
 	}
 	s.id = s.ch.ID()
+	s.startDispatch()
 	return s, nil
 }
 
@@ -76,11 +92,12 @@ func (c *Client) ResumeSession(ctx context.Context, id string, cfg SessionConfig
 	if s.ch, err = s.r.Open(id); err != nil {
 		return nil, err
 	}
-	if err := s.r.Call(ctx, methodSessionResume, params, nil); err != nil {
+	if err := s.r.Call(ctx, protocol.MethodSessionResume, params, nil); err != nil {
 		s.ch.Close(context.Background())
 		return nil, fmt.Errorf("copilot: resuming session %s: %w", id, err)
 	}
 	s.id = id
+	s.startDispatch()
 	return s, nil
 }
 
@@ -90,7 +107,7 @@ func (c *Client) destroyLater(r *router.Router, id string) {
 	c.background(func() {
 		ctx, cancel := context.WithTimeout(c.ctx, 5*time.Second)
 		defer cancel()
-		_ = r.Call(ctx, methodSessionDestroy, sessionIDParams{SessionID: id}, nil)
+		_ = r.Call(ctx, protocol.MethodSessionDestroy, protocol.SessionIDParams{SessionID: id}, nil)
 	})
 }
 
@@ -100,21 +117,37 @@ func (s *Session) ID() string { return s.id }
 // Model is the model the session was created with.
 func (s *Session) Model() string { return s.model }
 
-// Channel is the session's raw message channel, for callers that read
-// events themselves instead of using Stream.
-func (s *Session) Channel() *session.Channel { return s.ch }
+// Channel hands the session's raw message channel to the caller, for
+// callers that read events themselves. From then on the caller is the
+// channel's only reader between turns: SessionConfig.OnEvent and
+// Handlers no longer see what arrives then, and the caller answers the
+// requests it reads. Stream still reads its own turns.
+func (s *Session) Channel() *session.Channel {
+	s.mu.Lock()
+	s.handedOver = true
+	if s.readCancel != nil {
+		s.readCancel()
+	}
+	s.mu.Unlock()
+	return s.ch
+}
+
+// RPC returns every method of the CLI's protocol that acts on one session,
+// typed, with this session's id filled in: s.RPC().Model.SwitchTo(ctx,
+// protocol.SessionModelSwitchToParams{ModelID: "gpt-5"}). The calls go
+// over the session's connection.
+func (s *Session) RPC() *protocol.SessionRPC { return protocol.NewSessionRPC(s.r, s.id) }
 
 // Abort stops the turn in progress.
 func (s *Session) Abort(ctx context.Context) error {
-	return s.r.Call(ctx, methodSessionAbort, sessionIDParams{SessionID: s.id}, nil)
+	_, err := s.RPC().Abort(ctx, protocol.SessionAbortParams{})
+	return err
 }
 
 // Messages returns the session's recorded events.
 func (s *Session) Messages(ctx context.Context) ([]Event, error) {
-	var res struct {
-		Events []Event `json:"events"`
-	}
-	err := s.r.Call(ctx, methodSessionMessages, sessionIDParams{SessionID: s.id}, &res)
+	var res protocol.SessionMessagesResult
+	err := s.r.Call(ctx, protocol.MethodSessionGetMessages, protocol.SessionIDParams{SessionID: s.id}, &res)
 	return res.Events, err
 }
 
@@ -125,7 +158,7 @@ func (s *Session) Destroy(ctx context.Context) error {
 	if s.destroyed.Load() {
 		return nil
 	}
-	err := s.r.Call(ctx, methodSessionDestroy, sessionIDParams{SessionID: s.id}, nil)
+	err := s.r.Call(ctx, protocol.MethodSessionDestroy, protocol.SessionIDParams{SessionID: s.id}, nil)
 	if err == nil || errors.Is(err, router.ErrStopped) {
 		// A stopped connection took the session with it.
 		s.destroyed.Store(true)

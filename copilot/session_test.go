@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quorum-go/quorum/copilot/protocol"
 	"github.com/quorum-go/quorum/internal/sim"
 	"github.com/quorum-go/quorum/internal/testing/testutil"
 )
@@ -67,7 +68,10 @@ func TestStreamDeltasAndUsage(t *testing.T) {
 		Text: text, Chunks: 5, Usage: &sim.Usage{InputTokens: 11, OutputTokens: 7},
 	}))}})
 	ctx := testutil.Context(t, hangGuard)
-	s, err := c.NewSession(ctx, SessionConfig{Model: "m"})
+	// Every event reaches SessionConfig.OnEvent, session.start first,
+	// whether it came before the turn (read between turns) or in it.
+	var seen eventTypes
+	s, err := c.NewSession(ctx, SessionConfig{Model: "m", OnEvent: seen.on})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,10 +90,10 @@ func TestStreamDeltasAndUsage(t *testing.T) {
 	if r.Usage.InputTokens != 11 || r.Usage.OutputTokens != 7 || r.MessageID == "" {
 		t.Errorf("reply = %+v", r)
 	}
-	if types[0] != EventSessionStart {
-		t.Errorf("first event = %s, want session.start (it must not be lost)", types[0])
+	if first := seen.first(); first != protocol.EventSessionStart {
+		t.Errorf("first event = %s, want session.start (it must not be lost)", first)
 	}
-	if types[len(types)-1] != EventSessionIdle {
+	if types[len(types)-1] != protocol.EventSessionIdle {
 		t.Errorf("last event = %s", types[len(types)-1])
 	}
 	// A second turn on the same session.
@@ -103,18 +107,14 @@ func TestAssignedIDSession(t *testing.T) {
 		t.Run(order.String(), func(t *testing.T) {
 			c, _ := simClient(t, sim.Options{StartOrder: order, Models: []sim.Model{model("m", sim.Echo)}})
 			ctx := testutil.Context(t, hangGuard)
-			s, err := c.NewSession(ctx, SessionConfig{Model: "m", AssignedID: true})
+			var seen eventTypes
+			s, err := c.NewSession(ctx, SessionConfig{Model: "m", AssignedID: true, OnEvent: seen.on})
 			if err != nil {
 				t.Fatal(err)
 			}
-			var first string
-			a, err := s.Stream(ctx, "x", TurnHandlers{OnEvent: func(e Event) {
-				if first == "" {
-					first = e.Type
-				}
-			}})
-			if err != nil || a.Text != "echo: x" || first != EventSessionStart {
-				t.Fatalf("%q %v first=%s", a.Text, err, first)
+			a, err := s.Stream(ctx, "x", TurnHandlers{})
+			if err != nil || a.Text != "echo: x" || seen.first() != protocol.EventSessionStart {
+				t.Fatalf("%q %v first=%s", a.Text, err, seen.first())
 			}
 		})
 	}

@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"github.com/google/uuid"
+
+	"github.com/quorum-go/quorum/copilot/protocol"
 )
 
 // SessionConfig configures a new session. Only Model is usually needed;
@@ -31,6 +33,23 @@ type SessionConfig struct {
 	Tools []Tool
 	// Permissions decides the CLI's permission requests. Default DenyAll.
 	Permissions PermissionPolicy
+
+	// OnEvent gets every event of the session, in order, at any time:
+	// during turns (before the turn's own TurnHandlers.OnEvent) and between
+	// them (background agents, title changes, the events of a turn started
+	// with Send). It runs on one goroutine at a time and must return
+	// promptly: while it runs the session reads nothing more, and a session
+	// that falls behind by its buffer's bound fails alone.
+	OnEvent func(Event)
+	// Handlers answer the requests the CLI sends this session: the
+	// schema's (Handlers.HooksInvoke, Handlers.SessionFSReadFile, …) and
+	// the older ones (Handlers.UserInputRequest, …). Setting
+	// UserInputRequest, ExitPlanModeRequest, AutoModeSwitchRequest or
+	// HooksInvoke also tells the CLI, at creation, that it may send them.
+	// A request without a handler is declined where the protocol has a
+	// way to say no, and answered with an error naming the handler
+	// otherwise: the CLI never waits on an unanswered request.
+	Handlers protocol.Handlers
 
 	// The tool pipeline, assembled in this order around every tool call:
 	// Trace (records), MaxToolCalls (per-turn limit), Profile (only the
@@ -92,13 +111,14 @@ func (cfg SessionConfig) Validate() error {
 
 // prepare validates cfg and builds, on the current connection, the session
 // value and the params that create or resume it.
-func (c *Client) prepare(ctx context.Context, cfg SessionConfig) (*Session, createParams, error) {
+func (c *Client) prepare(ctx context.Context, cfg SessionConfig) (*Session, protocol.SessionCreateParams, error) {
+	var params protocol.SessionCreateParams
 	if err := cfg.Validate(); err != nil {
-		return nil, createParams{}, err
+		return nil, params, err
 	}
 	cn, err := c.current(ctx)
 	if err != nil {
-		return nil, createParams{}, err
+		return nil, params, err
 	}
 	allowed := cfg.Profiles[cfg.Profile] // with no Profile, unused
 	id := cfg.ID
@@ -110,29 +130,37 @@ func (c *Client) prepare(ctx context.Context, cfg SessionConfig) (*Session, crea
 		client: c,
 		r:      cn.r,
 		tools:  make(map[string]Tool),
-		policy: cfg.Permissions,
-		log:    c.log.With().Str("session", id).Logger(),
-		turn:   make(chan struct{}, 1),
+		policy:   cfg.Permissions,
+		onEvent:  cfg.OnEvent,
+		handlers: &cfg.Handlers,
+		log:      c.log.With().Str("session", id).Logger(),
+		turn:     make(chan struct{}, 1),
+		own:      make(chan struct{}, 1),
 	}
 	if s.policy == nil {
 		s.policy = DenyAll
 	}
-	params := createParams{
-		SessionID:         id,
-		Model:             cfg.Model,
-		WorkingDirectory:  cfg.WorkingDirectory,
-		Streaming:         !cfg.DisableStreaming,
-		RequestPermission: true,
+	h := &cfg.Handlers
+	params = protocol.SessionCreateParams{
+		SessionID:             id,
+		Model:                 cfg.Model,
+		WorkingDirectory:      cfg.WorkingDirectory,
+		Streaming:             !cfg.DisableStreaming,
+		RequestPermission:     true,
+		RequestUserInput:      h.UserInputRequest != nil,
+		RequestExitPlanMode:   h.ExitPlanModeRequest != nil,
+		RequestAutoModeSwitch: h.AutoModeSwitchRequest != nil,
+		Hooks:                 h.HooksInvoke != nil,
 	}
 	if cfg.SystemMessage != "" {
-		params.SystemMessage = &systemMessage{Mode: "append", Content: cfg.SystemMessage}
+		params.SystemMessage = &protocol.SystemMessageConfig{Mode: "append", Content: cfg.SystemMessage}
 	}
 	for _, t := range cfg.Tools {
 		if cfg.Profile != "" && !slices.Contains(allowed, t.Name) {
 			continue // not in the profile: not even declared
 		}
 		s.tools[t.Name] = t
-		params.Tools = append(params.Tools, toolDefinition{
+		params.Tools = append(params.Tools, protocol.ToolDefinition{
 			Name: t.Name, Description: t.Description, Parameters: t.Parameters, SkipPermission: t.SkipPermission,
 		})
 	}

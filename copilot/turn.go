@@ -7,21 +7,31 @@ import (
 	"strings"
 	"time"
 
+	"github.com/quorum-go/quorum/copilot/protocol"
 	"github.com/quorum-go/quorum/session"
 )
 
 // Reply is the outcome of one turn.
 type Reply struct {
 	MessageID string
-	Text      string
+	// Text is the main agent's reply.
+	Text string
+	// AgentText is what sub-agents said during the turn, by the agentId
+	// the CLI gave each; their text is never part of Text.
+	AgentText map[string]string
 	Usage     Usage
 	ToolCalls int
 	Duration  time.Duration
 }
 
-// TurnHandlers observe a turn. Each may be nil.
+// TurnHandlers observe a turn. Each may be nil. They run on the goroutine
+// that called Stream.
 type TurnHandlers struct {
+	// OnDelta gets each streamed piece of the main agent's text.
 	OnDelta func(text string)
+	// OnAgentDelta gets each streamed piece of a sub-agent's text.
+	OnAgentDelta func(agentID, text string)
+	// OnEvent gets every event of the turn, after SessionConfig.OnEvent.
 	OnEvent func(Event)
 }
 
@@ -31,16 +41,21 @@ func (s *Session) Ask(ctx context.Context, prompt string) (string, error) {
 	return r.Text, err
 }
 
-// Send sends a prompt without reading the turn; read it from Channel.
+// Send starts a turn and returns without reading it: its events go to
+// SessionConfig.OnEvent, and its tool calls, permission requests and
+// requests are answered as Stream's are (or, after Channel, read them
+// yourself).
 func (s *Session) Send(ctx context.Context, prompt string) (string, error) {
 	return s.send(ctx, prompt)
 }
 
 // send is session.send: the start of a turn. It returns the message id.
 func (s *Session) send(ctx context.Context, prompt string) (string, error) {
-	var res sendResult
-	err := s.r.Call(ctx, methodSessionSend, sendParams{SessionID: s.id, Prompt: prompt}, &res)
-	return res.MessageID, err
+	res, err := s.RPC().Send(ctx, protocol.SessionSendParams{Prompt: prompt})
+	if err != nil {
+		return "", err
+	}
+	return res.MessageID, nil
 }
 
 // Stream sends prompt and reads the turn to its end, passing text deltas
@@ -57,6 +72,10 @@ func (s *Session) Stream(ctx context.Context, prompt string, h TurnHandlers) (Re
 	if err := s.waitAbort(ctx); err != nil {
 		return Reply{}, err
 	}
+	if err := s.acquire(ctx); err != nil {
+		return Reply{}, err
+	}
+	defer s.release()
 	if s.dirty {
 		if err := s.drainTurn(ctx); err != nil {
 			return Reply{}, err
@@ -83,19 +102,23 @@ func (s *Session) Stream(ctx context.Context, prompt string, h TurnHandlers) (Re
 	return reply, err
 }
 
-// observe wraps h with what the turn itself needs to see of every event:
-// usage to add up, and model-switch questions to decline.
+// observe wraps h with what the session needs to see of every event of a
+// turn: SessionConfig.OnEvent, usage to add up, model-switch questions to
+// decline, the CLI's requests to answer.
 func (s *Session) observe(ctx context.Context, h TurnHandlers, reply *Reply) *session.Handlers {
 	return &session.Handlers{
-		OnDelta: h.OnDelta,
+		OnDelta:      h.OnDelta,
+		OnAgentDelta: h.OnAgentDelta,
+		OnRequest:    s.answerRequest,
 		OnEvent: func(ev Event) {
+			s.notify(ev)
 			switch ev.Type {
-			case EventUsage:
+			case protocol.EventAssistantUsage:
 				var u Usage
-				if ev.Decode(&u) == nil {
+				if ev.UnmarshalData(&u) == nil {
 					reply.Usage.Add(u)
 				}
-			case EventAutoModeSwitch:
+			case protocol.EventAutoModeSwitchRequested:
 				// After a rate limit the CLI asks whether to switch models
 				// and waits, idle, until answered. We never switch: the
 				// caller chose the model. The session.error before it
@@ -116,6 +139,14 @@ func (s *Session) observe(ctx context.Context, h TurnHandlers, reply *Reply) *se
 func (s *Session) readTurn(ctx context.Context, handlers *session.Handlers, reply *Reply) error {
 	var texts []string
 	defer func() { reply.Text = strings.Join(texts, "\n\n") }()
+	addAgentText := func(m map[string]string) {
+		for id, t := range m {
+			if reply.AgentText == nil {
+				reply.AgentText = map[string]string{}
+			}
+			reply.AgentText[id] = joinText(reply.AgentText[id], t)
+		}
+	}
 	var limitErr error
 	var denied string // what the policy refused, if anything
 	for {
@@ -123,6 +154,7 @@ func (s *Session) readTurn(ctx context.Context, handlers *session.Handlers, repl
 		if step.Text != "" {
 			texts = append(texts, step.Text)
 		}
+		addAgentText(step.AgentText)
 		if err != nil {
 			if ctx.Err() != nil {
 				s.abortAfterCancel()
@@ -202,7 +234,7 @@ const drainQuiet = 2 * time.Second
 func (s *Session) drainTurn(ctx context.Context) error {
 	for {
 		quiet, cancel := context.WithTimeout(ctx, drainQuiet)
-		step, err := s.ch.Next(quiet, nil)
+		step, err := s.ch.Next(quiet, &session.Handlers{OnEvent: s.notify, OnRequest: s.answerRequest})
 		cancel()
 		if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
 			s.dirty = false // nothing more came: no turn was left running
@@ -228,4 +260,15 @@ func (s *Session) drainTurn(ctx context.Context) error {
 // Any other error (the caller's context, the channel's end) left it unread.
 func endedAtIdle(err error) bool {
 	return errors.Is(err, session.ErrTurnFailed) || errors.Is(err, session.ErrAborted)
+}
+
+// joinText joins the texts of one agent read in two steps of a turn.
+func joinText(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "\n\n" + b
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/quorum-go/quorum/copilot"
+	"github.com/quorum-go/quorum/copilot/protocol"
 )
 
 // Copilot adapts a Copilot CLI client to Backend. Every conversation is a
@@ -48,11 +49,11 @@ func (c *copilotConversation) Send(ctx context.Context, prompt string, onDelta f
 		OnDelta: onDelta,
 		OnEvent: func(ev copilot.Event) {
 			switch ev.Type {
-			case copilot.EventUsage:
+			case protocol.EventAssistantUsage:
 				u.Calls++
-			case copilot.EventUsageInfo:
+			case protocol.EventSessionUsageInfo:
 				var info usageInfo
-				if ev.Decode(&info) == nil {
+				if ev.UnmarshalData(&info) == nil {
 					u.ContextTokens = max(u.ContextTokens, int(info.CurrentTokens))
 					u.ContextLimit = max(u.ContextLimit, int(info.TokenLimit))
 				}

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -52,6 +53,46 @@ type PermissionRequest struct {
 	Kind     string          `json:"-"`
 	ToolName string          `json:"-"`
 	Details  json.RawMessage `json:"permissionRequest"`
+}
+
+// ParseToolCall reads a protocol-2 tool.call request; the error says what
+// is wrong with one that cannot be run, for the answer.
+func ParseToolCall(m Message) (*ToolRequest, error) {
+	var t ToolRequest
+	if err := json.Unmarshal(m.Params, &t); err != nil {
+		return nil, fmt.Errorf("tool.call params not understood: %v", err)
+	}
+	if t.ToolName == "" {
+		return nil, errors.New("tool.call params not understood: no toolName")
+	}
+	t.Request = &m
+	return &t, nil
+}
+
+// ToolRequestOf reads an external_tool.requested event; ok is false for
+// one that names no request to answer.
+func ToolRequestOf(ev Event) (*ToolRequest, bool) {
+	var t ToolRequest
+	if ev.UnmarshalData(&t) != nil || t.RequestID == "" {
+		return nil, false
+	}
+	return &t, true
+}
+
+// PermissionRequestOf reads a permission.requested event; ok is false for
+// one that names no request to answer.
+func PermissionRequestOf(ev Event) (*PermissionRequest, bool) {
+	var p PermissionRequest
+	if ev.UnmarshalData(&p) != nil || p.RequestID == "" {
+		return nil, false
+	}
+	var d struct {
+		Kind     string `json:"kind"`
+		ToolName string `json:"toolName"`
+	}
+	_ = json.Unmarshal(p.Details, &d)
+	p.Kind, p.ToolName = d.Kind, d.ToolName
+	return &p, true
 }
 
 // Step is what Next read: a finished turn, or a request the caller must
@@ -144,18 +185,13 @@ func (c *Channel) Next(ctx context.Context, h *Handlers) (Step, error) {
 		}
 		if m.IsRequest() {
 			if m.Method == protocol.MethodToolCall {
-				var t ToolRequest
-				if err := json.Unmarshal(m.Params, &t); err != nil || t.ToolName == "" {
-					why := "no toolName"
-					if err != nil {
-						why = err.Error()
-					}
-					_ = m.ReplyError(ctx, jsonrpc2.CodeInvalidParams, "tool.call params not understood: "+why)
+				t, err := ParseToolCall(m)
+				if err != nil {
+					_ = m.ReplyError(ctx, jsonrpc2.CodeInvalidParams, err.Error())
 					continue
 				}
-				t.Request = &m
 				s := text.step()
-				s.Tool = &t
+				s.Tool = t
 				return s, nil
 			}
 			if h.OnRequest != nil {
@@ -197,23 +233,15 @@ func (c *Channel) Next(ctx context.Context, h *Handlers) (Step, error) {
 				text.of(ev.AgentID).message(d.Content)
 			}
 		case protocol.EventExternalToolRequested:
-			var t ToolRequest
-			if err := ev.UnmarshalData(&t); err == nil && t.RequestID != "" {
+			if t, ok := ToolRequestOf(ev); ok {
 				s := text.step()
-				s.Tool = &t
+				s.Tool = t
 				return s, nil
 			}
 		case protocol.EventPermissionRequested:
-			var p PermissionRequest
-			if err := ev.UnmarshalData(&p); err == nil && p.RequestID != "" {
-				var d struct {
-					Kind     string `json:"kind"`
-					ToolName string `json:"toolName"`
-				}
-				_ = json.Unmarshal(p.Details, &d)
-				p.Kind, p.ToolName = d.Kind, d.ToolName
+			if p, ok := PermissionRequestOf(ev); ok {
 				s := text.step()
-				s.Permission = &p
+				s.Permission = p
 				return s, nil
 			}
 		case protocol.EventSessionError:

@@ -123,84 +123,84 @@ type ClientHandlers struct {
 	//
 	// Experimental: the CLI may change or remove this.
 	ProviderTokenGetToken func(ctx context.Context, params *ProviderTokenGetTokenParams) (*ProviderTokenAcquireResult, error)
-	// SessionFsAppendFile answers the request "sessionFs.appendFile" (CLI to client request, one
+	// SessionFSAppendFile answers the request "sessionFs.appendFile" (CLI to client request, one
 	// session): Appends content to a file in the client-provided session filesystem, creating parent
 	// directories as needed.
 	//
 	// Experimental: the CLI may change or remove this.
-	SessionFsAppendFile func(ctx context.Context, params *SessionFsAppendFileParams) (*SessionFsError, error)
-	// SessionFsExists answers the request "sessionFs.exists" (CLI to client request, one session):
+	SessionFSAppendFile func(ctx context.Context, params *SessionFSAppendFileParams) (*SessionFSError, error)
+	// SessionFSExists answers the request "sessionFs.exists" (CLI to client request, one session):
 	// Checks whether a path exists in the client-provided session filesystem.
 	//
 	// Experimental: the CLI may change or remove this.
-	SessionFsExists func(ctx context.Context, params *SessionFsExistsParams) (*SessionFsExistsResult, error)
-	// SessionFsMkdir answers the request "sessionFs.mkdir" (CLI to client request, one session):
+	SessionFSExists func(ctx context.Context, params *SessionFSExistsParams) (*SessionFSExistsResult, error)
+	// SessionFSMkdir answers the request "sessionFs.mkdir" (CLI to client request, one session):
 	// Creates a directory in the client-provided session filesystem.
 	//
 	// Experimental: the CLI may change or remove this.
-	SessionFsMkdir func(ctx context.Context, params *SessionFsMkdirParams) (*SessionFsError, error)
-	// SessionFsReadFile answers the request "sessionFs.readFile" (CLI to client request, one session):
+	SessionFSMkdir func(ctx context.Context, params *SessionFSMkdirParams) (*SessionFSError, error)
+	// SessionFSReadFile answers the request "sessionFs.readFile" (CLI to client request, one session):
 	// Reads a file from the client-provided session filesystem.
 	//
 	// Experimental: the CLI may change or remove this.
-	SessionFsReadFile func(ctx context.Context, params *SessionFsReadFileParams) (*SessionFsReadFileResult, error)
-	// SessionFsReadFileBytes answers the request "sessionFs.readFileBytes" (CLI to client request, one
+	SessionFSReadFile func(ctx context.Context, params *SessionFSReadFileParams) (*SessionFSReadFileResult, error)
+	// SessionFSReadFileBytes answers the request "sessionFs.readFileBytes" (CLI to client request, one
 	// session): Reads binary file content from the client-provided session filesystem.
 	//
 	// Experimental: the CLI may change or remove this.
-	SessionFsReadFileBytes func(ctx context.Context, params *SessionFsReadFileBytesParams) (*SessionFsReadFileBytesResult, error)
-	// SessionFsReaddir answers the request "sessionFs.readdir" (CLI to client request, one session):
+	SessionFSReadFileBytes func(ctx context.Context, params *SessionFSReadFileBytesParams) (*SessionFSReadFileBytesResult, error)
+	// SessionFSReaddir answers the request "sessionFs.readdir" (CLI to client request, one session):
 	// Lists entry names in a directory from the client-provided session filesystem.
 	//
 	// Experimental: the CLI may change or remove this.
-	SessionFsReaddir func(ctx context.Context, params *SessionFsReaddirParams) (*SessionFsReaddirResult, error)
-	// SessionFsReaddirWithTypes answers the request "sessionFs.readdirWithTypes" (CLI to client
+	SessionFSReaddir func(ctx context.Context, params *SessionFSReaddirParams) (*SessionFSReaddirResult, error)
+	// SessionFSReaddirWithTypes answers the request "sessionFs.readdirWithTypes" (CLI to client
 	// request, one session): Lists directory entries with type information from the client-provided
 	// session filesystem.
 	//
 	// Experimental: the CLI may change or remove this.
-	SessionFsReaddirWithTypes func(ctx context.Context, params *SessionFsReaddirWithTypesParams) (*SessionFsReaddirWithTypesResult, error)
-	// SessionFsRename answers the request "sessionFs.rename" (CLI to client request, one session):
+	SessionFSReaddirWithTypes func(ctx context.Context, params *SessionFSReaddirWithTypesParams) (*SessionFSReaddirWithTypesResult, error)
+	// SessionFSRename answers the request "sessionFs.rename" (CLI to client request, one session):
 	// Renames or moves a path in the client-provided session filesystem.
 	//
 	// Experimental: the CLI may change or remove this.
-	SessionFsRename func(ctx context.Context, params *SessionFsRenameParams) (*SessionFsError, error)
-	// SessionFsRm answers the request "sessionFs.rm" (CLI to client request, one session): Removes a
+	SessionFSRename func(ctx context.Context, params *SessionFSRenameParams) (*SessionFSError, error)
+	// SessionFSRm answers the request "sessionFs.rm" (CLI to client request, one session): Removes a
 	// file or directory from the client-provided session filesystem.
 	//
 	// Experimental: the CLI may change or remove this.
-	SessionFsRm func(ctx context.Context, params *SessionFsRmParams) (*SessionFsError, error)
-	// SessionFsSqliteExists answers the request "sessionFs.sqliteExists" (CLI to client request, one
+	SessionFSRm func(ctx context.Context, params *SessionFSRmParams) (*SessionFSError, error)
+	// SessionFSSqliteExists answers the request "sessionFs.sqliteExists" (CLI to client request, one
 	// session): Checks whether the per-session SQLite database already exists, without creating it.
 	//
 	// Experimental: the CLI may change or remove this.
-	SessionFsSqliteExists func(ctx context.Context, params *SessionFsSqliteExistsParams) (*SessionFsSqliteExistsResult, error)
-	// SessionFsSqliteQuery answers the request "sessionFs.sqliteQuery" (CLI to client request, one
+	SessionFSSqliteExists func(ctx context.Context, params *SessionFSSqliteExistsParams) (*SessionFSSqliteExistsResult, error)
+	// SessionFSSqliteQuery answers the request "sessionFs.sqliteQuery" (CLI to client request, one
 	// session): Executes a SQLite query against the per-session database. Providers apply busy handling
 	// for every call.
 	//
 	// Experimental: the CLI may change or remove this.
-	SessionFsSqliteQuery func(ctx context.Context, params *SessionFsSqliteQueryParams) (*SessionFsSqliteQueryResult, error)
-	// SessionFsSqliteTransaction answers the request "sessionFs.sqliteTransaction" (CLI to client
+	SessionFSSqliteQuery func(ctx context.Context, params *SessionFSSqliteQueryParams) (*SessionFSSqliteQueryResult, error)
+	// SessionFSSqliteTransaction answers the request "sessionFs.sqliteTransaction" (CLI to client
 	// request, one session): Executes SQLite statements atomically on the provider-owned connection.
 	//
 	// Experimental: the CLI may change or remove this.
-	SessionFsSqliteTransaction func(ctx context.Context, params *SessionFsSqliteTransactionParams) (*SessionFsSqliteTransactionResult, error)
-	// SessionFsStat answers the request "sessionFs.stat" (CLI to client request, one session): Gets
+	SessionFSSqliteTransaction func(ctx context.Context, params *SessionFSSqliteTransactionParams) (*SessionFSSqliteTransactionResult, error)
+	// SessionFSStat answers the request "sessionFs.stat" (CLI to client request, one session): Gets
 	// metadata for a path in the client-provided session filesystem.
 	//
 	// Experimental: the CLI may change or remove this.
-	SessionFsStat func(ctx context.Context, params *SessionFsStatParams) (*SessionFsStatResult, error)
-	// SessionFsWriteFile answers the request "sessionFs.writeFile" (CLI to client request, one
+	SessionFSStat func(ctx context.Context, params *SessionFSStatParams) (*SessionFSStatResult, error)
+	// SessionFSWriteFile answers the request "sessionFs.writeFile" (CLI to client request, one
 	// session): Writes a file in the client-provided session filesystem.
 	//
 	// Experimental: the CLI may change or remove this.
-	SessionFsWriteFile func(ctx context.Context, params *SessionFsWriteFileParams) (*SessionFsError, error)
-	// SessionFsWriteFileBytes answers the request "sessionFs.writeFileBytes" (CLI to client request,
+	SessionFSWriteFile func(ctx context.Context, params *SessionFSWriteFileParams) (*SessionFSError, error)
+	// SessionFSWriteFileBytes answers the request "sessionFs.writeFileBytes" (CLI to client request,
 	// one session): Writes binary file content to the client-provided session filesystem.
 	//
 	// Experimental: the CLI may change or remove this.
-	SessionFsWriteFileBytes func(ctx context.Context, params *SessionFsWriteFileBytesParams) (*SessionFsError, error)
+	SessionFSWriteFileBytes func(ctx context.Context, params *SessionFSWriteFileBytesParams) (*SessionFSError, error)
 	// SkillProviderList answers the request "skillProvider.list" (CLI to client request, one session):
 	// Lists metadata for the skills supplied by this SDK session's provider. Internal transport
 	// plumbing behind the public session skill-provider API.
@@ -399,141 +399,141 @@ func (h *ClientHandlers) Handle(ctx context.Context, method string, params json.
 			return nil, err
 		}
 		return h.ProviderTokenGetToken(ctx, &p)
-	case MethodSessionFsAppendFile:
-		if h.SessionFsAppendFile == nil {
+	case MethodSessionFSAppendFile:
+		if h.SessionFSAppendFile == nil {
 			return nil, ErrNoHandler
 		}
-		var p SessionFsAppendFileParams
+		var p SessionFSAppendFileParams
 		if err := decodeParams(method, params, &p); err != nil {
 			return nil, err
 		}
-		return h.SessionFsAppendFile(ctx, &p)
-	case MethodSessionFsExists:
-		if h.SessionFsExists == nil {
+		return h.SessionFSAppendFile(ctx, &p)
+	case MethodSessionFSExists:
+		if h.SessionFSExists == nil {
 			return nil, ErrNoHandler
 		}
-		var p SessionFsExistsParams
+		var p SessionFSExistsParams
 		if err := decodeParams(method, params, &p); err != nil {
 			return nil, err
 		}
-		return h.SessionFsExists(ctx, &p)
-	case MethodSessionFsMkdir:
-		if h.SessionFsMkdir == nil {
+		return h.SessionFSExists(ctx, &p)
+	case MethodSessionFSMkdir:
+		if h.SessionFSMkdir == nil {
 			return nil, ErrNoHandler
 		}
-		var p SessionFsMkdirParams
+		var p SessionFSMkdirParams
 		if err := decodeParams(method, params, &p); err != nil {
 			return nil, err
 		}
-		return h.SessionFsMkdir(ctx, &p)
-	case MethodSessionFsReadFile:
-		if h.SessionFsReadFile == nil {
+		return h.SessionFSMkdir(ctx, &p)
+	case MethodSessionFSReadFile:
+		if h.SessionFSReadFile == nil {
 			return nil, ErrNoHandler
 		}
-		var p SessionFsReadFileParams
+		var p SessionFSReadFileParams
 		if err := decodeParams(method, params, &p); err != nil {
 			return nil, err
 		}
-		return h.SessionFsReadFile(ctx, &p)
-	case MethodSessionFsReadFileBytes:
-		if h.SessionFsReadFileBytes == nil {
+		return h.SessionFSReadFile(ctx, &p)
+	case MethodSessionFSReadFileBytes:
+		if h.SessionFSReadFileBytes == nil {
 			return nil, ErrNoHandler
 		}
-		var p SessionFsReadFileBytesParams
+		var p SessionFSReadFileBytesParams
 		if err := decodeParams(method, params, &p); err != nil {
 			return nil, err
 		}
-		return h.SessionFsReadFileBytes(ctx, &p)
-	case MethodSessionFsReaddir:
-		if h.SessionFsReaddir == nil {
+		return h.SessionFSReadFileBytes(ctx, &p)
+	case MethodSessionFSReaddir:
+		if h.SessionFSReaddir == nil {
 			return nil, ErrNoHandler
 		}
-		var p SessionFsReaddirParams
+		var p SessionFSReaddirParams
 		if err := decodeParams(method, params, &p); err != nil {
 			return nil, err
 		}
-		return h.SessionFsReaddir(ctx, &p)
-	case MethodSessionFsReaddirWithTypes:
-		if h.SessionFsReaddirWithTypes == nil {
+		return h.SessionFSReaddir(ctx, &p)
+	case MethodSessionFSReaddirWithTypes:
+		if h.SessionFSReaddirWithTypes == nil {
 			return nil, ErrNoHandler
 		}
-		var p SessionFsReaddirWithTypesParams
+		var p SessionFSReaddirWithTypesParams
 		if err := decodeParams(method, params, &p); err != nil {
 			return nil, err
 		}
-		return h.SessionFsReaddirWithTypes(ctx, &p)
-	case MethodSessionFsRename:
-		if h.SessionFsRename == nil {
+		return h.SessionFSReaddirWithTypes(ctx, &p)
+	case MethodSessionFSRename:
+		if h.SessionFSRename == nil {
 			return nil, ErrNoHandler
 		}
-		var p SessionFsRenameParams
+		var p SessionFSRenameParams
 		if err := decodeParams(method, params, &p); err != nil {
 			return nil, err
 		}
-		return h.SessionFsRename(ctx, &p)
-	case MethodSessionFsRm:
-		if h.SessionFsRm == nil {
+		return h.SessionFSRename(ctx, &p)
+	case MethodSessionFSRm:
+		if h.SessionFSRm == nil {
 			return nil, ErrNoHandler
 		}
-		var p SessionFsRmParams
+		var p SessionFSRmParams
 		if err := decodeParams(method, params, &p); err != nil {
 			return nil, err
 		}
-		return h.SessionFsRm(ctx, &p)
-	case MethodSessionFsSqliteExists:
-		if h.SessionFsSqliteExists == nil {
+		return h.SessionFSRm(ctx, &p)
+	case MethodSessionFSSqliteExists:
+		if h.SessionFSSqliteExists == nil {
 			return nil, ErrNoHandler
 		}
-		var p SessionFsSqliteExistsParams
+		var p SessionFSSqliteExistsParams
 		if err := decodeParams(method, params, &p); err != nil {
 			return nil, err
 		}
-		return h.SessionFsSqliteExists(ctx, &p)
-	case MethodSessionFsSqliteQuery:
-		if h.SessionFsSqliteQuery == nil {
+		return h.SessionFSSqliteExists(ctx, &p)
+	case MethodSessionFSSqliteQuery:
+		if h.SessionFSSqliteQuery == nil {
 			return nil, ErrNoHandler
 		}
-		var p SessionFsSqliteQueryParams
+		var p SessionFSSqliteQueryParams
 		if err := decodeParams(method, params, &p); err != nil {
 			return nil, err
 		}
-		return h.SessionFsSqliteQuery(ctx, &p)
-	case MethodSessionFsSqliteTransaction:
-		if h.SessionFsSqliteTransaction == nil {
+		return h.SessionFSSqliteQuery(ctx, &p)
+	case MethodSessionFSSqliteTransaction:
+		if h.SessionFSSqliteTransaction == nil {
 			return nil, ErrNoHandler
 		}
-		var p SessionFsSqliteTransactionParams
+		var p SessionFSSqliteTransactionParams
 		if err := decodeParams(method, params, &p); err != nil {
 			return nil, err
 		}
-		return h.SessionFsSqliteTransaction(ctx, &p)
-	case MethodSessionFsStat:
-		if h.SessionFsStat == nil {
+		return h.SessionFSSqliteTransaction(ctx, &p)
+	case MethodSessionFSStat:
+		if h.SessionFSStat == nil {
 			return nil, ErrNoHandler
 		}
-		var p SessionFsStatParams
+		var p SessionFSStatParams
 		if err := decodeParams(method, params, &p); err != nil {
 			return nil, err
 		}
-		return h.SessionFsStat(ctx, &p)
-	case MethodSessionFsWriteFile:
-		if h.SessionFsWriteFile == nil {
+		return h.SessionFSStat(ctx, &p)
+	case MethodSessionFSWriteFile:
+		if h.SessionFSWriteFile == nil {
 			return nil, ErrNoHandler
 		}
-		var p SessionFsWriteFileParams
+		var p SessionFSWriteFileParams
 		if err := decodeParams(method, params, &p); err != nil {
 			return nil, err
 		}
-		return h.SessionFsWriteFile(ctx, &p)
-	case MethodSessionFsWriteFileBytes:
-		if h.SessionFsWriteFileBytes == nil {
+		return h.SessionFSWriteFile(ctx, &p)
+	case MethodSessionFSWriteFileBytes:
+		if h.SessionFSWriteFileBytes == nil {
 			return nil, ErrNoHandler
 		}
-		var p SessionFsWriteFileBytesParams
+		var p SessionFSWriteFileBytesParams
 		if err := decodeParams(method, params, &p); err != nil {
 			return nil, err
 		}
-		return h.SessionFsWriteFileBytes(ctx, &p)
+		return h.SessionFSWriteFileBytes(ctx, &p)
 	case MethodSkillProviderList:
 		if h.SkillProviderList == nil {
 			return nil, ErrNoHandler
@@ -611,21 +611,21 @@ var ClientMethods = []string{
 	MethodLLMInferenceHTTPRequestChunk,
 	MethodLLMInferenceHTTPRequestStart,
 	MethodProviderTokenGetToken,
-	MethodSessionFsAppendFile,
-	MethodSessionFsExists,
-	MethodSessionFsMkdir,
-	MethodSessionFsReadFile,
-	MethodSessionFsReadFileBytes,
-	MethodSessionFsReaddir,
-	MethodSessionFsReaddirWithTypes,
-	MethodSessionFsRename,
-	MethodSessionFsRm,
-	MethodSessionFsSqliteExists,
-	MethodSessionFsSqliteQuery,
-	MethodSessionFsSqliteTransaction,
-	MethodSessionFsStat,
-	MethodSessionFsWriteFile,
-	MethodSessionFsWriteFileBytes,
+	MethodSessionFSAppendFile,
+	MethodSessionFSExists,
+	MethodSessionFSMkdir,
+	MethodSessionFSReadFile,
+	MethodSessionFSReadFileBytes,
+	MethodSessionFSReaddir,
+	MethodSessionFSReaddirWithTypes,
+	MethodSessionFSRename,
+	MethodSessionFSRm,
+	MethodSessionFSSqliteExists,
+	MethodSessionFSSqliteQuery,
+	MethodSessionFSSqliteTransaction,
+	MethodSessionFSStat,
+	MethodSessionFSWriteFile,
+	MethodSessionFSWriteFileBytes,
 	MethodSkillProviderList,
 	MethodSkillProviderRead,
 	MethodTasksCancel,

@@ -1253,40 +1253,40 @@ const (
 	// MethodSessionWorkspacesWriteAutopilotObjective is "session.workspaces.writeAutopilotObjective"
 	// (client to CLI, one session).
 	MethodSessionWorkspacesWriteAutopilotObjective = "session.workspaces.writeAutopilotObjective"
-	// MethodSessionFsAppendFile is "sessionFs.appendFile" (CLI to client request, one session).
-	MethodSessionFsAppendFile = "sessionFs.appendFile"
-	// MethodSessionFsExists is "sessionFs.exists" (CLI to client request, one session).
-	MethodSessionFsExists = "sessionFs.exists"
-	// MethodSessionFsMkdir is "sessionFs.mkdir" (CLI to client request, one session).
-	MethodSessionFsMkdir = "sessionFs.mkdir"
-	// MethodSessionFsReadFile is "sessionFs.readFile" (CLI to client request, one session).
-	MethodSessionFsReadFile = "sessionFs.readFile"
-	// MethodSessionFsReadFileBytes is "sessionFs.readFileBytes" (CLI to client request, one session).
-	MethodSessionFsReadFileBytes = "sessionFs.readFileBytes"
-	// MethodSessionFsReaddir is "sessionFs.readdir" (CLI to client request, one session).
-	MethodSessionFsReaddir = "sessionFs.readdir"
-	// MethodSessionFsReaddirWithTypes is "sessionFs.readdirWithTypes" (CLI to client request, one
+	// MethodSessionFSAppendFile is "sessionFs.appendFile" (CLI to client request, one session).
+	MethodSessionFSAppendFile = "sessionFs.appendFile"
+	// MethodSessionFSExists is "sessionFs.exists" (CLI to client request, one session).
+	MethodSessionFSExists = "sessionFs.exists"
+	// MethodSessionFSMkdir is "sessionFs.mkdir" (CLI to client request, one session).
+	MethodSessionFSMkdir = "sessionFs.mkdir"
+	// MethodSessionFSReadFile is "sessionFs.readFile" (CLI to client request, one session).
+	MethodSessionFSReadFile = "sessionFs.readFile"
+	// MethodSessionFSReadFileBytes is "sessionFs.readFileBytes" (CLI to client request, one session).
+	MethodSessionFSReadFileBytes = "sessionFs.readFileBytes"
+	// MethodSessionFSReaddir is "sessionFs.readdir" (CLI to client request, one session).
+	MethodSessionFSReaddir = "sessionFs.readdir"
+	// MethodSessionFSReaddirWithTypes is "sessionFs.readdirWithTypes" (CLI to client request, one
 	// session).
-	MethodSessionFsReaddirWithTypes = "sessionFs.readdirWithTypes"
-	// MethodSessionFsRename is "sessionFs.rename" (CLI to client request, one session).
-	MethodSessionFsRename = "sessionFs.rename"
-	// MethodSessionFsRm is "sessionFs.rm" (CLI to client request, one session).
-	MethodSessionFsRm = "sessionFs.rm"
-	// MethodSessionFsSetProvider is "sessionFs.setProvider" (client to CLI, connection-wide).
-	MethodSessionFsSetProvider = "sessionFs.setProvider"
-	// MethodSessionFsSqliteExists is "sessionFs.sqliteExists" (CLI to client request, one session).
-	MethodSessionFsSqliteExists = "sessionFs.sqliteExists"
-	// MethodSessionFsSqliteQuery is "sessionFs.sqliteQuery" (CLI to client request, one session).
-	MethodSessionFsSqliteQuery = "sessionFs.sqliteQuery"
-	// MethodSessionFsSqliteTransaction is "sessionFs.sqliteTransaction" (CLI to client request, one
+	MethodSessionFSReaddirWithTypes = "sessionFs.readdirWithTypes"
+	// MethodSessionFSRename is "sessionFs.rename" (CLI to client request, one session).
+	MethodSessionFSRename = "sessionFs.rename"
+	// MethodSessionFSRm is "sessionFs.rm" (CLI to client request, one session).
+	MethodSessionFSRm = "sessionFs.rm"
+	// MethodSessionFSSetProvider is "sessionFs.setProvider" (client to CLI, connection-wide).
+	MethodSessionFSSetProvider = "sessionFs.setProvider"
+	// MethodSessionFSSqliteExists is "sessionFs.sqliteExists" (CLI to client request, one session).
+	MethodSessionFSSqliteExists = "sessionFs.sqliteExists"
+	// MethodSessionFSSqliteQuery is "sessionFs.sqliteQuery" (CLI to client request, one session).
+	MethodSessionFSSqliteQuery = "sessionFs.sqliteQuery"
+	// MethodSessionFSSqliteTransaction is "sessionFs.sqliteTransaction" (CLI to client request, one
 	// session).
-	MethodSessionFsSqliteTransaction = "sessionFs.sqliteTransaction"
-	// MethodSessionFsStat is "sessionFs.stat" (CLI to client request, one session).
-	MethodSessionFsStat = "sessionFs.stat"
-	// MethodSessionFsWriteFile is "sessionFs.writeFile" (CLI to client request, one session).
-	MethodSessionFsWriteFile = "sessionFs.writeFile"
-	// MethodSessionFsWriteFileBytes is "sessionFs.writeFileBytes" (CLI to client request, one session).
-	MethodSessionFsWriteFileBytes = "sessionFs.writeFileBytes"
+	MethodSessionFSSqliteTransaction = "sessionFs.sqliteTransaction"
+	// MethodSessionFSStat is "sessionFs.stat" (CLI to client request, one session).
+	MethodSessionFSStat = "sessionFs.stat"
+	// MethodSessionFSWriteFile is "sessionFs.writeFile" (CLI to client request, one session).
+	MethodSessionFSWriteFile = "sessionFs.writeFile"
+	// MethodSessionFSWriteFileBytes is "sessionFs.writeFileBytes" (CLI to client request, one session).
+	MethodSessionFSWriteFileBytes = "sessionFs.writeFileBytes"
 	// MethodSessionsBulkDelete is "sessions.bulkDelete" (client to CLI, connection-wide).
 	MethodSessionsBulkDelete = "sessions.bulkDelete"
 	// MethodSessionsCheckInUse is "sessions.checkInUse" (client to CLI, connection-wide).

@@ -38,7 +38,7 @@ type ServerRPC struct {
 	Runtime          ServerRuntimeRPC
 	Sandbox          ServerSandboxRPC
 	Secrets          ServerSecretsRPC
-	SessionFs        ServerSessionFsRPC
+	SessionFS        ServerSessionFSRPC
 	Sessions         ServerSessionsRPC
 	Skills           ServerSkillsRPC
 	Tools            ServerToolsRPC
@@ -2674,8 +2674,8 @@ func (g ServerSecretsRPC) AddFilterValues(ctx context.Context, params SecretsAdd
 	return &result, nil
 }
 
-// ServerSessionFsRPC makes the "sessionFs.*" connection-wide methods.
-type ServerSessionFsRPC struct {
+// ServerSessionFSRPC makes the "sessionFs.*" connection-wide methods.
+type ServerSessionFSRPC struct {
 	c *rpcConn
 }
 
@@ -2683,9 +2683,9 @@ type ServerSessionFsRPC struct {
 // provider.
 //
 // Experimental: the CLI may change or remove this.
-func (g ServerSessionFsRPC) SetProvider(ctx context.Context, params SessionFsSetProviderRequest) (*SessionFsSetProviderResult, error) {
-	var result SessionFsSetProviderResult
-	if err := g.c.call(ctx, MethodSessionFsSetProvider, params, &result); err != nil {
+func (g ServerSessionFSRPC) SetProvider(ctx context.Context, params SessionFSSetProviderRequest) (*SessionFSSetProviderResult, error) {
+	var result SessionFSSetProviderResult
+	if err := g.c.call(ctx, MethodSessionFSSetProvider, params, &result); err != nil {
 		return nil, err
 	}
 	return &result, nil
@@ -3777,7 +3777,7 @@ func (g ServerUserSettingsRPC) WriteAll(ctx context.Context, params UserSettings
 // NewServerRPC returns the typed connection-wide calls, made through caller.
 func NewServerRPC(caller Caller) *ServerRPC {
 	c := &rpcConn{caller: caller}
-	return &ServerRPC{c: c, Account: ServerAccountRPC{c: c}, AgentRegistry: ServerAgentRegistryRPC{c: c}, Agents: ServerAgentsRPC{c: c}, AzureML: ServerAzureMLRPC{c: c}, Catalog: ServerCatalogRPC{c: c}, Commands: ServerCommandsRPC{c: c}, Connectors: ServerConnectorsRPC{c: c}, ContentExclusion: ServerContentExclusionRPC{c: c}, Environments: ServerEnvironmentsRPC{c: c}, Extensions: ServerExtensionsRPC{c: c}, FeatureFlags: ServerFeatureFlagsRPC{c: c}, Git: ServerGitRPC{c: c}, GitHubOwners: ServerGitHubOwnersRPC{c: c}, GitHubRepository: ServerGitHubRepositoryRPC{c: c}, GlobalState: ServerGlobalStateRPC{c: c}, Hooks: ServerHooksRPC{c: c}, Host: ServerHostRPC{c: c}, Instructions: ServerInstructionsRPC{c: c}, LLMInference: ServerLLMInferenceRPC{c: c}, ManagedSettings: ServerManagedSettingsRPC{c: c, Permissions: ServerManagedSettingsPermissionsRPC{c: c}}, MCP: ServerMCPRPC{c: c, Config: ServerMCPConfigRPC{c: c}, Installations: ServerMCPInstallationsRPC{c: c}, Oauth: ServerMCPOauthRPC{c: c}, Registry: ServerMCPRegistryRPC{c: c}}, Models: ServerModelsRPC{c: c}, Permissions: ServerPermissionsRPC{c: c, FolderTrust: ServerPermissionsFolderTrustRPC{c: c}, Locations: ServerPermissionsLocationsRPC{c: c}}, Persistence: ServerPersistenceRPC{c: c}, Plugins: ServerPluginsRPC{c: c, Builtin: ServerPluginsBuiltinRPC{c: c}, Marketplaces: ServerPluginsMarketplacesRPC{c: c}}, Repo: ServerRepoRPC{c: c, Settings: ServerRepoSettingsRPC{c: c}}, Runtime: ServerRuntimeRPC{c: c}, Sandbox: ServerSandboxRPC{c: c, ProxyCA: ServerSandboxProxyCARPC{c: c}, ProxySecret: ServerSandboxProxySecretRPC{c: c}, Settings: ServerSandboxSettingsRPC{c: c}}, Secrets: ServerSecretsRPC{c: c}, SessionFs: ServerSessionFsRPC{c: c}, Sessions: ServerSessionsRPC{c: c}, Skills: ServerSkillsRPC{c: c, Config: ServerSkillsConfigRPC{c: c}, Installations: ServerSkillsInstallationsRPC{c: c}}, Tools: ServerToolsRPC{c: c}, User: ServerUserRPC{c: c, Settings: ServerUserSettingsRPC{c: c}}}
+	return &ServerRPC{c: c, Account: ServerAccountRPC{c: c}, AgentRegistry: ServerAgentRegistryRPC{c: c}, Agents: ServerAgentsRPC{c: c}, AzureML: ServerAzureMLRPC{c: c}, Catalog: ServerCatalogRPC{c: c}, Commands: ServerCommandsRPC{c: c}, Connectors: ServerConnectorsRPC{c: c}, ContentExclusion: ServerContentExclusionRPC{c: c}, Environments: ServerEnvironmentsRPC{c: c}, Extensions: ServerExtensionsRPC{c: c}, FeatureFlags: ServerFeatureFlagsRPC{c: c}, Git: ServerGitRPC{c: c}, GitHubOwners: ServerGitHubOwnersRPC{c: c}, GitHubRepository: ServerGitHubRepositoryRPC{c: c}, GlobalState: ServerGlobalStateRPC{c: c}, Hooks: ServerHooksRPC{c: c}, Host: ServerHostRPC{c: c}, Instructions: ServerInstructionsRPC{c: c}, LLMInference: ServerLLMInferenceRPC{c: c}, ManagedSettings: ServerManagedSettingsRPC{c: c, Permissions: ServerManagedSettingsPermissionsRPC{c: c}}, MCP: ServerMCPRPC{c: c, Config: ServerMCPConfigRPC{c: c}, Installations: ServerMCPInstallationsRPC{c: c}, Oauth: ServerMCPOauthRPC{c: c}, Registry: ServerMCPRegistryRPC{c: c}}, Models: ServerModelsRPC{c: c}, Permissions: ServerPermissionsRPC{c: c, FolderTrust: ServerPermissionsFolderTrustRPC{c: c}, Locations: ServerPermissionsLocationsRPC{c: c}}, Persistence: ServerPersistenceRPC{c: c}, Plugins: ServerPluginsRPC{c: c, Builtin: ServerPluginsBuiltinRPC{c: c}, Marketplaces: ServerPluginsMarketplacesRPC{c: c}}, Repo: ServerRepoRPC{c: c, Settings: ServerRepoSettingsRPC{c: c}}, Runtime: ServerRuntimeRPC{c: c}, Sandbox: ServerSandboxRPC{c: c, ProxyCA: ServerSandboxProxyCARPC{c: c}, ProxySecret: ServerSandboxProxySecretRPC{c: c}, Settings: ServerSandboxSettingsRPC{c: c}}, Secrets: ServerSecretsRPC{c: c}, SessionFS: ServerSessionFSRPC{c: c}, Sessions: ServerSessionsRPC{c: c}, Skills: ServerSkillsRPC{c: c, Config: ServerSkillsConfigRPC{c: c}, Installations: ServerSkillsInstallationsRPC{c: c}}, Tools: ServerToolsRPC{c: c}, User: ServerUserRPC{c: c, Settings: ServerUserSettingsRPC{c: c}}}
 }
 
 // SessionRPC makes the methods of one session of the CLI's schema, typed; its fields group them as

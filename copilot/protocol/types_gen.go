@@ -22884,6 +22884,383 @@ type SessionExtensionsSendAttachmentsToMessageParams struct {
 	Attachments []PushAttachment `json:"attachments"`
 }
 
+// SessionFSAppendFileParams: File path, content to append, and optional mode for the
+// client-provided session filesystem. Implementations create parent directories as needed.
+type SessionFSAppendFileParams struct {
+	// Target session identifier
+	SessionID string `json:"sessionId"`
+	// Path using SessionFs conventions
+	Path string `json:"path"`
+	// Content to append
+	Content string `json:"content"`
+	// Optional POSIX-style mode for newly created files
+	Mode *int64 `json:"mode,omitempty"`
+}
+
+// SessionFSError: Describes a filesystem error.
+type SessionFSError struct {
+	// Error classification
+	Code SessionFSErrorCode `json:"code"`
+	// Free-form detail about the error, for logging/diagnostics
+	Message string `json:"message,omitempty"`
+	// For failed writeFile requests only: true if the provider changed the target before failing. Omit
+	// when unknown or unchanged.
+	WriteChanged *bool `json:"writeChanged,omitempty"`
+}
+
+// SessionFSErrorCode: Error classification
+type SessionFSErrorCode string
+
+const (
+	// The requested path does not exist.
+	SessionFSErrorCodeENOENT SessionFSErrorCode = "ENOENT"
+	// The filesystem operation failed for an unspecified reason.
+	SessionFSErrorCodeUNKNOWN SessionFSErrorCode = "UNKNOWN"
+)
+
+// SessionFSExistsParams: Path to test for existence in the client-provided session filesystem.
+type SessionFSExistsParams struct {
+	// Target session identifier
+	SessionID string `json:"sessionId"`
+	// Path using SessionFs conventions
+	Path string `json:"path"`
+}
+
+// SessionFSExistsResult: Indicates whether the requested path exists in the client-provided session
+// filesystem.
+type SessionFSExistsResult struct {
+	// Whether the path exists
+	Exists bool `json:"exists"`
+}
+
+// SessionFSMkdirParams: Directory path to create in the client-provided session filesystem, with
+// options for recursive creation and POSIX mode.
+type SessionFSMkdirParams struct {
+	// Target session identifier
+	SessionID string `json:"sessionId"`
+	// Path using SessionFs conventions
+	Path string `json:"path"`
+	// Create parent directories as needed
+	Recursive *bool `json:"recursive,omitempty"`
+	// Optional POSIX-style mode for newly created directories
+	Mode *int64 `json:"mode,omitempty"`
+}
+
+// SessionFSReadFileBytesParams: Path of the binary file to read from the client-provided session
+// filesystem.
+type SessionFSReadFileBytesParams struct {
+	// Target session identifier
+	SessionID string `json:"sessionId"`
+	// Path using SessionFs conventions
+	Path string `json:"path"`
+}
+
+// SessionFSReadFileBytesResult: File bytes as standard base64, or a filesystem error if the read
+// failed.
+type SessionFSReadFileBytesResult struct {
+	// Exact file bytes encoded as standard base64
+	Content string `json:"content"`
+	// Describes a filesystem error.
+	Error *SessionFSError `json:"error,omitempty"`
+}
+
+// SessionFSReadFileParams: Path of the file to read from the client-provided session filesystem.
+type SessionFSReadFileParams struct {
+	// Target session identifier
+	SessionID string `json:"sessionId"`
+	// Path using SessionFs conventions
+	Path string `json:"path"`
+}
+
+// SessionFSReadFileResult: File content as a UTF-8 string, or a filesystem error if the read
+// failed.
+type SessionFSReadFileResult struct {
+	// File content as UTF-8 string
+	Content string `json:"content"`
+	// Describes a filesystem error.
+	Error *SessionFSError `json:"error,omitempty"`
+}
+
+// SessionFSReaddirParams: Directory path whose entries should be listed from the client-provided
+// session filesystem.
+type SessionFSReaddirParams struct {
+	// Target session identifier
+	SessionID string `json:"sessionId"`
+	// Path using SessionFs conventions
+	Path string `json:"path"`
+}
+
+// SessionFSReaddirResult: Names of entries in the requested directory, or a filesystem error if the
+// read failed.
+type SessionFSReaddirResult struct {
+	// Entry names in the directory
+	Entries []string `json:"entries"`
+	// Describes a filesystem error.
+	Error *SessionFSError `json:"error,omitempty"`
+}
+
+// SessionFSReaddirWithTypesEntry: Directory entry returned by session filesystem
+// `readdirWithTypes`, with name and entry type.
+type SessionFSReaddirWithTypesEntry struct {
+	// Entry name
+	Name string `json:"name"`
+	// Entry type
+	Type SessionFSReaddirWithTypesEntryType `json:"type"`
+}
+
+// SessionFSReaddirWithTypesEntryType: Entry type
+type SessionFSReaddirWithTypesEntryType string
+
+const (
+	// The entry is a file.
+	SessionFSReaddirWithTypesEntryTypeFile SessionFSReaddirWithTypesEntryType = "file"
+	// The entry is a directory.
+	SessionFSReaddirWithTypesEntryTypeDirectory SessionFSReaddirWithTypesEntryType = "directory"
+)
+
+// SessionFSReaddirWithTypesParams: Directory path whose entries (with type information) should be
+// listed from the client-provided session filesystem.
+type SessionFSReaddirWithTypesParams struct {
+	// Target session identifier
+	SessionID string `json:"sessionId"`
+	// Path using SessionFs conventions
+	Path string `json:"path"`
+}
+
+// SessionFSReaddirWithTypesResult: Entries in the requested directory paired with file/directory
+// type information, or a filesystem error if the read failed.
+type SessionFSReaddirWithTypesResult struct {
+	// Directory entries with type information
+	Entries []SessionFSReaddirWithTypesEntry `json:"entries"`
+	// Describes a filesystem error.
+	Error *SessionFSError `json:"error,omitempty"`
+}
+
+// SessionFSRenameParams: Source and destination paths for renaming or moving an entry in the
+// client-provided session filesystem.
+type SessionFSRenameParams struct {
+	// Target session identifier
+	SessionID string `json:"sessionId"`
+	// Source path using SessionFs conventions
+	Src string `json:"src"`
+	// Destination path using SessionFs conventions
+	Dest string `json:"dest"`
+}
+
+// SessionFSRmParams: Path to remove from the client-provided session filesystem, with options for
+// recursive removal and force.
+type SessionFSRmParams struct {
+	// Target session identifier
+	SessionID string `json:"sessionId"`
+	// Path using SessionFs conventions
+	Path string `json:"path"`
+	// Remove directories and their contents recursively
+	Recursive *bool `json:"recursive,omitempty"`
+	// Ignore errors if the path does not exist
+	Force *bool `json:"force,omitempty"`
+}
+
+// SessionFSSetProviderCapabilities: Optional capabilities declared by the provider
+type SessionFSSetProviderCapabilities struct {
+	// Whether the provider supports SQLite query/exists operations
+	Sqlite *bool `json:"sqlite,omitempty"`
+	// Whether the provider supports binary reads and writes through sessionFs.readFileBytes and
+	// sessionFs.writeFileBytes
+	Binary *bool `json:"binary,omitempty"`
+}
+
+// SessionFSSetProviderConventions: Path conventions used by this filesystem
+type SessionFSSetProviderConventions string
+
+const (
+	// Paths use Windows path conventions.
+	SessionFSSetProviderConventionsWindows SessionFSSetProviderConventions = "windows"
+	// Paths use POSIX path conventions.
+	SessionFSSetProviderConventionsPosix SessionFSSetProviderConventions = "posix"
+)
+
+// SessionFSSetProviderRequest: Initial working directory, session-state path layout, and path
+// conventions used to register the calling SDK client as the session filesystem provider. A
+// registered provider is authoritative for path interpretation and filesystem facts used by
+// workspace permission validation. Paths are interpreted lexically; home-relative paths (`~` and
+// `~/...`) and Windows drive-relative paths such as `C:foo` are unsupported. Until provider-side
+// canonicalization is supported, providers must not expose symlinks inside allowed roots that
+// escape those roots.
+type SessionFSSetProviderRequest struct {
+	// Absolute initial working directory for sessions. Registering the provider establishes this path
+	// as the root of its virtual namespace; the runtime does not require the provider to materialize or
+	// stat it before creating a session.
+	InitialCwd string `json:"initialCwd"`
+	// Path within each session's SessionFs where the runtime stores files for that session
+	SessionStatePath string `json:"sessionStatePath"`
+	// Path conventions used by this filesystem
+	Conventions SessionFSSetProviderConventions `json:"conventions"`
+	// Optional capabilities declared by the provider
+	Capabilities *SessionFSSetProviderCapabilities `json:"capabilities,omitempty"`
+}
+
+// SessionFSSetProviderResult: Indicates whether the calling client was registered as the session
+// filesystem provider.
+type SessionFSSetProviderResult struct {
+	// Whether the provider was set successfully
+	Success bool `json:"success"`
+}
+
+// SessionFSSqliteExistsParams: Identifies the target session.
+type SessionFSSqliteExistsParams struct {
+	// Target session identifier
+	SessionID string `json:"sessionId"`
+}
+
+// SessionFSSqliteExistsResult: Indicates whether the per-session SQLite database already exists.
+type SessionFSSqliteExistsResult struct {
+	// Whether the session database already exists
+	Exists bool `json:"exists"`
+}
+
+// SessionFSSqliteQueryParams: SQL query, query type, and optional bind parameters for executing a
+// SQLite query against the per-session database. The provider applies its SQLite busy timeout for
+// every call.
+type SessionFSSqliteQueryParams struct {
+	// Target session identifier
+	SessionID string `json:"sessionId"`
+	// SQL query to execute
+	Query string `json:"query"`
+	// How to execute the query: 'exec' for DDL/multi-statement (no results), 'query' for SELECT
+	// (returns rows), 'run' for INSERT/UPDATE/DELETE (returns rowsAffected)
+	QueryType SessionFSSqliteQueryType `json:"queryType"`
+	// Optional named bind parameters
+	Params map[string]json.RawMessage `json:"params,omitempty"`
+}
+
+// SessionFSSqliteQueryResult: Query results including rows, columns, and rows affected, or a
+// filesystem error if execution failed.
+type SessionFSSqliteQueryResult struct {
+	// For SELECT: array of row objects. For others: empty array.
+	Rows []map[string]json.RawMessage `json:"rows"`
+	// Column names from the result set
+	Columns []string `json:"columns"`
+	// Number of rows affected (for INSERT/UPDATE/DELETE)
+	RowsAffected int64 `json:"rowsAffected"`
+	// SQLite last_insert_rowid() value for INSERT.
+	LastInsertRowid *int64 `json:"lastInsertRowid,omitempty"`
+	// Describes a filesystem error.
+	Error *SessionFSError `json:"error,omitempty"`
+}
+
+// SessionFSSqliteQueryType: How to execute the query: 'exec' for DDL/multi-statement (no results),
+// 'query' for SELECT (returns rows), 'run' for INSERT/UPDATE/DELETE (returns rowsAffected)
+type SessionFSSqliteQueryType string
+
+const (
+	// Execute DDL or multi-statement SQL without returning rows.
+	SessionFSSqliteQueryTypeExec SessionFSSqliteQueryType = "exec"
+	// Execute a SELECT-style query and return rows.
+	SessionFSSqliteQueryTypeQuery SessionFSSqliteQueryType = "query"
+	// Execute INSERT, UPDATE, or DELETE SQL and return affected-row metadata.
+	SessionFSSqliteQueryTypeRun SessionFSSqliteQueryType = "run"
+)
+
+// SessionFSSqliteTransactionError: Classified SQLite transaction failure. busyOrLocked guarantees
+// rollback; postCommitAmbiguous must never be retried.
+type SessionFSSqliteTransactionError struct {
+	// Machine-readable classification of the transaction failure.
+	ErrorClass SessionFSSqliteTransactionErrorClass `json:"errorClass"`
+	// Human-readable transaction failure message.
+	Message string `json:"message"`
+}
+
+// SessionFSSqliteTransactionErrorClass: SQLite transaction failure classification.
+type SessionFSSqliteTransactionErrorClass string
+
+const (
+	// SQLite reported BUSY or LOCKED before commit; the transaction was rolled back and may be retried.
+	SessionFSSqliteTransactionErrorClassBusyOrLocked SessionFSSqliteTransactionErrorClass = "busyOrLocked"
+	// The statement, database, or provider failed definitively and must not be retried automatically.
+	SessionFSSqliteTransactionErrorClassFatal SessionFSSqliteTransactionErrorClass = "fatal"
+	// The transport failed after the provider may have committed; retrying could duplicate effects.
+	SessionFSSqliteTransactionErrorClassPostCommitAmbiguous SessionFSSqliteTransactionErrorClass = "postCommitAmbiguous"
+)
+
+// SessionFSSqliteTransactionParams: Statements to execute atomically. Providers apply busy handling
+// for every call.
+type SessionFSSqliteTransactionParams struct {
+	// Target session identifier
+	SessionID string `json:"sessionId"`
+	// Ordered SQL statements to execute in one transaction.
+	Statements []SessionFSSqliteTransactionStatement `json:"statements"`
+}
+
+// SessionFSSqliteTransactionResult: Per-statement results, or a classified transaction error.
+type SessionFSSqliteTransactionResult struct {
+	// Per-statement query results in input order.
+	Results []SessionFSSqliteQueryResult `json:"results"`
+	// Classified transaction failure, when execution did not succeed.
+	Error *SessionFSSqliteTransactionError `json:"error,omitempty"`
+}
+
+// SessionFSSqliteTransactionStatement: One statement in an atomic SQLite transaction.
+type SessionFSSqliteTransactionStatement struct {
+	// SQL statement to execute.
+	Query string `json:"query"`
+	// How to execute the statement.
+	QueryType SessionFSSqliteQueryType `json:"queryType"`
+	// Optional named bind parameters.
+	Params map[string]json.RawMessage `json:"params,omitempty"`
+}
+
+// SessionFSStatParams: Path whose metadata should be returned from the client-provided session
+// filesystem.
+type SessionFSStatParams struct {
+	// Target session identifier
+	SessionID string `json:"sessionId"`
+	// Path using SessionFs conventions
+	Path string `json:"path"`
+}
+
+// SessionFSStatResult: Filesystem metadata for the requested path, or a filesystem error if the
+// stat failed.
+type SessionFSStatResult struct {
+	// Whether the path is a file
+	IsFile bool `json:"isFile"`
+	// Whether the path is a directory
+	IsDirectory bool `json:"isDirectory"`
+	// File size in bytes
+	Size int64 `json:"size"`
+	// ISO 8601 timestamp of last modification
+	Mtime string `json:"mtime"`
+	// ISO 8601 timestamp of creation
+	Birthtime string `json:"birthtime"`
+	// Describes a filesystem error.
+	Error *SessionFSError `json:"error,omitempty"`
+}
+
+// SessionFSWriteFileBytesParams: File path, standard-base64-encoded bytes to write, and optional
+// mode for the client-provided session filesystem.
+type SessionFSWriteFileBytesParams struct {
+	// Target session identifier
+	SessionID string `json:"sessionId"`
+	// Path using SessionFs conventions
+	Path string `json:"path"`
+	// Exact file bytes encoded as standard base64
+	Content string `json:"content"`
+	// Optional POSIX-style mode for newly created files
+	Mode *int64 `json:"mode,omitempty"`
+}
+
+// SessionFSWriteFileParams: File path, content to write, and optional mode for the client-provided
+// session filesystem.
+type SessionFSWriteFileParams struct {
+	// Target session identifier
+	SessionID string `json:"sessionId"`
+	// Path using SessionFs conventions
+	Path string `json:"path"`
+	// Content to write
+	Content string `json:"content"`
+	// Optional POSIX-style mode for newly created files
+	Mode *int64 `json:"mode,omitempty"`
+}
+
 // SessionFleetStartParams: Parameters for starting fleet orchestration: an optional user prompt
 // combined with the fleet instructions, plus the send options forwarded to the resulting turn.
 type SessionFleetStartParams struct {
@@ -22900,383 +23277,6 @@ type SessionFleetStartParams struct {
 	// If true, await completion of the agentic loop for this fleet request before returning. Defaults
 	// to false.
 	Wait *bool `json:"wait,omitempty"`
-}
-
-// SessionFsAppendFileParams: File path, content to append, and optional mode for the
-// client-provided session filesystem. Implementations create parent directories as needed.
-type SessionFsAppendFileParams struct {
-	// Target session identifier
-	SessionID string `json:"sessionId"`
-	// Path using SessionFs conventions
-	Path string `json:"path"`
-	// Content to append
-	Content string `json:"content"`
-	// Optional POSIX-style mode for newly created files
-	Mode *int64 `json:"mode,omitempty"`
-}
-
-// SessionFsError: Describes a filesystem error.
-type SessionFsError struct {
-	// Error classification
-	Code SessionFsErrorCode `json:"code"`
-	// Free-form detail about the error, for logging/diagnostics
-	Message string `json:"message,omitempty"`
-	// For failed writeFile requests only: true if the provider changed the target before failing. Omit
-	// when unknown or unchanged.
-	WriteChanged *bool `json:"writeChanged,omitempty"`
-}
-
-// SessionFsErrorCode: Error classification
-type SessionFsErrorCode string
-
-const (
-	// The requested path does not exist.
-	SessionFsErrorCodeENOENT SessionFsErrorCode = "ENOENT"
-	// The filesystem operation failed for an unspecified reason.
-	SessionFsErrorCodeUNKNOWN SessionFsErrorCode = "UNKNOWN"
-)
-
-// SessionFsExistsParams: Path to test for existence in the client-provided session filesystem.
-type SessionFsExistsParams struct {
-	// Target session identifier
-	SessionID string `json:"sessionId"`
-	// Path using SessionFs conventions
-	Path string `json:"path"`
-}
-
-// SessionFsExistsResult: Indicates whether the requested path exists in the client-provided session
-// filesystem.
-type SessionFsExistsResult struct {
-	// Whether the path exists
-	Exists bool `json:"exists"`
-}
-
-// SessionFsMkdirParams: Directory path to create in the client-provided session filesystem, with
-// options for recursive creation and POSIX mode.
-type SessionFsMkdirParams struct {
-	// Target session identifier
-	SessionID string `json:"sessionId"`
-	// Path using SessionFs conventions
-	Path string `json:"path"`
-	// Create parent directories as needed
-	Recursive *bool `json:"recursive,omitempty"`
-	// Optional POSIX-style mode for newly created directories
-	Mode *int64 `json:"mode,omitempty"`
-}
-
-// SessionFsReadFileBytesParams: Path of the binary file to read from the client-provided session
-// filesystem.
-type SessionFsReadFileBytesParams struct {
-	// Target session identifier
-	SessionID string `json:"sessionId"`
-	// Path using SessionFs conventions
-	Path string `json:"path"`
-}
-
-// SessionFsReadFileBytesResult: File bytes as standard base64, or a filesystem error if the read
-// failed.
-type SessionFsReadFileBytesResult struct {
-	// Exact file bytes encoded as standard base64
-	Content string `json:"content"`
-	// Describes a filesystem error.
-	Error *SessionFsError `json:"error,omitempty"`
-}
-
-// SessionFsReadFileParams: Path of the file to read from the client-provided session filesystem.
-type SessionFsReadFileParams struct {
-	// Target session identifier
-	SessionID string `json:"sessionId"`
-	// Path using SessionFs conventions
-	Path string `json:"path"`
-}
-
-// SessionFsReadFileResult: File content as a UTF-8 string, or a filesystem error if the read
-// failed.
-type SessionFsReadFileResult struct {
-	// File content as UTF-8 string
-	Content string `json:"content"`
-	// Describes a filesystem error.
-	Error *SessionFsError `json:"error,omitempty"`
-}
-
-// SessionFsReaddirParams: Directory path whose entries should be listed from the client-provided
-// session filesystem.
-type SessionFsReaddirParams struct {
-	// Target session identifier
-	SessionID string `json:"sessionId"`
-	// Path using SessionFs conventions
-	Path string `json:"path"`
-}
-
-// SessionFsReaddirResult: Names of entries in the requested directory, or a filesystem error if the
-// read failed.
-type SessionFsReaddirResult struct {
-	// Entry names in the directory
-	Entries []string `json:"entries"`
-	// Describes a filesystem error.
-	Error *SessionFsError `json:"error,omitempty"`
-}
-
-// SessionFsReaddirWithTypesEntry: Directory entry returned by session filesystem
-// `readdirWithTypes`, with name and entry type.
-type SessionFsReaddirWithTypesEntry struct {
-	// Entry name
-	Name string `json:"name"`
-	// Entry type
-	Type SessionFsReaddirWithTypesEntryType `json:"type"`
-}
-
-// SessionFsReaddirWithTypesEntryType: Entry type
-type SessionFsReaddirWithTypesEntryType string
-
-const (
-	// The entry is a file.
-	SessionFsReaddirWithTypesEntryTypeFile SessionFsReaddirWithTypesEntryType = "file"
-	// The entry is a directory.
-	SessionFsReaddirWithTypesEntryTypeDirectory SessionFsReaddirWithTypesEntryType = "directory"
-)
-
-// SessionFsReaddirWithTypesParams: Directory path whose entries (with type information) should be
-// listed from the client-provided session filesystem.
-type SessionFsReaddirWithTypesParams struct {
-	// Target session identifier
-	SessionID string `json:"sessionId"`
-	// Path using SessionFs conventions
-	Path string `json:"path"`
-}
-
-// SessionFsReaddirWithTypesResult: Entries in the requested directory paired with file/directory
-// type information, or a filesystem error if the read failed.
-type SessionFsReaddirWithTypesResult struct {
-	// Directory entries with type information
-	Entries []SessionFsReaddirWithTypesEntry `json:"entries"`
-	// Describes a filesystem error.
-	Error *SessionFsError `json:"error,omitempty"`
-}
-
-// SessionFsRenameParams: Source and destination paths for renaming or moving an entry in the
-// client-provided session filesystem.
-type SessionFsRenameParams struct {
-	// Target session identifier
-	SessionID string `json:"sessionId"`
-	// Source path using SessionFs conventions
-	Src string `json:"src"`
-	// Destination path using SessionFs conventions
-	Dest string `json:"dest"`
-}
-
-// SessionFsRmParams: Path to remove from the client-provided session filesystem, with options for
-// recursive removal and force.
-type SessionFsRmParams struct {
-	// Target session identifier
-	SessionID string `json:"sessionId"`
-	// Path using SessionFs conventions
-	Path string `json:"path"`
-	// Remove directories and their contents recursively
-	Recursive *bool `json:"recursive,omitempty"`
-	// Ignore errors if the path does not exist
-	Force *bool `json:"force,omitempty"`
-}
-
-// SessionFsSetProviderCapabilities: Optional capabilities declared by the provider
-type SessionFsSetProviderCapabilities struct {
-	// Whether the provider supports SQLite query/exists operations
-	Sqlite *bool `json:"sqlite,omitempty"`
-	// Whether the provider supports binary reads and writes through sessionFs.readFileBytes and
-	// sessionFs.writeFileBytes
-	Binary *bool `json:"binary,omitempty"`
-}
-
-// SessionFsSetProviderConventions: Path conventions used by this filesystem
-type SessionFsSetProviderConventions string
-
-const (
-	// Paths use Windows path conventions.
-	SessionFsSetProviderConventionsWindows SessionFsSetProviderConventions = "windows"
-	// Paths use POSIX path conventions.
-	SessionFsSetProviderConventionsPosix SessionFsSetProviderConventions = "posix"
-)
-
-// SessionFsSetProviderRequest: Initial working directory, session-state path layout, and path
-// conventions used to register the calling SDK client as the session filesystem provider. A
-// registered provider is authoritative for path interpretation and filesystem facts used by
-// workspace permission validation. Paths are interpreted lexically; home-relative paths (`~` and
-// `~/...`) and Windows drive-relative paths such as `C:foo` are unsupported. Until provider-side
-// canonicalization is supported, providers must not expose symlinks inside allowed roots that
-// escape those roots.
-type SessionFsSetProviderRequest struct {
-	// Absolute initial working directory for sessions. Registering the provider establishes this path
-	// as the root of its virtual namespace; the runtime does not require the provider to materialize or
-	// stat it before creating a session.
-	InitialCwd string `json:"initialCwd"`
-	// Path within each session's SessionFs where the runtime stores files for that session
-	SessionStatePath string `json:"sessionStatePath"`
-	// Path conventions used by this filesystem
-	Conventions SessionFsSetProviderConventions `json:"conventions"`
-	// Optional capabilities declared by the provider
-	Capabilities *SessionFsSetProviderCapabilities `json:"capabilities,omitempty"`
-}
-
-// SessionFsSetProviderResult: Indicates whether the calling client was registered as the session
-// filesystem provider.
-type SessionFsSetProviderResult struct {
-	// Whether the provider was set successfully
-	Success bool `json:"success"`
-}
-
-// SessionFsSqliteExistsParams: Identifies the target session.
-type SessionFsSqliteExistsParams struct {
-	// Target session identifier
-	SessionID string `json:"sessionId"`
-}
-
-// SessionFsSqliteExistsResult: Indicates whether the per-session SQLite database already exists.
-type SessionFsSqliteExistsResult struct {
-	// Whether the session database already exists
-	Exists bool `json:"exists"`
-}
-
-// SessionFsSqliteQueryParams: SQL query, query type, and optional bind parameters for executing a
-// SQLite query against the per-session database. The provider applies its SQLite busy timeout for
-// every call.
-type SessionFsSqliteQueryParams struct {
-	// Target session identifier
-	SessionID string `json:"sessionId"`
-	// SQL query to execute
-	Query string `json:"query"`
-	// How to execute the query: 'exec' for DDL/multi-statement (no results), 'query' for SELECT
-	// (returns rows), 'run' for INSERT/UPDATE/DELETE (returns rowsAffected)
-	QueryType SessionFsSqliteQueryType `json:"queryType"`
-	// Optional named bind parameters
-	Params map[string]json.RawMessage `json:"params,omitempty"`
-}
-
-// SessionFsSqliteQueryResult: Query results including rows, columns, and rows affected, or a
-// filesystem error if execution failed.
-type SessionFsSqliteQueryResult struct {
-	// For SELECT: array of row objects. For others: empty array.
-	Rows []map[string]json.RawMessage `json:"rows"`
-	// Column names from the result set
-	Columns []string `json:"columns"`
-	// Number of rows affected (for INSERT/UPDATE/DELETE)
-	RowsAffected int64 `json:"rowsAffected"`
-	// SQLite last_insert_rowid() value for INSERT.
-	LastInsertRowid *int64 `json:"lastInsertRowid,omitempty"`
-	// Describes a filesystem error.
-	Error *SessionFsError `json:"error,omitempty"`
-}
-
-// SessionFsSqliteQueryType: How to execute the query: 'exec' for DDL/multi-statement (no results),
-// 'query' for SELECT (returns rows), 'run' for INSERT/UPDATE/DELETE (returns rowsAffected)
-type SessionFsSqliteQueryType string
-
-const (
-	// Execute DDL or multi-statement SQL without returning rows.
-	SessionFsSqliteQueryTypeExec SessionFsSqliteQueryType = "exec"
-	// Execute a SELECT-style query and return rows.
-	SessionFsSqliteQueryTypeQuery SessionFsSqliteQueryType = "query"
-	// Execute INSERT, UPDATE, or DELETE SQL and return affected-row metadata.
-	SessionFsSqliteQueryTypeRun SessionFsSqliteQueryType = "run"
-)
-
-// SessionFsSqliteTransactionError: Classified SQLite transaction failure. busyOrLocked guarantees
-// rollback; postCommitAmbiguous must never be retried.
-type SessionFsSqliteTransactionError struct {
-	// Machine-readable classification of the transaction failure.
-	ErrorClass SessionFsSqliteTransactionErrorClass `json:"errorClass"`
-	// Human-readable transaction failure message.
-	Message string `json:"message"`
-}
-
-// SessionFsSqliteTransactionErrorClass: SQLite transaction failure classification.
-type SessionFsSqliteTransactionErrorClass string
-
-const (
-	// SQLite reported BUSY or LOCKED before commit; the transaction was rolled back and may be retried.
-	SessionFsSqliteTransactionErrorClassBusyOrLocked SessionFsSqliteTransactionErrorClass = "busyOrLocked"
-	// The statement, database, or provider failed definitively and must not be retried automatically.
-	SessionFsSqliteTransactionErrorClassFatal SessionFsSqliteTransactionErrorClass = "fatal"
-	// The transport failed after the provider may have committed; retrying could duplicate effects.
-	SessionFsSqliteTransactionErrorClassPostCommitAmbiguous SessionFsSqliteTransactionErrorClass = "postCommitAmbiguous"
-)
-
-// SessionFsSqliteTransactionParams: Statements to execute atomically. Providers apply busy handling
-// for every call.
-type SessionFsSqliteTransactionParams struct {
-	// Target session identifier
-	SessionID string `json:"sessionId"`
-	// Ordered SQL statements to execute in one transaction.
-	Statements []SessionFsSqliteTransactionStatement `json:"statements"`
-}
-
-// SessionFsSqliteTransactionResult: Per-statement results, or a classified transaction error.
-type SessionFsSqliteTransactionResult struct {
-	// Per-statement query results in input order.
-	Results []SessionFsSqliteQueryResult `json:"results"`
-	// Classified transaction failure, when execution did not succeed.
-	Error *SessionFsSqliteTransactionError `json:"error,omitempty"`
-}
-
-// SessionFsSqliteTransactionStatement: One statement in an atomic SQLite transaction.
-type SessionFsSqliteTransactionStatement struct {
-	// SQL statement to execute.
-	Query string `json:"query"`
-	// How to execute the statement.
-	QueryType SessionFsSqliteQueryType `json:"queryType"`
-	// Optional named bind parameters.
-	Params map[string]json.RawMessage `json:"params,omitempty"`
-}
-
-// SessionFsStatParams: Path whose metadata should be returned from the client-provided session
-// filesystem.
-type SessionFsStatParams struct {
-	// Target session identifier
-	SessionID string `json:"sessionId"`
-	// Path using SessionFs conventions
-	Path string `json:"path"`
-}
-
-// SessionFsStatResult: Filesystem metadata for the requested path, or a filesystem error if the
-// stat failed.
-type SessionFsStatResult struct {
-	// Whether the path is a file
-	IsFile bool `json:"isFile"`
-	// Whether the path is a directory
-	IsDirectory bool `json:"isDirectory"`
-	// File size in bytes
-	Size int64 `json:"size"`
-	// ISO 8601 timestamp of last modification
-	Mtime string `json:"mtime"`
-	// ISO 8601 timestamp of creation
-	Birthtime string `json:"birthtime"`
-	// Describes a filesystem error.
-	Error *SessionFsError `json:"error,omitempty"`
-}
-
-// SessionFsWriteFileBytesParams: File path, standard-base64-encoded bytes to write, and optional
-// mode for the client-provided session filesystem.
-type SessionFsWriteFileBytesParams struct {
-	// Target session identifier
-	SessionID string `json:"sessionId"`
-	// Path using SessionFs conventions
-	Path string `json:"path"`
-	// Exact file bytes encoded as standard base64
-	Content string `json:"content"`
-	// Optional POSIX-style mode for newly created files
-	Mode *int64 `json:"mode,omitempty"`
-}
-
-// SessionFsWriteFileParams: File path, content to write, and optional mode for the client-provided
-// session filesystem.
-type SessionFsWriteFileParams struct {
-	// Target session identifier
-	SessionID string `json:"sessionId"`
-	// Path using SessionFs conventions
-	Path string `json:"path"`
-	// Content to write
-	Content string `json:"content"`
-	// Optional POSIX-style mode for newly created files
-	Mode *int64 `json:"mode,omitempty"`
 }
 
 // SessionGitHubAuthGetAllAuthAvailableParams: Identifies the target session.

@@ -9,7 +9,7 @@ import (
 // protocol's: MCP, LLM, SDK, …), so "sessionId" becomes SessionID.
 var initialisms = map[string]bool{
 	"ACL": true, "AI": true, "API": true, "ASCII": true, "CA": true, "CLI": true, "CPU": true, "CSS": true,
-	"DNS": true, "EOF": true, "GUID": true, "HTML": true, "HTTP": true, "HTTPS": true, "ID": true, "IDE": true,
+	"DNS": true, "EOF": true, "FS": true, "GUID": true, "HTML": true, "HTTP": true, "HTTPS": true, "ID": true, "IDE": true,
 	"IP": true, "JSON": true, "LLM": true, "LSP": true, "MCP": true, "ML": true, "OS": true,
 	"PR": true, "RPC": true, "SDK": true, "SQL": true, "SSH": true, "TCP": true, "TLS": true, "TTL": true,
 	"UI": true, "UID": true, "URI": true, "URL": true, "UTF8": true, "UUID": true, "VM": true, "XML": true,

@@ -1,0 +1,216 @@
+package copilot
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/quorum-go/quorum/copilot/protocol"
+	"github.com/quorum-go/quorum/internal/sim"
+	"github.com/quorum-go/quorum/internal/testing/testutil"
+)
+
+// eventLog is an OnEvent that hands every event to the test.
+type eventLog chan Event
+
+func (l eventLog) on(ev Event) { l <- ev }
+
+// await returns the first event of type typ, skipping others.
+func (l eventLog) await(t *testing.T, typ string) Event {
+	t.Helper()
+	ctx := testutil.Context(t, hangGuard)
+	for {
+		select {
+		case ev := <-l:
+			if ev.Type == typ {
+				return ev
+			}
+		case <-ctx.Done():
+			t.Fatalf("no %s event", typ)
+		}
+	}
+}
+
+// eventTypes records the types of a session's events, from any goroutine.
+type eventTypes struct {
+	mu    sync.Mutex
+	types []string
+}
+
+func (r *eventTypes) on(ev Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.types = append(r.types, ev.Type)
+}
+
+func (r *eventTypes) first() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.types) == 0 {
+		return ""
+	}
+	return r.types[0]
+}
+
+func onlyConn(t *testing.T, srv *sim.Server) *sim.Conn {
+	t.Helper()
+	conns := srv.Conns()
+	if len(conns) != 1 {
+		t.Fatalf("%d simulator connections, want 1", len(conns))
+	}
+	return conns[0]
+}
+
+// Events that come between turns reach OnEvent at once, typed, and do not
+// leak into the next turn: a background session.idle does not end it.
+func TestEventsBetweenTurnsReachOnEvent(t *testing.T) {
+	c, srv := simClient(t, sim.Options{Models: []sim.Model{model("m", sim.Echo)}})
+	ctx := testutil.Context(t, hangGuard)
+	events := make(eventLog, 256)
+	s, err := c.NewSession(ctx, SessionConfig{Model: "m", OnEvent: events.on})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Destroy(ctx)
+	events.await(t, protocol.EventSessionStart) // before any turn: the dispatcher read it
+	if r, err := s.Stream(ctx, "one", TurnHandlers{}); err != nil || r.Text != "echo: one" {
+		t.Fatalf("first turn: %q, %v", r.Text, err)
+	}
+	events.await(t, protocol.EventSessionIdle) // a turn's events go to OnEvent too
+
+	conn := onlyConn(t, srv)
+	if err := conn.EmitEvent(s.ID(), protocol.EventSessionTitleChanged, map[string]string{"title": "Greetings"}, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.EmitEvent(s.ID(), protocol.EventSessionIdle, map[string]any{}, true); err != nil {
+		t.Fatal(err)
+	}
+	ev := events.await(t, protocol.EventSessionTitleChanged)
+	d, err := ev.Decode()
+	if title, ok := d.(*protocol.TitleChangedData); err != nil || !ok || title.Title != "Greetings" {
+		t.Fatalf("title event decoded to %#v, %v", d, err)
+	}
+	events.await(t, protocol.EventSessionIdle)
+	if r, err := s.Stream(ctx, "two", TurnHandlers{}); err != nil || r.Text != "echo: two" {
+		t.Fatalf("second turn after a background idle: %q, %v", r.Text, err)
+	}
+}
+
+// A request the CLI sends between turns is answered at once: by the
+// session's handler; without one, by the protocol's decline where it has
+// one, else with an error that names the handler to set.
+func TestRequestsAreAnsweredAnyTime(t *testing.T) {
+	c, srv := simClient(t, sim.Options{Models: []sim.Model{model("m", sim.Echo)}})
+	ctx := testutil.Context(t, hangGuard)
+	var asked string
+	cfg := SessionConfig{Model: "m"}
+	cfg.Handlers.UserInputRequest = func(_ context.Context, p *protocol.UserInputRequestParams) (*protocol.UserInputResponse, error) {
+		asked = p.Question
+		return &protocol.UserInputResponse{Answer: "blue", WasFreeform: true}, nil
+	}
+	cfg.Handlers.SessionFSReadFile = func(context.Context, *protocol.SessionFSReadFileParams) (*protocol.SessionFSReadFileResult, error) {
+		return nil, errors.New("no such file")
+	}
+	s, err := c.NewSession(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Destroy(ctx)
+	conn := onlyConn(t, srv)
+
+	a := conn.CallSession(ctx, s.ID(), protocol.MethodUserInputRequest, map[string]any{"question": "Favourite colour?"})
+	var ui protocol.UserInputResponse
+	if a.Err != nil || a.Error != nil || json.Unmarshal(a.Result, &ui) != nil || ui.Answer != "blue" || asked != "Favourite colour?" {
+		t.Fatalf("user input: %+v (asked %q)", a, asked)
+	}
+	// A handler's error is the answer's error.
+	a = conn.CallSession(ctx, s.ID(), protocol.MethodSessionFSReadFile, map[string]any{"path": "/x"})
+	if a.Error == nil || !strings.Contains(a.Error.Message, "no such file") {
+		t.Fatalf("handler error: %+v", a)
+	}
+	// No handler: a hook is declined with a result that lets the CLI go on.
+	a = conn.CallSession(ctx, s.ID(), protocol.MethodHooksInvoke, map[string]any{"hookType": "preToolUse", "input": map[string]any{}})
+	if a.Err != nil || a.Error != nil || string(a.Result) != `{}` {
+		t.Fatalf("hook decline: %+v", a)
+	}
+	// No handler and no way to say no: an error naming the handler.
+	a = conn.CallSession(ctx, s.ID(), protocol.MethodProviderTokenGetToken, map[string]any{})
+	if a.Error == nil || !strings.Contains(a.Error.Message, "SessionConfig.Handlers") {
+		t.Fatalf("no handler: %+v", a)
+	}
+	// The session still works.
+	if r, err := s.Stream(ctx, "after", TurnHandlers{}); err != nil || r.Text != "echo: after" {
+		t.Fatalf("turn after requests: %q, %v", r.Text, err)
+	}
+}
+
+// Setting a handler for an older request tells the CLI, at creation, that
+// the client answers it.
+func TestHandlersTurnRequestsOn(t *testing.T) {
+	c, _ := simClient(t, sim.Options{Models: []sim.Model{model("m", sim.Echo)}})
+	ctx := testutil.Context(t, hangGuard)
+	cfg := SessionConfig{Model: "m"}
+	cfg.Handlers.UserInputRequest = func(context.Context, *protocol.UserInputRequestParams) (*protocol.UserInputResponse, error) {
+		return &protocol.UserInputResponse{}, nil
+	}
+	cfg.Handlers.HooksInvoke = func(context.Context, *protocol.HookInvokeRequest) (*protocol.HookInvokeResponse, error) {
+		return &protocol.HookInvokeResponse{}, nil
+	}
+	_, created, err := c.prepare(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !created.RequestUserInput || !created.Hooks || created.RequestExitPlanMode {
+		t.Fatalf("create params: %+v", created)
+	}
+}
+
+// The typed RPC reaches the CLI with the session id filled in; the
+// client's goes to the current connection.
+func TestTypedRPC(t *testing.T) {
+	c, _ := simClient(t, sim.Options{Models: []sim.Model{model("m", sim.Echo)}})
+	ctx := testutil.Context(t, hangGuard)
+	p, err := c.RPC().Ping(ctx, protocol.PingRequest{Message: "typed"})
+	if err != nil || p.Message != "pong: typed" {
+		t.Fatalf("ping: %+v, %v", p, err)
+	}
+	s, err := c.NewSession(ctx, SessionConfig{Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Destroy(ctx)
+	if _, err := s.RPC().Abort(ctx, protocol.SessionAbortParams{}); err != nil {
+		t.Fatalf("abort with no turn: %v", err)
+	}
+}
+
+// A sub-agent's text is kept apart from the main reply.
+func TestSubAgentTextIsKeptApart(t *testing.T) {
+	respond := func(sim.Turn) sim.Reply {
+		return sim.Reply{Text: "main answer", SubAgents: []sim.SubAgentText{{AgentID: "explore-1", Text: "looked around"}}}
+	}
+	c, _ := simClient(t, sim.Options{Models: []sim.Model{model("m", respond)}})
+	ctx := testutil.Context(t, hangGuard)
+	s, err := c.NewSession(ctx, SessionConfig{Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Destroy(ctx)
+	var main, sub strings.Builder
+	r, err := s.Stream(ctx, "go", TurnHandlers{
+		OnDelta:      func(d string) { main.WriteString(d) },
+		OnAgentDelta: func(id, d string) { sub.WriteString(id + ":" + d) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Text != "main answer" || main.String() != "main answer" {
+		t.Errorf("main: %q, deltas %q", r.Text, main.String())
+	}
+	if r.AgentText["explore-1"] != "looked around" || !strings.HasPrefix(sub.String(), "explore-1:") {
+		t.Errorf("sub-agent: %v, deltas %q", r.AgentText, sub.String())
+	}
+}
