@@ -126,10 +126,10 @@ func (c *Client) prepare(ctx context.Context, cfg SessionConfig) (*Session, prot
 		id = uuid.NewString()
 	}
 	s := &Session{
-		model:  cfg.Model,
-		client: c,
-		r:      cn.r,
-		tools:  make(map[string]Tool),
+		model:    cfg.Model,
+		client:   c,
+		r:        cn.r,
+		tools:    make(map[string]Tool),
 		policy:   cfg.Permissions,
 		onEvent:  cfg.OnEvent,
 		handlers: &cfg.Handlers,
