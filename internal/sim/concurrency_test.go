@@ -11,6 +11,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/quorum-go/quorum/copilot/protocol"
 	"github.com/quorum-go/quorum/internal/sim"
 )
 
@@ -51,7 +52,7 @@ func TestConcurrentSessions(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			var res struct{ MessageID string }
-			if err := c.call("session.send", map[string]any{"sessionId": id, "prompt": fmt.Sprintf("p%02d", i)}, &res); err != nil {
+			if err := c.call(protocol.MethodSessionSend, map[string]any{"sessionId": id, "prompt": fmt.Sprintf("p%02d", i)}, &res); err != nil {
 				t.Errorf("send %d: %v", i, err)
 			}
 		}()
@@ -108,7 +109,7 @@ func TestSlowClient(t *testing.T) {
 	stalled := make(chan struct{})
 	var once sync.Once
 	c.onNotify = func(method string, _ json.RawMessage) {
-		if method == "session.event" {
+		if method == protocol.NotificationSessionEvent {
 			once.Do(func() {
 				close(stalled)
 				<-stall // the client's read loop stops here
@@ -126,9 +127,9 @@ func TestSlowClient(t *testing.T) {
 	go func() {
 		defer close(sent)
 		for i := range pings {
-			w, err := c.rpc.DispatchCall(ctx, "ping", map[string]any{"message": fmt.Sprint(i)})
+			w, err := c.rpc.DispatchCall(ctx, protocol.MethodPing, map[string]any{"message": fmt.Sprint(i)})
 			if err != nil {
-				t.Errorf("ping %d: %v", i, err)
+				t.Errorf("%s %d: %v", protocol.MethodPing, i, err)
 				return
 			}
 			waiters = append(waiters, w)
@@ -142,10 +143,10 @@ func TestSlowClient(t *testing.T) {
 	// The server has handled them all, still with the client stalled. (A
 	// write completes when the server's reader took the bytes; the handler
 	// counts a moment later.)
-	for deadline := time.Now().Add(guard); srv.Calls("ping") < pings && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(guard); srv.Calls(protocol.MethodPing) < pings && time.Now().Before(deadline); {
 		time.Sleep(time.Millisecond)
 	}
-	if got := srv.Calls("ping"); got != pings {
+	if got := srv.Calls(protocol.MethodPing); got != pings {
 		t.Errorf("server handled %d pings, want %d", got, pings)
 	}
 
@@ -153,7 +154,7 @@ func TestSlowClient(t *testing.T) {
 	for i, w := range waiters {
 		var res struct{ Message string }
 		if err := w.Wait(ctx, &res); err != nil || res.Message != fmt.Sprintf("pong: %d", i) {
-			t.Errorf("ping %d: %+v %v", i, res, err)
+			t.Errorf("%s %d: %+v %v", protocol.MethodPing, i, res, err)
 		}
 	}
 	evs := c.waitIdle(id, 1)
@@ -175,8 +176,8 @@ func TestConnectionCloseEndsEverything(t *testing.T) {
 	b := c.createSession(map[string]any{"model": "m", "requestPermission": true, "tools": []any{lookupTool}})
 	c.send(a, "x")
 	c.send(b, "y")
-	c.waitType(a, "assistant.turn_start")
-	c.waitType(b, "permission.requested")
+	c.waitType(a, protocol.EventAssistantTurnStart)
+	c.waitType(b, protocol.EventPermissionRequested)
 	if got := len(srv.LiveSessions()); got != 2 {
 		t.Fatalf("live sessions = %d", got)
 	}
@@ -201,7 +202,7 @@ func TestServerClose(t *testing.T) {
 	c := newClient(t, rwc)
 	id := c.createSession(nil)
 	c.send(id, "x")
-	c.waitType(id, "assistant.turn_start")
+	c.waitType(id, protocol.EventAssistantTurnStart)
 
 	srv.Close() // waits for everything
 	select {
@@ -209,7 +210,7 @@ func TestServerClose(t *testing.T) {
 	default:
 		t.Fatal("Close returned before the connection ended")
 	}
-	if err := c.call("ping", nil, nil); err == nil {
+	if err := c.call(protocol.MethodPing, nil, nil); err == nil {
 		t.Error("ping after Close succeeded")
 	}
 	if _, err := srv.ServeConn(context.Background(), nopRWC{}); err != sim.ErrServerClosed {

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 
 	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/quorum-go/quorum/copilot/protocol"
 )
 
 // Conn is the server's side of one client connection: its sessions, its
@@ -292,7 +294,7 @@ func (c *Conn) dispatch(r *request) (result any, err error) {
 		}
 	}()
 	fn := methods[r.method]
-	if fn == nil || (r.method == "connect" && c.srv.opts.NoConnect) {
+	if fn == nil || (r.method == protocol.MethodConnect && c.srv.opts.NoConnect) {
 		return nil, &jsonrpc2.Error{Code: CodeMethodNotFound, Message: "Unhandled method " + r.method}
 	}
 	return fn(c, r)
@@ -314,6 +316,9 @@ func (s recordingStream) ReadObject(v any) error {
 type logger func(format string, args ...any)
 
 func (l logger) Printf(format string, args ...any) { l(format, args...) }
+
+// ptr returns a pointer to v, for the protocol types' optional fields.
+func ptr[T any](v T) *T { return &v }
 
 func boolInt(b bool) int {
 	if b {

@@ -42,9 +42,17 @@
 // Events. Every event has a fresh UUID id, an RFC 3339 timestamp with
 // milliseconds, and a parentId: the id of the session's previous
 // non-ephemeral event (null for session.start). Ephemeral events (those the
-// CLI's schema marks so: assistant.message_delta, assistant.streaming_delta,
-// assistant.usage, assistant.idle, session.idle) are not parents and are left
-// out of session.getMessages.
+// CLI's schema marks so, as protocol.IsEphemeral reports: of the simulator's,
+// assistant.message_delta, assistant.streaming_delta, assistant.usage,
+// assistant.idle, external_tool.completed and session.idle) are not parents
+// and are left out of session.getMessages.
+//
+// Names and payloads. Every method, notification and event type is named by
+// its copilot/protocol constant, and requests, results and event data are
+// the protocol package's types wherever one says exactly what the simulator
+// sends (a few stay local: Event, whose parentId the schema requires even
+// when null; assistant.message, which always carries toolRequests; the
+// params the simulator reads more leniently than the types would).
 //
 // # Turn shapes
 //

@@ -9,6 +9,8 @@ import (
 	"strconv"
 
 	"github.com/google/uuid"
+
+	"github.com/quorum-go/quorum/copilot/protocol"
 )
 
 // Fault injection. Every method here queues its bytes on the connection's one
@@ -127,7 +129,7 @@ func (c *Conn) EmitEvent(sessionID, eventType string, data any, ephemeral bool) 
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if !s.destroyed {
-			s.emitLocked(eventType, data, ephemeral)
+			s.emitEventLocked(eventType, data, ephemeral)
 			return nil
 		}
 	}
@@ -136,7 +138,7 @@ func (c *Conn) EmitEvent(sessionID, eventType string, data any, ephemeral bool) 
 		return err
 	}
 	ev := Event{Type: eventType, Data: raw, ID: uuid.NewString(), Timestamp: now(), Ephemeral: ephemeral}
-	if !c.notify("session.event", eventParams(sessionID, ev)) {
+	if !c.notify(protocol.NotificationSessionEvent, eventParams(sessionID, ev)) {
 		return errConnClosed
 	}
 	return nil
@@ -162,7 +164,7 @@ func (c *Conn) Call(ctx context.Context, method string, params any) Answer {
 // answers it with an error rather than leaving it unanswered.
 func (c *Conn) CallUnknownSession(ctx context.Context, method string) (string, Answer) {
 	if method == "" {
-		method = "tool.call"
+		method = protocol.MethodToolCall
 	}
 	id := uuid.NewString()
 	return id, c.call(ctx, method, map[string]any{

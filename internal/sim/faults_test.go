@@ -16,6 +16,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/quorum-go/quorum/copilot/protocol"
 	"github.com/quorum-go/quorum/internal/sim"
 )
 
@@ -114,7 +115,7 @@ func TestFaultInjectionBytes(t *testing.T) {
 	// Normal traffic goes on around the faults.
 	p.write(sim.Frame([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"message":"a"}}`)))
 	if r := p.readResponse(); string(r.ID) != "1" || !strings.Contains(string(r.Result), `"pong: a"`) {
-		t.Fatalf("ping response = %+v", r)
+		t.Fatalf("%s response = %+v", protocol.MethodPing, r)
 	}
 
 	must(c.WriteInvalidJSON())
@@ -129,7 +130,7 @@ func TestFaultInjectionBytes(t *testing.T) {
 	body := `{"id":424242,"jsonrpc":"2.0","result":{"ok":true}}`
 	p.expect("unknown response", []byte(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body)))
 
-	c.DoubleAnswer("ping")
+	c.DoubleAnswer(protocol.MethodPing)
 	p.write(sim.Frame([]byte(`{"jsonrpc":"2.0","id":2,"method":"ping","params":{"message":"b"}}`)))
 	first, second := p.readFrame(), p.readFrame()
 	if !bytes.Equal(first, second) || !strings.Contains(string(first), `"id":2`) {
@@ -145,7 +146,7 @@ func TestFaultInjectionBytes(t *testing.T) {
 		t.Fatalf("third ping answered twice? %+v", r)
 	}
 
-	sid, err := c.EmitUnknownSessionEvent("assistant.message")
+	sid, err := c.EmitUnknownSessionEvent(protocol.EventAssistantMessage)
 	must(err)
 	var note struct {
 		JSONRPC string `json:"jsonrpc"`
@@ -158,8 +159,8 @@ func TestFaultInjectionBytes(t *testing.T) {
 	}
 	raw := p.readFrame()
 	mustUnmarshal(t, raw, &note)
-	if note.JSONRPC != "2.0" || note.Method != "session.event" || note.ID != nil || note.Params.SessionID != sid ||
-		note.Params.Event.Type != "assistant.message" || note.Params.Event.ID == "" || note.Params.Event.ParentID != nil {
+	if note.JSONRPC != "2.0" || note.Method != protocol.NotificationSessionEvent || note.ID != nil || note.Params.SessionID != sid ||
+		note.Params.Event.Type != protocol.EventAssistantMessage || note.Params.Event.ID == "" || note.Params.Event.ParentID != nil {
 		t.Fatalf("unknown-session event = %s", raw)
 	}
 	if len(srv.LiveSessions()) != 0 {
@@ -211,8 +212,8 @@ func TestDuplicateResponseToClient(t *testing.T) {
 	srv := newServer(t, sim.Options{})
 	c, sc := dial(t, srv)
 	sc.DoubleAnswer("")
-	c.mustCall("ping", map[string]any{"message": "1"}, nil)
-	c.mustCall("ping", map[string]any{"message": "2"}, nil)
+	c.mustCall(protocol.MethodPing, map[string]any{"message": "1"}, nil)
+	c.mustCall(protocol.MethodPing, map[string]any{"message": "2"}, nil)
 	wire := c.waitWire("3 responses", func(w []wireEntry) bool { return len(w) >= 3 })
 	if !wire[0].Response || !wire[1].Response || wire[0].ID != wire[1].ID || wire[2].ID == wire[0].ID {
 		t.Errorf("responses: %s", dump(wire))
@@ -230,7 +231,7 @@ func TestCallUnknownSession(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), guard)
 	defer cancel()
 	sid, a := sc.CallUnknownSession(ctx, "")
-	if a.Err != nil || a.Error == nil || a.Error.Code != -32602 || a.Error.Message != "unknown session "+sid || a.Method != "tool.call" {
+	if a.Err != nil || a.Error == nil || a.Error.Code != -32602 || a.Error.Message != "unknown session "+sid || a.Method != protocol.MethodToolCall {
 		t.Fatalf("answer = %+v", a)
 	}
 	got := srv.Answers()
@@ -242,7 +243,7 @@ func TestCallUnknownSession(t *testing.T) {
 	c.onRequest = nil
 	short, cancelShort := context.WithCancel(context.Background())
 	cancelShort()
-	_, a = sc.CallUnknownSession(short, "userInput.request")
+	_, a = sc.CallUnknownSession(short, protocol.MethodUserInputRequest)
 	if !errors.Is(a.Err, context.Canceled) {
 		t.Errorf("unanswered call: %+v", a)
 	}
@@ -325,15 +326,21 @@ func TestClientFramingErrors(t *testing.T) {
 	}
 }
 
+// rawRequest is the exact body of a request whose params are given as
+// raw JSON, well formed or not.
+func rawRequest(id int, method, params string) []byte {
+	return []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, params))
+}
+
 // FuzzServerInput feeds arbitrary bytes to a connection: the server must
 // neither panic nor hang on close.
 func FuzzServerInput(f *testing.F) {
 	seeds := []string{
 		"",
 		"Content-Length: 2\r\n\r\n{}",
-		string(sim.Frame([]byte(`{"jsonrpc":"2.0","id":1,"method":"session.create","params":{"tools":[{"name":"a"}]}}`))),
-		string(sim.Frame([]byte(`{"jsonrpc":"2.0","id":1,"method":"session.send","params":{"sessionId":null,"prompt":1}}`))),
-		string(sim.Frame([]byte(`{"jsonrpc":"2.0","id":-1,"method":"session.tools.handlePendingToolCall","params":[]}`))),
+		string(sim.Frame(rawRequest(1, protocol.MethodSessionCreate, `{"tools":[{"name":"a"}]}`))),
+		string(sim.Frame(rawRequest(1, protocol.MethodSessionSend, `{"sessionId":null,"prompt":1}`))),
+		string(sim.Frame(rawRequest(-1, protocol.MethodSessionToolsHandlePendingToolCall, `[]`))),
 		"Content-Length: 99999999999999999999\r\n\r\n",
 	}
 	for _, s := range seeds {
@@ -360,11 +367,11 @@ func FuzzServerInput(f *testing.F) {
 func FuzzServerMessage(f *testing.F) {
 	seeds := []string{
 		`{}`, `42`, `null`, `[]`, `"x"`, `{"jsonrpc":"2.0","id":1,"method":`,
-		`{"jsonrpc":"2.0","id":1,"method":"session.create","params":{"sessionId":"s","tools":[{"name":"a"}]}}`,
-		`{"jsonrpc":"2.0","id":2,"method":"session.send","params":{"sessionId":"s","prompt":"p"}}`,
+		string(rawRequest(1, protocol.MethodSessionCreate, `{"sessionId":"s","tools":[{"name":"a"}]}`)),
+		string(rawRequest(2, protocol.MethodSessionSend, `{"sessionId":"s","prompt":"p"}`)),
 		`{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`,
 		`{"jsonrpc":"2.0","id":3,"result":{"x":1}}`,
-		`{"jsonrpc":"2.0","id":4,"method":"session.tools.handlePendingToolCall","params":{"sessionId":"s","requestId":"r","result":7}}`,
+		string(rawRequest(4, protocol.MethodSessionToolsHandlePendingToolCall, `{"sessionId":"s","requestId":"r","result":7}`)),
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s))

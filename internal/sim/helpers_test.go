@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 	"go.uber.org/goleak"
 
+	"github.com/quorum-go/quorum/copilot/protocol"
 	"github.com/quorum-go/quorum/internal/sim"
 )
 
@@ -94,7 +96,7 @@ func (c *client) record(req *jsonrpc2.Request, resp *jsonrpc2.Response) {
 		if req.Params != nil {
 			e.Params = append(json.RawMessage(nil), *req.Params...)
 		}
-		if req.Method == "session.event" && json.Unmarshal(e.Params, &se) == nil {
+		if req.Method == protocol.NotificationSessionEvent && json.Unmarshal(e.Params, &se) == nil {
 			e.Session = se.SessionID
 		}
 	default:
@@ -104,7 +106,7 @@ func (c *client) record(req *jsonrpc2.Request, resp *jsonrpc2.Response) {
 	c.wire = append(c.wire, e)
 	if e.Session != "" {
 		c.events_[e.Session] = append(c.events_[e.Session], se.Event)
-		if se.Event.Type == "session.idle" {
+		if se.Event.Type == protocol.EventSessionIdle {
 			c.idles[e.Session]++
 		}
 	}
@@ -254,13 +256,13 @@ func (c *client) waitEvents(sessionID, what string, pred func([]sim.Event) bool)
 func (c *client) waitIdle(sessionID string, n int) []sim.Event {
 	c.t.Helper()
 	var evs []sim.Event
-	c.wait(fmt.Sprintf("session.idle #%d of %s", n, sessionID), func() bool {
+	c.wait(fmt.Sprintf("%s #%d of %s", protocol.EventSessionIdle, n, sessionID), func() bool {
 		if c.idles[sessionID] < n {
 			return false
 		}
 		all, seen := c.events_[sessionID], 0
 		for i, e := range all {
-			if e.Type == "session.idle" {
+			if e.Type == protocol.EventSessionIdle {
 				if seen++; seen == n {
 					evs = slices.Clone(all[:i+1])
 					break
@@ -312,7 +314,7 @@ func deltas(t *testing.T, evs []sim.Event) string {
 	t.Helper()
 	var s string
 	for _, e := range evs {
-		if e.Type == "assistant.message_delta" {
+		if e.Type == protocol.EventAssistantMessageDelta {
 			var d struct{ DeltaContent string }
 			mustUnmarshal(t, e.Data, &d)
 			s += d.DeltaContent
@@ -326,7 +328,7 @@ func messageContent(t *testing.T, evs []sim.Event) string {
 	t.Helper()
 	content, found := "", false
 	for _, e := range evs {
-		if e.Type == "assistant.message" {
+		if e.Type == protocol.EventAssistantMessage {
 			var d struct{ Content string }
 			mustUnmarshal(t, e.Data, &d)
 			content, found = d.Content, true
@@ -336,6 +338,17 @@ func messageContent(t *testing.T, evs []sim.Event) string {
 		t.Fatalf("no assistant.message in %v", types(evs))
 	}
 	return content
+}
+
+// sameJSON reports whether a and b are the same JSON value. Byte equality
+// is too strict: the test client's jsonrpc2 re-encodes a notification's
+// params (sorting object keys), but not a response's result.
+func sameJSON(t *testing.T, a, b json.RawMessage) bool {
+	t.Helper()
+	var va, vb any
+	mustUnmarshal(t, a, &va)
+	mustUnmarshal(t, b, &vb)
+	return reflect.DeepEqual(va, vb)
 }
 
 func mustUnmarshal(t *testing.T, raw json.RawMessage, v any) {
@@ -355,6 +368,19 @@ func dump(wire []wireEntry) string {
 		}
 	}
 	return s
+}
+
+// The session.lifecycle types the tests look for; package protocol names
+// none of them yet.
+const (
+	lifecycleCreated = "session.created"
+	lifecycleDeleted = "session.deleted"
+)
+
+// isLifecycle reports whether e is a session.lifecycle notification of typ.
+func isLifecycle(e wireEntry, typ string) bool {
+	var l protocol.LifecycleNotification
+	return e.Method == protocol.NotificationSessionLifecycle && json.Unmarshal(e.Params, &l) == nil && l.Type == typ
 }
 
 // newServer starts a server with opts and registers its Close.
@@ -379,9 +405,9 @@ func (c *client) createSession(params map[string]any) string {
 		SessionID     string `json:"sessionId"`
 		WorkspacePath string `json:"workspacePath"`
 	}
-	c.mustCall("session.create", params, &res)
+	c.mustCall(protocol.MethodSessionCreate, params, &res)
 	if res.SessionID == "" {
-		c.t.Fatalf("session.create returned no sessionId")
+		c.t.Fatalf("%s returned no sessionId", protocol.MethodSessionCreate)
 	}
 	return res.SessionID
 }
@@ -392,9 +418,9 @@ func (c *client) send(sessionID, prompt string) string {
 	var res struct {
 		MessageID string `json:"messageId"`
 	}
-	c.mustCall("session.send", map[string]any{"sessionId": sessionID, "prompt": prompt}, &res)
+	c.mustCall(protocol.MethodSessionSend, map[string]any{"sessionId": sessionID, "prompt": prompt}, &res)
 	if res.MessageID == "" {
-		c.t.Fatalf("session.send returned no messageId")
+		c.t.Fatalf("%s returned no messageId", protocol.MethodSessionSend)
 	}
 	return res.MessageID
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/quorum-go/quorum/copilot/protocol"
 )
 
 // JSON-RPC error codes the simulator answers with.
@@ -69,48 +71,38 @@ var methods map[string]method
 
 func init() {
 	methods = map[string]method{
-		"connect":             (*Conn).handleConnect,
-		"ping":                (*Conn).handlePing,
-		"status.get":          (*Conn).handleStatus,
-		"auth.getStatus":      (*Conn).handleAuthStatus,
-		"models.list":         (*Conn).handleModelsList,
-		"session.list":        (*Conn).handleSessionList,
-		"session.create":      (*Conn).handleCreate,
-		"session.resume":      (*Conn).handleResume,
-		"session.send":        (*Conn).handleSend,
-		"session.abort":       (*Conn).handleAbort,
-		"session.destroy":     (*Conn).handleDestroy,
-		"session.delete":      (*Conn).handleDestroy,
-		"runtime.shutdown":    (*Conn).handleShutdown,
-		"session.getMessages": (*Conn).handleGetMessages,
-		"session.permissions.handlePendingPermissionRequest": (*Conn).handlePermissionAnswer,
-		"session.tools.handlePendingToolCall":                (*Conn).handleToolAnswer,
+		protocol.MethodConnect:                                          (*Conn).handleConnect,
+		protocol.MethodPing:                                             (*Conn).handlePing,
+		protocol.MethodStatusGet:                                        (*Conn).handleStatus,
+		protocol.MethodAuthGetStatus:                                    (*Conn).handleAuthStatus,
+		protocol.MethodModelsList:                                       (*Conn).handleModelsList,
+		protocol.MethodSessionList:                                      (*Conn).handleSessionList,
+		protocol.MethodSessionCreate:                                    (*Conn).handleCreate,
+		protocol.MethodSessionResume:                                    (*Conn).handleResume,
+		protocol.MethodSessionSend:                                      (*Conn).handleSend,
+		protocol.MethodSessionAbort:                                     (*Conn).handleAbort,
+		protocol.MethodSessionDestroy:                                   (*Conn).handleDestroy,
+		protocol.MethodSessionDelete:                                    (*Conn).handleDestroy,
+		protocol.MethodRuntimeShutdown:                                  (*Conn).handleShutdown,
+		protocol.MethodSessionGetMessages:                               (*Conn).handleGetMessages,
+		protocol.MethodSessionPermissionsHandlePendingPermissionRequest: (*Conn).handlePermissionAnswer,
+		protocol.MethodSessionToolsHandlePendingToolCall:                (*Conn).handleToolAnswer,
 	}
 }
 
 func (c *Conn) handleConnect(r *request) (any, error) {
-	return map[string]any{
-		"ok":              true,
-		"protocolVersion": c.srv.opts.ProtocolVersion,
-		"version":         Version,
-	}, nil
+	return protocol.ConnectResult{Ok: true, ProtocolVersion: int64(c.srv.opts.ProtocolVersion), Version: Version}, nil
 }
 
 func (c *Conn) handlePing(r *request) (any, error) {
-	var p struct {
-		Message *string `json:"message"`
-	}
+	var p protocol.PingRequest
 	if err := r.decode(&p); err != nil {
 		return nil, err
 	}
-	msg := ""
-	if p.Message != nil {
-		msg = *p.Message
-	}
-	return map[string]any{
-		"message":         "pong: " + msg,
-		"timestamp":       now(), // ISO 8601, as the schema's PingResult says
-		"protocolVersion": c.srv.opts.ProtocolVersion,
+	return protocol.PingResult{
+		Message:         "pong: " + p.Message,
+		Timestamp:       now(), // ISO 8601, as the schema's PingResult says
+		ProtocolVersion: int64(c.srv.opts.ProtocolVersion),
 	}, nil
 }
 
@@ -131,43 +123,31 @@ func (c *Conn) handleShutdown(r *request) (any, error) {
 }
 
 func (c *Conn) handleStatus(r *request) (any, error) {
-	return map[string]any{"version": Version, "protocolVersion": c.srv.opts.ProtocolVersion}, nil
+	return protocol.StatusResult{Version: Version, ProtocolVersion: int64(c.srv.opts.ProtocolVersion)}, nil
 }
 
 func (c *Conn) handleAuthStatus(r *request) (any, error) {
 	if c.srv.opts.Unauthenticated {
-		return map[string]any{"isAuthenticated": false, "statusMessage": "not authenticated (simulated)"}, nil
+		return protocol.AuthStatus{IsAuthenticated: false, StatusMessage: "not authenticated (simulated)"}, nil
 	}
-	return map[string]any{"isAuthenticated": true, "authType": "token", "login": "sim"}, nil
+	return protocol.AuthStatus{IsAuthenticated: true, AuthType: "token", Login: "sim"}, nil
 }
 
 func (c *Conn) handleModelsList(r *request) (any, error) {
-	type limits struct {
-		MaxContextWindowTokens int `json:"max_context_window_tokens"`
-	}
-	type capabilities struct {
-		Supports map[string]bool `json:"supports"`
-		Limits   limits          `json:"limits"`
-	}
-	type model struct {
-		ID           string       `json:"id"`
-		Name         string       `json:"name"`
-		Capabilities capabilities `json:"capabilities"`
-	}
-	out := make([]model, 0, len(c.srv.opts.Models))
+	out := make([]protocol.Model, 0, len(c.srv.opts.Models))
 	for _, m := range c.srv.opts.Models {
 		name := m.Name
 		if name == "" {
 			name = m.ID
 		}
-		out = append(out, model{
+		out = append(out, protocol.Model{
 			ID:   m.ID,
 			Name: name,
-			Capabilities: capabilities{
-				Supports: map[string]bool{"vision": false},
-				Limits:   limits{MaxContextWindowTokens: 128000},
+			Capabilities: protocol.ModelCapabilities{
+				Supports: &protocol.ModelCapabilitiesSupports{Vision: ptr(false)},
+				Limits:   &protocol.ModelCapabilitiesLimits{MaxContextWindowTokens: ptr[int64](128000)},
 			},
 		})
 	}
-	return map[string]any{"models": out}, nil
+	return protocol.ModelList{Models: out}, nil
 }

@@ -22,26 +22,26 @@ func TestHandshake(t *testing.T) {
 		ProtocolVersion int    `json:"protocolVersion"`
 		Version         string `json:"version"`
 	}
-	c.mustCall("connect", map[string]any{}, &conn)
+	c.mustCall(protocol.MethodConnect, map[string]any{}, &conn)
 	if !conn.OK || conn.ProtocolVersion != 3 || conn.Version != sim.Version {
-		t.Errorf("connect = %+v", conn)
+		t.Errorf("%s = %+v", protocol.MethodConnect, conn)
 	}
 
 	// The schema's PingResult: the timestamp is an ISO-8601 string, as the
 	// real CLI sends it.
 	var ping protocol.PingResult
-	c.mustCall("ping", map[string]any{"message": "hi"}, &ping)
+	c.mustCall(protocol.MethodPing, map[string]any{"message": "hi"}, &ping)
 	if _, err := time.Parse(time.RFC3339, ping.Timestamp); ping.Message != "pong: hi" || err != nil || ping.ProtocolVersion != 3 {
-		t.Errorf("ping = %+v (timestamp: %v)", ping, err)
+		t.Errorf("%s = %+v (timestamp: %v)", protocol.MethodPing, ping, err)
 	}
 
 	var status struct {
 		Version         string `json:"version"`
 		ProtocolVersion int    `json:"protocolVersion"`
 	}
-	c.mustCall("status.get", nil, &status)
+	c.mustCall(protocol.MethodStatusGet, nil, &status)
 	if status.Version != sim.Version || status.ProtocolVersion != 3 {
-		t.Errorf("status.get = %+v", status)
+		t.Errorf("%s = %+v", protocol.MethodStatusGet, status)
 	}
 
 	var auth struct {
@@ -49,9 +49,9 @@ func TestHandshake(t *testing.T) {
 		AuthType        string `json:"authType"`
 		Login           string `json:"login"`
 	}
-	c.mustCall("auth.getStatus", nil, &auth)
+	c.mustCall(protocol.MethodAuthGetStatus, nil, &auth)
 	if !auth.IsAuthenticated || auth.AuthType != "token" || auth.Login != "sim" {
-		t.Errorf("auth.getStatus = %+v", auth)
+		t.Errorf("%s = %+v", protocol.MethodAuthGetStatus, auth)
 	}
 
 	var models struct {
@@ -60,7 +60,7 @@ func TestHandshake(t *testing.T) {
 			Name string `json:"name"`
 		} `json:"models"`
 	}
-	c.mustCall("models.list", nil, &models)
+	c.mustCall(protocol.MethodModelsList, nil, &models)
 	var ids []string
 	for _, m := range models.Models {
 		ids = append(ids, m.ID)
@@ -69,7 +69,7 @@ func TestHandshake(t *testing.T) {
 		}
 	}
 	if strings.Join(ids, ",") != "sim-fast,sim-thorough,sim-skeptic" {
-		t.Errorf("models.list ids = %v", ids)
+		t.Errorf("%s ids = %v", protocol.MethodModelsList, ids)
 	}
 
 	id := c.createSession(map[string]any{"model": "sim-fast"})
@@ -79,9 +79,9 @@ func TestHandshake(t *testing.T) {
 			Model     string `json:"model"`
 		} `json:"sessions"`
 	}
-	c.mustCall("session.list", nil, &list)
+	c.mustCall(protocol.MethodSessionList, nil, &list)
 	if len(list.Sessions) != 1 || list.Sessions[0].SessionID != id || list.Sessions[0].Model != "sim-fast" {
-		t.Errorf("session.list = %+v", list)
+		t.Errorf("%s = %+v", protocol.MethodSessionList, list)
 	}
 
 	err := c.call("status", nil, nil)
@@ -90,7 +90,7 @@ func TestHandshake(t *testing.T) {
 	}
 
 	st := srv.Stats()
-	if st.Calls["connect"] != 1 || st.Calls["ping"] != 1 || st.Calls["status"] != 1 || st.Calls["session.create"] != 1 {
+	if st.Calls[protocol.MethodConnect] != 1 || st.Calls[protocol.MethodPing] != 1 || st.Calls["status"] != 1 || st.Calls[protocol.MethodSessionCreate] != 1 {
 		t.Errorf("calls = %v", st.Calls)
 	}
 	if st.LiveSessions != 1 || st.Connections != 1 {
@@ -102,32 +102,32 @@ func TestHandshakeOptions(t *testing.T) {
 	t.Run("protocol version", func(t *testing.T) {
 		c, _ := dial(t, newServer(t, sim.Options{ProtocolVersion: 7}))
 		var res struct{ ProtocolVersion int }
-		c.mustCall("connect", nil, &res)
+		c.mustCall(protocol.MethodConnect, nil, &res)
 		if res.ProtocolVersion != 7 {
 			t.Errorf("protocolVersion = %d, want 7", res.ProtocolVersion)
 		}
-		c.mustCall("ping", nil, &res)
+		c.mustCall(protocol.MethodPing, nil, &res)
 		if res.ProtocolVersion != 7 {
-			t.Errorf("ping protocolVersion = %d, want 7", res.ProtocolVersion)
+			t.Errorf("%s protocolVersion = %d, want 7", protocol.MethodPing, res.ProtocolVersion)
 		}
 	})
 	t.Run("no connect", func(t *testing.T) {
 		c, _ := dial(t, newServer(t, sim.Options{NoConnect: true}))
-		rerr := rpcError(t, c.call("connect", map[string]any{}, nil))
+		rerr := rpcError(t, c.call(protocol.MethodConnect, map[string]any{}, nil))
 		if rerr.Code != -32601 || rerr.Message != "Unhandled method connect" {
-			t.Errorf("connect: %+v", rerr)
+			t.Errorf("%s: %+v", protocol.MethodConnect, rerr)
 		}
 		var ping struct{ Message string }
-		c.mustCall("ping", map[string]any{"message": "x"}, &ping)
+		c.mustCall(protocol.MethodPing, map[string]any{"message": "x"}, &ping)
 		if ping.Message != "pong: x" {
-			t.Errorf("ping = %+v", ping)
+			t.Errorf("%s = %+v", protocol.MethodPing, ping)
 		}
 	})
 	t.Run("unauthenticated", func(t *testing.T) {
 		c, _ := dial(t, newServer(t, sim.Options{Unauthenticated: true}))
 		var auth struct{ IsAuthenticated bool }
 		auth.IsAuthenticated = true
-		c.mustCall("auth.getStatus", nil, &auth)
+		c.mustCall(protocol.MethodAuthGetStatus, nil, &auth)
 		if auth.IsAuthenticated {
 			t.Errorf("isAuthenticated = true")
 		}
@@ -135,11 +135,11 @@ func TestHandshakeOptions(t *testing.T) {
 		c.send(id, "hello")
 		evs := c.waitIdle(id, 1)
 		var e struct{ ErrorType, Message string }
-		mustUnmarshal(t, c.waitType(id, "session.error").Data, &e)
+		mustUnmarshal(t, c.waitType(id, protocol.EventSessionError).Data, &e)
 		if e.ErrorType != "authentication" {
 			t.Errorf("errorType = %q", e.ErrorType)
 		}
-		if got := types(evs); got[len(got)-2] != "session.error" {
+		if got := types(evs); got[len(got)-2] != protocol.EventSessionError {
 			t.Errorf("turn = %v", got)
 		}
 	})
@@ -153,14 +153,14 @@ func TestCreateIDs(t *testing.T) {
 	if _, err := uuid.Parse(assigned); err != nil {
 		t.Errorf("server-assigned id %q is not a UUID: %v", assigned, err)
 	}
-	start := c.waitType(assigned, "session.start")
+	start := c.waitType(assigned, protocol.EventSessionStart)
 	var data struct {
 		SessionID     string `json:"sessionId"`
 		SelectedModel string `json:"selectedModel"`
 	}
 	mustUnmarshal(t, start.Data, &data)
 	if data.SessionID != assigned || data.SelectedModel != "sim-fast" {
-		t.Errorf("session.start data = %s", start.Data)
+		t.Errorf("%s data = %s", protocol.EventSessionStart, start.Data)
 	}
 
 	mine := uuid.NewString()
@@ -168,27 +168,27 @@ func TestCreateIDs(t *testing.T) {
 		SessionID     string `json:"sessionId"`
 		WorkspacePath string `json:"workspacePath"`
 	}
-	c.mustCall("session.create", map[string]any{"sessionId": mine, "model": "sim-skeptic"}, &res)
+	c.mustCall(protocol.MethodSessionCreate, map[string]any{"sessionId": mine, "model": "sim-skeptic"}, &res)
 	if res.SessionID != mine {
 		t.Errorf("client-supplied id %q came back as %q", mine, res.SessionID)
 	}
 	if !strings.HasSuffix(res.WorkspacePath, "/"+mine) {
 		t.Errorf("workspacePath = %q", res.WorkspacePath)
 	}
-	c.waitType(mine, "session.start")
+	c.waitType(mine, protocol.EventSessionStart)
 
-	rerr := rpcError(t, c.call("session.create", map[string]any{"sessionId": mine}, nil))
+	rerr := rpcError(t, c.call(protocol.MethodSessionCreate, map[string]any{"sessionId": mine}, nil))
 	if !strings.Contains(rerr.Message, "already exists") {
 		t.Errorf("duplicate id: %+v", rerr)
 	}
-	rerr = rpcError(t, c.call("session.create", map[string]any{"model": "gpt-nope"}, nil))
+	rerr = rpcError(t, c.call(protocol.MethodSessionCreate, map[string]any{"model": "gpt-nope"}, nil))
 	if !strings.Contains(rerr.Message, `"gpt-nope" is not available`) || !strings.Contains(rerr.Message, "sim-fast") {
 		t.Errorf("unknown model: %+v", rerr)
 	}
 
 	// No model: the default model.
 	def := c.createSession(nil)
-	mustUnmarshal(t, c.waitType(def, "session.start").Data, &data)
+	mustUnmarshal(t, c.waitType(def, protocol.EventSessionStart).Data, &data)
 	if data.SelectedModel != "sim-fast" {
 		t.Errorf("default model = %q", data.SelectedModel)
 	}
@@ -199,7 +199,7 @@ func TestCreateIDs(t *testing.T) {
 
 	var lifecycle []string
 	for _, e := range c.waitWire("lifecycle", func(w []wireEntry) bool { return true }) {
-		if e.Method == "session.lifecycle" {
+		if e.Method == protocol.NotificationSessionLifecycle {
 			var l struct {
 				Type      string         `json:"type"`
 				SessionID string         `json:"sessionId"`
@@ -212,7 +212,7 @@ func TestCreateIDs(t *testing.T) {
 			lifecycle = append(lifecycle, l.Type+" "+l.SessionID)
 		}
 	}
-	want := []string{"session.created " + assigned, "session.created " + mine, "session.created " + def}
+	want := []string{lifecycleCreated + " " + assigned, lifecycleCreated + " " + mine, lifecycleCreated + " " + def}
 	if strings.Join(lifecycle, "\n") != strings.Join(want, "\n") {
 		t.Errorf("lifecycle = %q, want %q", lifecycle, want)
 	}
@@ -228,7 +228,7 @@ func TestStartOrder(t *testing.T) {
 		var out []bool
 		for range n {
 			id := c.createSession(nil)
-			wire := c.waitWire("session.start", func(w []wireEntry) bool {
+			wire := c.waitWire(protocol.EventSessionStart, func(w []wireEntry) bool {
 				return slices.ContainsFunc(w, func(e wireEntry) bool { return e.Session == id })
 			})
 			// The create response is the last response read before or
@@ -302,22 +302,22 @@ func TestBadParams(t *testing.T) {
 		code   int64
 		msg    string
 	}{
-		{"session.send", map[string]any{"sessionId": id}, -32602, "prompt is required"},
-		{"session.send", map[string]any{"prompt": "x"}, -32602, "sessionId is required"},
-		{"session.send", nil, -32602, "sessionId is required"},
-		{"session.send", []any{id, "x"}, -32602, "invalid params for session.send"},
-		{"session.send", map[string]any{"sessionId": 5, "prompt": "x"}, -32602, "invalid params for session.send"},
-		{"session.create", map[string]any{"tools": "nope"}, -32602, "invalid params for session.create"},
-		{"session.create", map[string]any{"tools": []any{map[string]any{"description": "x"}}}, -32602, "has no name"},
-		{"session.create", map[string]any{"systemMessage": 3}, -32602, "systemMessage"},
-		{"session.send", map[string]any{"sessionId": "nope", "prompt": "x"}, -32603, "session not found: nope"},
-		{"session.abort", map[string]any{"sessionId": "nope"}, -32603, "session not found"},
-		{"session.getMessages", map[string]any{"sessionId": "nope"}, -32603, "session not found"},
-		{"session.permissions.handlePendingPermissionRequest", map[string]any{"sessionId": id, "requestId": "r1", "result": map[string]any{"kind": "approve-once"}}, -32603, "no pending permission request"},
-		{"session.permissions.handlePendingPermissionRequest", map[string]any{"sessionId": id, "requestId": "r1"}, -32602, "result.kind is required"},
-		{"session.tools.handlePendingToolCall", map[string]any{"sessionId": id, "requestId": "r1"}, -32602, "result or error is required"},
-		{"session.tools.handlePendingToolCall", map[string]any{"sessionId": id, "requestId": "r1", "result": map[string]any{"textResultForLlm": "x"}}, -32603, "no pending tool call"},
-		{"ping", map[string]any{"message": 5}, -32602, "invalid params for ping"},
+		{protocol.MethodSessionSend, map[string]any{"sessionId": id}, -32602, "prompt is required"},
+		{protocol.MethodSessionSend, map[string]any{"prompt": "x"}, -32602, "sessionId is required"},
+		{protocol.MethodSessionSend, nil, -32602, "sessionId is required"},
+		{protocol.MethodSessionSend, []any{id, "x"}, -32602, "invalid params for session.send"},
+		{protocol.MethodSessionSend, map[string]any{"sessionId": 5, "prompt": "x"}, -32602, "invalid params for session.send"},
+		{protocol.MethodSessionCreate, map[string]any{"tools": "nope"}, -32602, "invalid params for session.create"},
+		{protocol.MethodSessionCreate, map[string]any{"tools": []any{map[string]any{"description": "x"}}}, -32602, "has no name"},
+		{protocol.MethodSessionCreate, map[string]any{"systemMessage": 3}, -32602, "systemMessage"},
+		{protocol.MethodSessionSend, map[string]any{"sessionId": "nope", "prompt": "x"}, -32603, "session not found: nope"},
+		{protocol.MethodSessionAbort, map[string]any{"sessionId": "nope"}, -32603, "session not found"},
+		{protocol.MethodSessionGetMessages, map[string]any{"sessionId": "nope"}, -32603, "session not found"},
+		{protocol.MethodSessionPermissionsHandlePendingPermissionRequest, map[string]any{"sessionId": id, "requestId": "r1", "result": map[string]any{"kind": "approve-once"}}, -32603, "no pending permission request"},
+		{protocol.MethodSessionPermissionsHandlePendingPermissionRequest, map[string]any{"sessionId": id, "requestId": "r1"}, -32602, "result.kind is required"},
+		{protocol.MethodSessionToolsHandlePendingToolCall, map[string]any{"sessionId": id, "requestId": "r1"}, -32602, "result or error is required"},
+		{protocol.MethodSessionToolsHandlePendingToolCall, map[string]any{"sessionId": id, "requestId": "r1", "result": map[string]any{"textResultForLlm": "x"}}, -32603, "no pending tool call"},
+		{protocol.MethodPing, map[string]any{"message": 5}, -32602, "invalid params for ping"},
 	}
 	for _, tc := range cases {
 		err := c.call(tc.method, tc.params, nil)
@@ -332,9 +332,9 @@ func TestBadParams(t *testing.T) {
 	}
 	// The connection survives all of that.
 	var ping struct{ Message string }
-	c.mustCall("ping", map[string]any{"message": "still here"}, &ping)
+	c.mustCall(protocol.MethodPing, map[string]any{"message": "still here"}, &ping)
 	if ping.Message != "pong: still here" {
-		t.Errorf("ping = %+v", ping)
+		t.Errorf("%s = %+v", protocol.MethodPing, ping)
 	}
 }
 

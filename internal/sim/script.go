@@ -263,8 +263,8 @@ func Paced(models []Model, firstToken, perChunk time.Duration) []Model {
 }
 
 // chunks splits text as r asks; streaming sessions send one delta per piece.
-func (r Reply) chunks() []string {
-	runes := []rune(r.Text)
+func (r Reply) chunks(text string) []string {
+	runes := []rune(text)
 	if len(runes) == 0 {
 		return nil
 	}

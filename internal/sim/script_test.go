@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quorum-go/quorum/copilot/protocol"
 	"github.com/quorum-go/quorum/internal/sim"
 )
 
@@ -30,7 +31,7 @@ func TestChunking(t *testing.T) {
 		c.send(id, "x")
 		var got []string
 		for _, e := range c.waitIdle(id, 1) {
-			if e.Type == "assistant.message_delta" {
+			if e.Type == protocol.EventAssistantMessageDelta {
 				var d struct{ DeltaContent string }
 				mustUnmarshal(t, e.Data, &d)
 				got = append(got, d.DeltaContent)
@@ -149,7 +150,7 @@ func TestEmitEvent(t *testing.T) {
 	srv := newServer(t, sim.Options{})
 	c, sc := dial(t, srv)
 	id := c.createSession(nil)
-	c.waitType(id, "session.start")
+	c.waitType(id, protocol.EventSessionStart)
 	if err := sc.EmitEvent(id, "model.messages_snapshot", map[string]any{"big": strings.Repeat("z", 1<<16)}, false); err != nil {
 		t.Fatal(err)
 	}
@@ -157,8 +158,8 @@ func TestEmitEvent(t *testing.T) {
 	var got struct {
 		Events []sim.Event `json:"events"`
 	}
-	c.mustCall("session.getMessages", map[string]any{"sessionId": id}, &got)
-	if types := types(got.Events); !slices.Equal(types, []string{"session.start", "model.messages_snapshot"}) {
+	c.mustCall(protocol.MethodSessionGetMessages, map[string]any{"sessionId": id}, &got)
+	if types := types(got.Events); !slices.Equal(types, []string{protocol.EventSessionStart, "model.messages_snapshot"}) {
 		t.Fatalf("getMessages = %v", types)
 	}
 	if ev.ParentID == nil || *ev.ParentID != got.Events[0].ID {

@@ -11,10 +11,15 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/quorum-go/quorum/copilot/protocol"
 )
 
 // Event is one session event, as carried by a session.event notification and
 // returned by session.getMessages.
+//
+// It is not protocol.Event because the schema requires parentId on every
+// event, null for the first, and protocol.Event leaves a nil ParentID out.
 type Event struct {
 	Type      string          `json:"type"`
 	Data      json.RawMessage `json:"data"`
@@ -33,14 +38,6 @@ func now() string { return time.Now().UTC().Format(timestampLayout) }
 // connection closed: it returns without emitting anything more.
 var errStopped = errors.New("sim: turn stopped")
 
-// toolDef is a client tool as registered by session.create.
-type toolDef struct {
-	Name           string          `json:"name"`
-	Description    string          `json:"description,omitempty"`
-	Parameters     json.RawMessage `json:"parameters,omitempty"`
-	SkipPermission bool            `json:"skipPermission,omitempty"`
-}
-
 // session is one simulated session. Its events form a chain (parentId) in
 // emission order; emission happens under mu, so nothing can be emitted for it
 // after it is destroyed and nothing from an aborted turn after the abort.
@@ -50,7 +47,7 @@ type session struct {
 	model             *Model
 	streaming         bool
 	requestPermission bool
-	tools             []toolDef
+	tools             []protocol.ToolDefinition
 	system            string
 	workspace         string
 	cwd               string
@@ -90,19 +87,27 @@ type turn struct {
 }
 
 // tool returns the registered client tool called name.
-func (s *session) tool(name string) (toolDef, bool) {
+func (s *session) tool(name string) (protocol.ToolDefinition, bool) {
 	for _, t := range s.tools {
 		if t.Name == name {
 			return t, true
 		}
 	}
-	return toolDef{}, false
+	return protocol.ToolDefinition{}, false
 }
 
-// emitLocked appends an event to the chain and queues its notification.
-// s.mu is held. Ephemeral events point at the last persisted event but are
-// not parents themselves, so the persisted log is a chain on its own.
-func (s *session) emitLocked(typ string, data any, ephemeral bool) {
+// emitLocked appends a main-agent event to the chain and queues its
+// notification. s.mu is held. Whether the event is ephemeral is the
+// schema's call (protocol.IsEphemeral), so the simulator cannot disagree
+// with the CLI about what session.getMessages keeps.
+func (s *session) emitLocked(typ string, data any) {
+	s.emitEventLocked(typ, data, protocol.IsEphemeral(typ))
+}
+
+// emitEventLocked is emitLocked with the ephemerality given, for injected
+// events. Ephemeral events point at the last persisted event but are not
+// parents themselves, so the persisted log is a chain on its own.
+func (s *session) emitEventLocked(typ string, data any, ephemeral bool) {
 	raw, err := json.Marshal(data)
 	if err != nil {
 		raw, _ = json.Marshal(map[string]string{"error": "sim: unmarshalable event data: " + err.Error()})
@@ -114,7 +119,7 @@ func (s *session) emitLocked(typ string, data any, ephemeral bool) {
 		s.log = append(s.log, ev)
 	}
 	params := eventParams(s.id, ev)
-	s.conn.notify("session.event", params)
+	s.conn.notify(protocol.NotificationSessionEvent, params)
 	s.repeatLocked(params)
 }
 
@@ -127,7 +132,7 @@ func (s *session) repeatLocked(params json.RawMessage) {
 	}
 	s.emitted++
 	for len(s.repeats) > 0 && s.repeats[0].due <= s.emitted {
-		s.conn.notify("session.event", s.repeats[0].params)
+		s.conn.notify(protocol.NotificationSessionEvent, s.repeats[0].params)
 		s.repeats = s.repeats[1:]
 	}
 	if s.emitted%opts.RepeatEvents == 0 {
@@ -151,14 +156,14 @@ func (s *session) stoppedLocked(t *turn) bool {
 // emit is emitLocked for a turn: it waits for room in the outbox first (the
 // only place the simulator applies backpressure) and drops the event if the
 // turn was stopped meanwhile.
-func (s *session) emit(t *turn, typ string, data any, ephemeral bool) error {
-	return s.emitThen(t, typ, data, ephemeral, nil)
+func (s *session) emit(t *turn, typ string, data any) error {
+	return s.emitThen(t, typ, data, nil)
 }
 
 // emitThen is emit that also runs fn under the same hold of s.mu, so that
 // state changes land atomically with the event (the end of a turn, a pending
 // request being registered).
-func (s *session) emitThen(t *turn, typ string, data any, ephemeral bool, fn func()) error {
+func (s *session) emitThen(t *turn, typ string, data any, fn func()) error {
 	if err := s.conn.out.waitRoom(t.ctx); err != nil {
 		return errStopped
 	}
@@ -167,7 +172,7 @@ func (s *session) emitThen(t *turn, typ string, data any, ephemeral bool, fn fun
 	if s.stoppedLocked(t) {
 		return errStopped
 	}
-	s.emitLocked(typ, data, ephemeral)
+	s.emitLocked(typ, data)
 	if fn != nil {
 		fn()
 	}
@@ -202,15 +207,18 @@ func (s *session) kill() {
 	s.mu.Unlock()
 }
 
+// createParams are session.create's and session.resume's params. They are
+// not protocol.SessionCreateParams: the simulator also takes a plain string
+// as systemMessage.
 type createParams struct {
-	SessionID         string          `json:"sessionId"`
-	Model             string          `json:"model"`
-	Streaming         bool            `json:"streaming"`
-	RequestPermission bool            `json:"requestPermission"`
-	Tools             []toolDef       `json:"tools"`
-	SystemMessage     json.RawMessage `json:"systemMessage"`
-	AvailableTools    []string        `json:"availableTools"`
-	WorkingDirectory  string          `json:"workingDirectory"`
+	SessionID         string                    `json:"sessionId"`
+	Model             string                    `json:"model"`
+	Streaming         bool                      `json:"streaming"`
+	RequestPermission bool                      `json:"requestPermission"`
+	Tools             []protocol.ToolDefinition `json:"tools"`
+	SystemMessage     json.RawMessage           `json:"systemMessage"`
+	AvailableTools    []string                  `json:"availableTools"`
+	WorkingDirectory  string                    `json:"workingDirectory"`
 }
 
 // systemText accepts the system message as a string or as the SDKs' object
@@ -294,40 +302,43 @@ func (c *Conn) handleCreate(r *request) (any, error) {
 	c.mu.Unlock()
 
 	start := func() {
-		data := map[string]any{
-			"sessionId":      id,
-			"version":        1,
-			"producer":       "copilot-agent",
-			"copilotVersion": Version,
-			"startTime":      s.started,
-			"selectedModel":  m.ID,
+		data := protocol.StartData{
+			SessionID:      id,
+			Version:        1,
+			Producer:       "copilot-agent",
+			CopilotVersion: Version,
+			StartTime:      s.started,
+			SelectedModel:  m.ID,
 		}
 		if s.cwd != "" {
-			data["context"] = map[string]any{"cwd": s.cwd}
+			data.Context = &protocol.WorkingDirectoryContext{Cwd: s.cwd}
 		}
 		s.mu.Lock()
 		if !s.destroyed {
-			s.emitLocked("session.start", data, false)
+			s.emitLocked(protocol.EventSessionStart, data)
 		}
 		s.mu.Unlock()
-		c.lifecycle("session.created", id)
+		c.lifecycle(lifecycleCreated, id)
 	}
 	if c.srv.startBefore() {
 		start()
 	} else {
 		r.afterReply(start)
 	}
-	return map[string]any{"sessionId": id, "workspacePath": s.workspace}, nil
+	return protocol.SessionCreateResult{SessionID: id, WorkspacePath: s.workspace}, nil
 }
+
+// The session.lifecycle types the simulator sends. package protocol has no
+// names for them (its LifecycleNotification documents them in a comment).
+const (
+	lifecycleCreated = "session.created"
+	lifecycleDeleted = "session.deleted"
+)
 
 // lifecycle queues a session.lifecycle notification.
 func (c *Conn) lifecycle(typ, sessionID string) {
-	raw, _ := json.Marshal(map[string]any{"type": typ, "sessionId": sessionID, "metadata": map[string]any{}})
-	c.notify("session.lifecycle", raw)
-}
-
-type sessionParams struct {
-	SessionID string `json:"sessionId"`
+	raw, _ := json.Marshal(protocol.LifecycleNotification{Type: typ, SessionID: sessionID, Metadata: json.RawMessage(`{}`)})
+	c.notify(protocol.NotificationSessionLifecycle, raw)
 }
 
 // lookup decodes params with a sessionId into p and returns the session.
@@ -384,11 +395,11 @@ func (c *Conn) handleSend(r *request) (any, error) {
 			}
 		})
 	}
-	return map[string]any{"messageId": t.messageID}, nil
+	return protocol.SendResult{MessageID: t.messageID}, nil
 }
 
 func (c *Conn) handleAbort(r *request) (any, error) {
-	var p sessionParams
+	var p protocol.SessionIDParams
 	s, err := c.lookup(r, &p, func() string { return p.SessionID })
 	if err != nil {
 		return nil, err
@@ -399,14 +410,14 @@ func (c *Conn) handleAbort(r *request) (any, error) {
 		return nil, sessionNotFound(s.id)
 	}
 	if s.stopLocked() {
-		s.emitLocked("abort", map[string]any{"reason": "user_initiated"}, false)
-		s.emitLocked("session.idle", map[string]any{"aborted": true}, true)
+		s.emitLocked(protocol.EventAbort, protocol.AbortData{Reason: protocol.AbortReasonUserInitiated})
+		s.emitLocked(protocol.EventSessionIdle, protocol.IdleData{Aborted: ptr(true)})
 	}
-	return map[string]any{"success": true}, nil
+	return protocol.AbortResult{Success: true}, nil
 }
 
 func (c *Conn) handleDestroy(r *request) (any, error) {
-	var p sessionParams
+	var p protocol.SessionIDParams
 	if _, err := c.lookup(r, &p, func() string { return p.SessionID }); err != nil {
 		return nil, err
 	}
@@ -418,12 +429,12 @@ func (c *Conn) handleDestroy(r *request) (any, error) {
 		return nil, sessionNotFound(p.SessionID)
 	}
 	s.kill()
-	c.lifecycle("session.deleted", s.id)
-	return map[string]any{"success": true}, nil
+	c.lifecycle(lifecycleDeleted, s.id)
+	return protocol.SuccessResult{Success: true}, nil
 }
 
 func (c *Conn) handleGetMessages(r *request) (any, error) {
-	var p sessionParams
+	var p protocol.SessionIDParams
 	s, err := c.lookup(r, &p, func() string { return p.SessionID })
 	if err != nil {
 		return nil, err
@@ -466,17 +477,17 @@ func (c *Conn) handleResume(r *request) (any, error) {
 	s.mu.Lock()
 	s.tools, s.requestPermission, s.streaming = offeredTools(p), p.RequestPermission, p.Streaming
 	s.mu.Unlock()
-	return map[string]any{"sessionId": s.id, "workspacePath": s.workspace}, nil
+	return protocol.SessionCreateResult{SessionID: s.id, WorkspacePath: s.workspace}, nil
 }
 
 // offeredTools are the client tools the model is offered. As on the real
 // CLI (1.0.102), availableTools, when present, filters client tools as well
 // as built-in ones: a client tool it does not name is not offered.
-func offeredTools(p createParams) []toolDef {
+func offeredTools(p createParams) []protocol.ToolDefinition {
 	if p.AvailableTools == nil {
 		return p.Tools
 	}
-	var out []toolDef
+	var out []protocol.ToolDefinition
 	for _, t := range p.Tools {
 		if slices.Contains(p.AvailableTools, t.Name) {
 			out = append(out, t)

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
+
+	"github.com/quorum-go/quorum/copilot/protocol"
 )
 
 // pendingKind tells the two kinds of pending request apart, so an answer of
@@ -33,13 +35,13 @@ type pendingAnswer struct {
 // runTool runs one client tool call: tool.execution_start, the permission
 // and tool exchanges the flow calls for, tool.execution_complete. A non-nil
 // error means the turn was stopped.
-func (s *session) runTool(t *turn, req toolRequest) (ToolResult, error) {
+func (s *session) runTool(t *turn, req protocol.AssistantMessageToolRequest) (ToolResult, error) {
 	res := ToolResult{CallID: req.ToolCallID, Name: req.Name, Arguments: req.Arguments}
-	if err := s.emit(t, "tool.execution_start", map[string]any{
-		"toolCallId": req.ToolCallID,
-		"toolName":   req.Name,
-		"arguments":  req.Arguments,
-	}, false); err != nil {
+	if err := s.emit(t, protocol.EventToolExecutionStart, protocol.ToolExecutionStartData{
+		ToolCallID: req.ToolCallID,
+		ToolName:   req.Name,
+		Arguments:  req.Arguments,
+	}); err != nil {
 		return res, err
 	}
 
@@ -49,11 +51,11 @@ func (s *session) runTool(t *turn, req toolRequest) (ToolResult, error) {
 	case !ok:
 		res.Error = fmt.Sprintf("Tool '%s' does not exist.", req.Name)
 	case legacy:
-		a := s.conn.call(t.ctx, "tool.call", map[string]any{
-			"sessionId":  s.id,
-			"toolCallId": req.ToolCallID,
-			"toolName":   req.Name,
-			"arguments":  req.Arguments,
+		a := s.conn.call(t.ctx, protocol.MethodToolCall, protocol.ToolCallParams{
+			SessionID:  s.id,
+			ToolCallID: req.ToolCallID,
+			ToolName:   req.Name,
+			Arguments:  req.Arguments,
 		})
 		switch {
 		case a.Err != nil:
@@ -83,10 +85,10 @@ func (s *session) runTool(t *turn, req toolRequest) (ToolResult, error) {
 			if !approved {
 				// As on the real CLI: a refusal fails the call and ends the
 				// turn; the model is not called again.
-				if err := s.emit(t, "tool.execution_complete", map[string]any{
-					"toolCallId": req.ToolCallID, "success": false,
-					"error": map[string]any{"code": "rejected", "message": "The user rejected this tool call."},
-				}, false); err != nil {
+				if err := s.emit(t, protocol.EventToolExecutionComplete, protocol.ToolExecutionCompleteData{
+					ToolCallID: req.ToolCallID, Success: false,
+					Error: &protocol.ToolExecutionCompleteError{Code: "rejected", Message: "The user rejected this tool call."},
+				}); err != nil {
 					return res, err
 				}
 				return res, errRejected
@@ -99,17 +101,17 @@ func (s *session) runTool(t *turn, req toolRequest) (ToolResult, error) {
 		res.Text, res.ResultType, res.Error = parseToolAnswer(answer)
 	}
 
-	data := map[string]any{"toolCallId": req.ToolCallID, "success": res.OK()}
+	data := protocol.ToolExecutionCompleteData{ToolCallID: req.ToolCallID, Success: res.OK()}
 	if res.OK() {
 		if res.ResultType == "" {
 			res.ResultType = "success"
 		}
-		data["result"] = map[string]any{"content": res.Text}
+		data.Result = &protocol.ToolExecutionCompleteResult{Content: res.Text}
 	} else {
 		res.ResultType, res.Text = "failure", res.Error
-		data["error"] = map[string]any{"message": res.Error}
+		data.Error = &protocol.ToolExecutionCompleteError{Message: res.Error}
 	}
-	return res, s.emit(t, "tool.execution_complete", data, false)
+	return res, s.emit(t, protocol.EventToolExecutionComplete, data)
 }
 
 // await registers a pending request and emits the event announcing it under
@@ -117,7 +119,7 @@ func (s *session) runTool(t *turn, req toolRequest) (ToolResult, error) {
 // registration), then waits for the answer or for the turn to stop.
 func (s *session) await(t *turn, kind pendingKind, requestID, typ string, data any) (json.RawMessage, error) {
 	p := &pendingAnswer{kind: kind, ch: make(chan json.RawMessage, 1)}
-	if err := s.emitThen(t, typ, data, false, func() { s.pending[requestID] = p }); err != nil {
+	if err := s.emitThen(t, typ, data, func() { s.pending[requestID] = p }); err != nil {
 		return nil, err
 	}
 	select {
@@ -130,39 +132,32 @@ func (s *session) await(t *turn, kind pendingKind, requestID, typ string, data a
 
 // askPermission runs the protocol-3 permission exchange and reports whether
 // the client approved.
-func (s *session) askPermission(t *turn, req toolRequest, def toolDef) (bool, error) {
+func (s *session) askPermission(t *turn, req protocol.AssistantMessageToolRequest, def protocol.ToolDefinition) (bool, error) {
 	requestID := uuid.NewString()
-	perm := map[string]any{
-		"kind":       "custom-tool",
-		"toolName":   req.Name,
-		"toolCallId": req.ToolCallID,
-		"args":       req.Arguments,
-	}
-	if def.Description != "" {
-		perm["toolDescription"] = def.Description
-	}
-	raw, err := s.await(t, pendingPermission, requestID, "permission.requested", map[string]any{
-		"requestId":         requestID,
-		"permissionRequest": perm,
+	raw, err := s.await(t, pendingPermission, requestID, protocol.EventPermissionRequested, protocol.PermissionRequestedData{
+		RequestID: requestID,
+		PermissionRequest: protocol.PermissionRequest{
+			Kind:            "custom-tool",
+			ToolName:        req.Name,
+			ToolCallID:      req.ToolCallID,
+			Args:            req.Arguments,
+			ToolDescription: def.Description,
+		},
 	})
 	if err != nil {
 		return false, err
 	}
-	var answer struct {
-		Result struct {
-			Kind string `json:"kind"`
-		} `json:"result"`
-	}
+	var answer protocol.SessionPermissionsHandlePendingPermissionRequestParams
 	json.Unmarshal(raw, &answer) // validated by the handler
 	approved := isApproval(answer.Result.Kind)
 	kind := "denied-interactively-by-user"
 	if approved {
 		kind = "approved"
 	}
-	err = s.emit(t, "permission.completed", map[string]any{
-		"requestId": requestID,
-		"result":    map[string]any{"kind": kind},
-	}, false)
+	err = s.emit(t, protocol.EventPermissionCompleted, protocol.PermissionCompletedData{
+		RequestID: requestID,
+		Result:    protocol.PermissionResult{Kind: kind},
+	})
 	return approved, err
 }
 
@@ -175,19 +170,19 @@ func isApproval(kind string) bool {
 
 // askClient runs the protocol-3 external tool exchange and returns the
 // client's answer (the params of handlePendingToolCall).
-func (s *session) askClient(t *turn, req toolRequest) (json.RawMessage, error) {
+func (s *session) askClient(t *turn, req protocol.AssistantMessageToolRequest) (json.RawMessage, error) {
 	requestID := uuid.NewString()
-	answer, err := s.await(t, pendingTool, requestID, "external_tool.requested", map[string]any{
-		"requestId":  requestID,
-		"sessionId":  s.id,
-		"toolCallId": req.ToolCallID,
-		"toolName":   req.Name,
-		"arguments":  req.Arguments,
+	answer, err := s.await(t, pendingTool, requestID, protocol.EventExternalToolRequested, protocol.ExternalToolRequestedData{
+		RequestID:  requestID,
+		SessionID:  s.id,
+		ToolCallID: req.ToolCallID,
+		ToolName:   req.Name,
+		Arguments:  req.Arguments,
 	})
 	if err != nil {
 		return nil, err
 	}
-	return answer, s.emit(t, "external_tool.completed", map[string]any{"requestId": requestID}, false)
+	return answer, s.emit(t, protocol.EventExternalToolCompleted, protocol.ExternalToolCompletedData{RequestID: requestID})
 }
 
 // parseToolAnswer reads handlePendingToolCall's params: an "error" string,
@@ -241,49 +236,52 @@ func parseToolResult(raw json.RawMessage) (text, resultType, errText string) {
 }
 
 // answer hands a client's answer to the turn waiting for requestID.
-func (c *Conn) answer(r *request, kind pendingKind, validate func(json.RawMessage) error) (any, error) {
+func (c *Conn) answer(r *request, kind pendingKind, validate func(json.RawMessage) error) error {
 	var p struct {
 		SessionID string `json:"sessionId"`
 		RequestID string `json:"requestId"`
 	}
 	s, err := c.lookup(r, &p, func() string { return p.SessionID })
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if p.RequestID == "" {
-		return nil, invalidParams("invalid params for %s: requestId is required", r.method)
+		return invalidParams("invalid params for %s: requestId is required", r.method)
 	}
 	if err := validate(r.params); err != nil {
-		return nil, err
+		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	pa := s.pending[p.RequestID]
 	if pa == nil || pa.kind != kind {
-		return nil, refused("no pending %s with requestId %s in session %s", kind, p.RequestID, s.id)
+		return refused("no pending %s with requestId %s in session %s", kind, p.RequestID, s.id)
 	}
 	delete(s.pending, p.RequestID)
 	pa.ch <- r.params
-	return map[string]any{"success": true}, nil
+	return nil
 }
 
 func (c *Conn) handlePermissionAnswer(r *request) (any, error) {
-	return c.answer(r, pendingPermission, func(raw json.RawMessage) error {
-		var p struct {
-			Result *struct {
-				Kind string `json:"kind"`
-			} `json:"result"`
-		}
+	err := c.answer(r, pendingPermission, func(raw json.RawMessage) error {
+		var p protocol.SessionPermissionsHandlePendingPermissionRequestParams
 		json.Unmarshal(raw, &p) // shape checked by lookup's decode
-		if p.Result == nil || p.Result.Kind == "" {
+		if p.Result.Kind == "" {
 			return invalidParams("invalid params for %s: result.kind is required (e.g. \"approve-once\" or \"reject\")", r.method)
 		}
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return protocol.PermissionRequestResult{Success: true}, nil
 }
 
+// handleToolAnswer reads the answer with a struct of its own rather than
+// protocol.SessionToolsHandlePendingToolCallParams, whose Error string
+// cannot tell "error":"" (a failure without a message) from no error.
 func (c *Conn) handleToolAnswer(r *request) (any, error) {
-	return c.answer(r, pendingTool, func(raw json.RawMessage) error {
+	err := c.answer(r, pendingTool, func(raw json.RawMessage) error {
 		var p struct {
 			Result json.RawMessage `json:"result"`
 			Error  *string         `json:"error"`
@@ -304,4 +302,8 @@ func (c *Conn) handleToolAnswer(r *request) (any, error) {
 		}
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return protocol.HandlePendingToolCallResult{Success: true}, nil
 }

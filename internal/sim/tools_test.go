@@ -11,6 +11,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/quorum-go/quorum/copilot/protocol"
 	"github.com/quorum-go/quorum/internal/sim"
 )
 
@@ -48,7 +49,7 @@ type answerer struct {
 func newAnswerer(c *client, permission string, result any, toolError string) *answerer {
 	a := &answerer{c: c, permission: permission, toolResult: result, toolError: toolError, errs: make(chan error, 16)}
 	c.onNotify = func(method string, params json.RawMessage) {
-		if method != "session.event" {
+		if method != protocol.NotificationSessionEvent {
 			return
 		}
 		var se sessionEvent
@@ -60,11 +61,11 @@ func newAnswerer(c *client, permission string, result any, toolError string) *an
 		var m string
 		var p map[string]any
 		switch se.Event.Type {
-		case "permission.requested":
-			m = "session.permissions.handlePendingPermissionRequest"
+		case protocol.EventPermissionRequested:
+			m = protocol.MethodSessionPermissionsHandlePendingPermissionRequest
 			p = map[string]any{"sessionId": se.SessionID, "requestId": d.RequestID, "result": map[string]any{"kind": a.permission}}
-		case "external_tool.requested":
-			m = "session.tools.handlePendingToolCall"
+		case protocol.EventExternalToolRequested:
+			m = protocol.MethodSessionToolsHandlePendingToolCall
 			p = map[string]any{"sessionId": se.SessionID, "requestId": d.RequestID}
 			if a.toolResult != nil {
 				p["result"] = a.toolResult
@@ -108,13 +109,13 @@ func TestToolFlowApproved(t *testing.T) {
 	evs := c.waitIdle(id, 1)
 	a.check(t)
 
-	want := []string{"session.start", "user.message",
-		"assistant.turn_start", "assistant.message", "assistant.usage",
-		"tool.execution_start", "permission.requested", "permission.completed",
-		"external_tool.requested", "external_tool.completed", "tool.execution_complete",
-		"assistant.turn_end",
-		"assistant.turn_start", "assistant.message", "assistant.usage", "assistant.turn_end",
-		"assistant.idle", "session.idle"}
+	want := []string{protocol.EventSessionStart, protocol.EventUserMessage,
+		protocol.EventAssistantTurnStart, protocol.EventAssistantMessage, protocol.EventAssistantUsage,
+		protocol.EventToolExecutionStart, protocol.EventPermissionRequested, protocol.EventPermissionCompleted,
+		protocol.EventExternalToolRequested, protocol.EventExternalToolCompleted, protocol.EventToolExecutionComplete,
+		protocol.EventAssistantTurnEnd,
+		protocol.EventAssistantTurnStart, protocol.EventAssistantMessage, protocol.EventAssistantUsage, protocol.EventAssistantTurnEnd,
+		protocol.EventAssistantIdle, protocol.EventSessionIdle}
 	if got := types(evs); !slices.Equal(got, want) {
 		t.Fatalf("events:\n got %v\nwant %v", got, want)
 	}
@@ -135,9 +136,9 @@ func TestToolFlowApproved(t *testing.T) {
 			Arguments  json.RawMessage `json:"arguments"`
 		} `json:"toolRequests"`
 	}
-	mustUnmarshal(t, byType("assistant.message"), &msg)
+	mustUnmarshal(t, byType(protocol.EventAssistantMessage), &msg)
 	if len(msg.ToolRequests) != 1 || msg.ToolRequests[0].Name != "lookup" || string(msg.ToolRequests[0].Arguments) != `{"q":"answer"}` {
-		t.Fatalf("toolRequests = %s", byType("assistant.message"))
+		t.Fatalf("toolRequests = %s", byType(protocol.EventAssistantMessage))
 	}
 	callID := msg.ToolRequests[0].ToolCallID
 
@@ -150,41 +151,41 @@ func TestToolFlowApproved(t *testing.T) {
 			Args       json.RawMessage `json:"args"`
 		} `json:"permissionRequest"`
 	}
-	mustUnmarshal(t, byType("permission.requested"), &perm)
+	mustUnmarshal(t, byType(protocol.EventPermissionRequested), &perm)
 	pr := perm.PermissionRequest
 	if perm.RequestID == "" || pr.Kind != "custom-tool" || pr.ToolName != "lookup" || pr.ToolCallID != callID || string(pr.Args) != `{"q":"answer"}` {
-		t.Errorf("permission.requested = %s", byType("permission.requested"))
+		t.Errorf("%s = %s", protocol.EventPermissionRequested, byType(protocol.EventPermissionRequested))
 	}
 	var permDone struct {
 		RequestID string `json:"requestId"`
 		Result    struct{ Kind string }
 	}
-	mustUnmarshal(t, byType("permission.completed"), &permDone)
+	mustUnmarshal(t, byType(protocol.EventPermissionCompleted), &permDone)
 	if permDone.RequestID != perm.RequestID || permDone.Result.Kind != "approved" {
-		t.Errorf("permission.completed = %s", byType("permission.completed"))
+		t.Errorf("%s = %s", protocol.EventPermissionCompleted, byType(protocol.EventPermissionCompleted))
 	}
 
 	var ext struct {
 		RequestID, SessionID, ToolCallID, ToolName string
 		Arguments                                  json.RawMessage
 	}
-	mustUnmarshal(t, byType("external_tool.requested"), &ext)
+	mustUnmarshal(t, byType(protocol.EventExternalToolRequested), &ext)
 	if ext.RequestID == "" || ext.SessionID != id || ext.ToolCallID != callID || ext.ToolName != "lookup" || string(ext.Arguments) != `{"q":"answer"}` {
-		t.Errorf("external_tool.requested = %s", byType("external_tool.requested"))
+		t.Errorf("%s = %s", protocol.EventExternalToolRequested, byType(protocol.EventExternalToolRequested))
 	}
 	var extDone struct{ RequestID string }
-	mustUnmarshal(t, byType("external_tool.completed"), &extDone)
+	mustUnmarshal(t, byType(protocol.EventExternalToolCompleted), &extDone)
 	if extDone.RequestID != ext.RequestID {
-		t.Errorf("external_tool.completed = %s", byType("external_tool.completed"))
+		t.Errorf("%s = %s", protocol.EventExternalToolCompleted, byType(protocol.EventExternalToolCompleted))
 	}
 	var complete struct {
 		ToolCallID string
 		Success    bool
 		Result     struct{ Content string }
 	}
-	mustUnmarshal(t, byType("tool.execution_complete"), &complete)
+	mustUnmarshal(t, byType(protocol.EventToolExecutionComplete), &complete)
 	if complete.ToolCallID != callID || !complete.Success || complete.Result.Content != "forty-two" {
-		t.Errorf("tool.execution_complete = %s", byType("tool.execution_complete"))
+		t.Errorf("%s = %s", protocol.EventToolExecutionComplete, byType(protocol.EventToolExecutionComplete))
 	}
 
 	got := <-results
@@ -211,25 +212,25 @@ func TestToolFlowRejected(t *testing.T) {
 	evs := c.waitIdle(id, 1)
 	a.check(t)
 
-	if count(evs, "external_tool.requested") != 0 {
+	if count(evs, protocol.EventExternalToolRequested) != 0 {
 		t.Errorf("tool was run despite the rejection: %v", types(evs))
 	}
 	var permDone struct{ Result struct{ Kind string } }
-	mustUnmarshal(t, c.waitType(id, "permission.completed").Data, &permDone)
+	mustUnmarshal(t, c.waitType(id, protocol.EventPermissionCompleted).Data, &permDone)
 	if permDone.Result.Kind != "denied-interactively-by-user" {
-		t.Errorf("permission.completed kind = %q", permDone.Result.Kind)
+		t.Errorf("%s kind = %q", protocol.EventPermissionCompleted, permDone.Result.Kind)
 	}
 	var complete struct {
 		Success bool
 		Error   struct{ Message string }
 	}
-	mustUnmarshal(t, c.waitType(id, "tool.execution_complete").Data, &complete)
+	mustUnmarshal(t, c.waitType(id, protocol.EventToolExecutionComplete).Data, &complete)
 	if complete.Success || complete.Error.Message != "The user rejected this tool call." {
-		t.Errorf("tool.execution_complete = %+v", complete)
+		t.Errorf("%s = %+v", protocol.EventToolExecutionComplete, complete)
 	}
 	// As on the real CLI, a refusal ends the turn like an abort: the model
 	// is not called again.
-	if count(evs, "abort") != 1 || count(evs, "assistant.message") != 1 {
+	if count(evs, protocol.EventAbort) != 1 || count(evs, protocol.EventAssistantMessage) != 1 {
 		t.Errorf("a rejected turn should end with abort after one model call: %v", types(evs))
 	}
 	select {
@@ -260,7 +261,7 @@ func TestToolFlowVariants(t *testing.T) {
 	t.Run("skipPermission", func(t *testing.T) {
 		evs, res := run(t, map[string]any{"requestPermission": true, "tools": []any{skip}},
 			&answerer{toolResult: map[string]any{"textResultForLlm": "ok"}})
-		if count(evs, "permission.requested") != 0 || count(evs, "external_tool.requested") != 1 {
+		if count(evs, protocol.EventPermissionRequested) != 0 || count(evs, protocol.EventExternalToolRequested) != 1 {
 			t.Errorf("events = %v", types(evs))
 		}
 		if !res.OK() || res.Text != "ok" {
@@ -269,7 +270,7 @@ func TestToolFlowVariants(t *testing.T) {
 	})
 	t.Run("no requestPermission", func(t *testing.T) {
 		evs, res := run(t, map[string]any{"tools": []any{lookupTool}}, nil)
-		if count(evs, "permission.requested") != 0 || count(evs, "external_tool.requested") != 0 {
+		if count(evs, protocol.EventPermissionRequested) != 0 || count(evs, protocol.EventExternalToolRequested) != 0 {
 			t.Errorf("events = %v", types(evs))
 		}
 		if !strings.HasPrefix(res.Error, "permission denied") {
@@ -278,7 +279,7 @@ func TestToolFlowVariants(t *testing.T) {
 	})
 	t.Run("unregistered tool", func(t *testing.T) {
 		evs, res := run(t, map[string]any{"requestPermission": true}, nil)
-		if count(evs, "permission.requested") != 0 || count(evs, "external_tool.requested") != 0 || count(evs, "tool.execution_complete") != 1 {
+		if count(evs, protocol.EventPermissionRequested) != 0 || count(evs, protocol.EventExternalToolRequested) != 0 || count(evs, protocol.EventToolExecutionComplete) != 1 {
 			t.Errorf("events = %v", types(evs))
 		}
 		if res.OK() || !strings.Contains(res.Error, "lookup") {
@@ -305,19 +306,19 @@ func TestToolWaitHonoursAbort(t *testing.T) {
 	id := c.createSession(map[string]any{"tools": []any{map[string]any{"name": "lookup", "skipPermission": true}}})
 	c.send(id, "go")
 	var ext struct{ RequestID string }
-	mustUnmarshal(t, c.waitType(id, "external_tool.requested").Data, &ext)
-	c.mustCall("session.abort", map[string]any{"sessionId": id}, nil)
+	mustUnmarshal(t, c.waitType(id, protocol.EventExternalToolRequested).Data, &ext)
+	c.mustCall(protocol.MethodSessionAbort, map[string]any{"sessionId": id}, nil)
 	evs := c.waitIdle(id, 1)
-	if evs[len(evs)-2].Type != "abort" {
+	if evs[len(evs)-2].Type != protocol.EventAbort {
 		t.Errorf("events = %v", types(evs))
 	}
 	// The request is no longer pending.
-	rerr := rpcError(t, c.call("session.tools.handlePendingToolCall",
+	rerr := rpcError(t, c.call(protocol.MethodSessionToolsHandlePendingToolCall,
 		map[string]any{"sessionId": id, "requestId": ext.RequestID, "result": "late"}, nil))
 	if !strings.Contains(rerr.Message, "no pending tool call") {
 		t.Errorf("late answer: %+v", rerr)
 	}
-	if got := count(c.events(id), "tool.execution_complete"); got != 0 {
+	if got := count(c.events(id), protocol.EventToolExecutionComplete); got != 0 {
 		t.Errorf("aborted tool completed")
 	}
 }
@@ -327,8 +328,8 @@ func TestToolWaitHonoursDestroy(t *testing.T) {
 	c, _ := dial(t, srv)
 	id := c.createSession(map[string]any{"requestPermission": true, "tools": []any{lookupTool}})
 	c.send(id, "go")
-	c.waitType(id, "permission.requested")
-	c.mustCall("session.destroy", map[string]any{"sessionId": id}, nil)
+	c.waitType(id, protocol.EventPermissionRequested)
+	c.mustCall(protocol.MethodSessionDestroy, map[string]any{"sessionId": id}, nil)
 	if n := waitRunningTurns(t, srv, 0); n != 0 {
 		t.Errorf("turn still running after destroy")
 	}
@@ -347,7 +348,7 @@ func TestLegacyToolCall(t *testing.T) {
 			calls = append(calls, params)
 			n := len(calls)
 			mu.Unlock()
-			if method != "tool.call" {
+			if method != protocol.MethodToolCall {
 				return nil, errors.New("unexpected " + method)
 			}
 			if n == 1 {
@@ -358,7 +359,7 @@ func TestLegacyToolCall(t *testing.T) {
 		id := c.createSession(map[string]any{"requestPermission": true, "tools": []any{lookupTool}})
 		c.send(id, "one")
 		evs := c.waitIdle(id, 1)
-		if count(evs, "permission.requested") != 0 || count(evs, "external_tool.requested") != 0 {
+		if count(evs, protocol.EventPermissionRequested) != 0 || count(evs, protocol.EventExternalToolRequested) != 0 {
 			t.Errorf("protocol-3 events in the legacy flow: %v", types(evs))
 		}
 		if got := <-results; got[0].Text != "legacy ok" || !got[0].OK() {
@@ -375,10 +376,10 @@ func TestLegacyToolCall(t *testing.T) {
 		mustUnmarshal(t, calls[0], &p)
 		mu.Unlock()
 		if p.SessionID != id || p.ToolName != "lookup" || p.ToolCallID == "" {
-			t.Errorf("tool.call params = %+v", p)
+			t.Errorf("%s params = %+v", protocol.MethodToolCall, p)
 		}
 		answers := srv.Answers()
-		if len(answers) != 2 || answers[0].Method != "tool.call" || answers[0].Error != nil ||
+		if len(answers) != 2 || answers[0].Method != protocol.MethodToolCall || answers[0].Error != nil ||
 			answers[1].Error == nil || answers[1].Error.Code != -32000 {
 			t.Errorf("answers = %+v", answers)
 		}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/quorum-go/quorum/copilot/protocol"
 )
 
 // runner serves the session's accepted sends one after another, on a
@@ -40,12 +42,12 @@ func (s *session) runner() {
 	}
 }
 
-// toolRequest is one entry of assistant.message's toolRequests.
-type toolRequest struct {
-	ToolCallID string          `json:"toolCallId"`
-	Name       string          `json:"name"`
-	Arguments  json.RawMessage `json:"arguments"`
-	Type       string          `json:"type"`
+// assistantMessage is assistant.message's data. It always carries
+// toolRequests, [] when there are none, as CLI 1.0.102 sends it; the
+// protocol type alone would leave an empty list out.
+type assistantMessage struct {
+	protocol.AssistantMessageData
+	ToolRequests []protocol.AssistantMessageToolRequest `json:"toolRequests"`
 }
 
 // runTurn plays one turn: user.message, then one round per model call
@@ -53,7 +55,7 @@ type toolRequest struct {
 // then assistant.idle and session.idle. Any error from emit means the turn was
 // stopped and must return at once.
 func (s *session) runTurn(t *turn) {
-	if s.emit(t, "user.message", map[string]any{"content": t.prompt}, false) != nil {
+	if s.emit(t, protocol.EventUserMessage, protocol.UserMessageData{Content: t.prompt}) != nil {
 		return
 	}
 	if s.conn.srv.opts.Unauthenticated {
@@ -75,7 +77,7 @@ func (s *session) runTurn(t *turn) {
 			return
 		}
 		turnID := strconv.Itoa(call)
-		if s.emit(t, "assistant.turn_start", map[string]any{"turnId": turnID}, false) != nil {
+		if s.emit(t, protocol.EventAssistantTurnStart, protocol.AssistantTurnStartData{TurnID: turnID}) != nil {
 			return
 		}
 		info := Turn{
@@ -104,29 +106,21 @@ func (s *session) runTurn(t *turn) {
 			return
 		}
 
-		requests := make([]toolRequest, len(reply.ToolCalls))
-		for i, tc := range reply.ToolCalls {
-			id := tc.ID
-			if id == "" {
-				id = "call_" + uuid.NewString()[:8]
-			}
-			requests[i] = toolRequest{ToolCallID: id, Name: tc.Name, Arguments: validJSON(tc.Arguments), Type: "function"}
-		}
-		if s.emit(t, "assistant.message", map[string]any{
-			"messageId":    messageID,
-			"content":      reply.Text,
-			"toolRequests": requests,
-		}, false) != nil {
+		requests := reply.toolRequests()
+		if s.emit(t, protocol.EventAssistantMessage, assistantMessage{
+			AssistantMessageData: protocol.AssistantMessageData{MessageID: messageID, Content: reply.Text},
+			ToolRequests:         requests,
+		}) != nil {
 			return
 		}
 		u := reply.usage(info)
-		if s.emit(t, "assistant.usage", map[string]any{
-			"model":        s.model.ID,
-			"inputTokens":  u.InputTokens,
-			"outputTokens": u.OutputTokens,
-			"duration":     time.Since(started).Milliseconds(),
-			"cost":         1,
-		}, true) != nil {
+		if s.emit(t, protocol.EventAssistantUsage, protocol.AssistantUsageData{
+			Model:        s.model.ID,
+			InputTokens:  ptr(int64(u.InputTokens)),
+			OutputTokens: ptr(int64(u.OutputTokens)),
+			Duration:     ptr(time.Since(started).Milliseconds()),
+			Cost:         ptr(1.0),
+		}) != nil {
 			return
 		}
 
@@ -141,13 +135,13 @@ func (s *session) runTurn(t *turn) {
 			}
 			results = append(results, res)
 		}
-		if s.emit(t, "assistant.turn_end", map[string]any{"turnId": turnID}, false) != nil {
+		if s.emit(t, protocol.EventAssistantTurnEnd, protocol.AssistantTurnEndData{TurnID: turnID}) != nil {
 			return
 		}
 		if len(requests) > 0 {
 			continue
 		}
-		if s.emit(t, "assistant.idle", map[string]any{}, true) != nil {
+		if s.emit(t, protocol.EventAssistantIdle, protocol.AssistantIdleData{}) != nil {
 			return
 		}
 		s.finish(t, func() {
@@ -157,11 +151,29 @@ func (s *session) runTurn(t *turn) {
 	}
 }
 
+// toolRequests lists the ToolCalls as assistant.message asks for them.
+func (r Reply) toolRequests() []protocol.AssistantMessageToolRequest {
+	requests := make([]protocol.AssistantMessageToolRequest, len(r.ToolCalls))
+	for i, tc := range r.ToolCalls {
+		id := tc.ID
+		if id == "" {
+			id = "call_" + uuid.NewString()[:8]
+		}
+		requests[i] = protocol.AssistantMessageToolRequest{
+			ToolCallID: id,
+			Name:       tc.Name,
+			Arguments:  validJSON(tc.Arguments),
+			Type:       protocol.AssistantMessageToolRequestTypeFunction,
+		}
+	}
+	return requests
+}
+
 // streamReply waits the reply's delays and, for streaming sessions, emits a
 // message_delta and a streaming_delta per piece (only the pieces before a
 // Failure), all naming messageID, the id assistant.message will carry.
 func (s *session) streamReply(t *turn, r Reply, messageID string) error {
-	pieces := r.chunks()
+	pieces := r.chunks(r.Text)
 	n := len(pieces)
 	if r.Failure != nil {
 		n = min(max(r.Failure.AfterChunks, 0), n)
@@ -179,10 +191,10 @@ func (s *session) streamReply(t *turn, r Reply, messageID string) error {
 	total := 0
 	for _, p := range pieces[:n] {
 		total += len(p)
-		if s.emit(t, "assistant.message_delta", map[string]any{"messageId": messageID, "deltaContent": p}, true) != nil {
+		if s.emit(t, protocol.EventAssistantMessageDelta, protocol.AssistantMessageDeltaData{MessageID: messageID, DeltaContent: p}) != nil {
 			return errStopped
 		}
-		if s.emit(t, "assistant.streaming_delta", map[string]any{"totalResponseSizeBytes": total}, true) != nil {
+		if s.emit(t, protocol.EventAssistantStreamingDelta, protocol.AssistantStreamingDeltaData{TotalResponseSizeBytes: int64(total)}) != nil {
 			return errStopped
 		}
 		if !sleep(done, r.ChunkDelay) {
@@ -198,9 +210,9 @@ var errRejected = errors.New("sim: permission rejected")
 // endRejected ends a turn after a refused permission the way CLI 1.0.102
 // does: like an abort.
 func (s *session) endRejected(t *turn, turnID string) {
-	if s.emit(t, "assistant.turn_end", map[string]any{"turnId": turnID}, false) != nil ||
-		s.emit(t, "abort", map[string]any{"reason": "user_initiated"}, false) != nil ||
-		s.emit(t, "assistant.idle", map[string]any{"aborted": true}, true) != nil {
+	if s.emit(t, protocol.EventAssistantTurnEnd, protocol.AssistantTurnEndData{TurnID: turnID}) != nil ||
+		s.emit(t, protocol.EventAbort, protocol.AbortData{Reason: protocol.AbortReasonUserInitiated}) != nil ||
+		s.emit(t, protocol.EventAssistantIdle, protocol.AssistantIdleData{Aborted: ptr(true)}) != nil {
 		return
 	}
 	s.finish(t, nil)
@@ -211,7 +223,7 @@ func (s *session) fail(t *turn, errorType, message string) {
 	if errorType == "" {
 		errorType = "query"
 	}
-	if s.emit(t, "session.error", map[string]any{"errorType": errorType, "message": message}, false) != nil {
+	if s.emit(t, protocol.EventSessionError, protocol.ErrorData{ErrorType: errorType, Message: message}) != nil {
 		return
 	}
 	s.finish(t, nil)
@@ -221,7 +233,7 @@ func (s *session) fail(t *turn, errorType, message string) {
 // same lock, marks the session idle (and runs fn), so that a send that
 // follows the idle event on the wire always finds the session idle.
 func (s *session) finish(t *turn, fn func()) {
-	s.emitThen(t, "session.idle", map[string]any{}, true, func() {
+	s.emitThen(t, protocol.EventSessionIdle, protocol.IdleData{}, func() {
 		if s.cur == t {
 			s.cur = nil
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/quorum-go/quorum/copilot/protocol"
 	"github.com/quorum-go/quorum/internal/sim"
 )
 
@@ -23,18 +24,18 @@ func TestStreamingTurn(t *testing.T) {
 	evs := c.waitIdle(id, 1)
 
 	want := []string{
-		"session.start",
-		"user.message",
-		"assistant.turn_start",
-		"assistant.message_delta", "assistant.streaming_delta",
-		"assistant.message_delta", "assistant.streaming_delta",
-		"assistant.message_delta", "assistant.streaming_delta",
-		"assistant.message_delta", "assistant.streaming_delta",
-		"assistant.message",
-		"assistant.usage",
-		"assistant.turn_end",
-		"assistant.idle",
-		"session.idle",
+		protocol.EventSessionStart,
+		protocol.EventUserMessage,
+		protocol.EventAssistantTurnStart,
+		protocol.EventAssistantMessageDelta, protocol.EventAssistantStreamingDelta,
+		protocol.EventAssistantMessageDelta, protocol.EventAssistantStreamingDelta,
+		protocol.EventAssistantMessageDelta, protocol.EventAssistantStreamingDelta,
+		protocol.EventAssistantMessageDelta, protocol.EventAssistantStreamingDelta,
+		protocol.EventAssistantMessage,
+		protocol.EventAssistantUsage,
+		protocol.EventAssistantTurnEnd,
+		protocol.EventAssistantIdle,
+		protocol.EventSessionIdle,
 	}
 	if got := types(evs); !slices.Equal(got, want) {
 		t.Fatalf("events:\n got %v\nwant %v", got, want)
@@ -43,13 +44,13 @@ func TestStreamingTurn(t *testing.T) {
 		t.Errorf("deltas joined = %q, want %q", got, text)
 	}
 	if got := messageContent(t, evs); got != text {
-		t.Errorf("assistant.message content = %q", got)
+		t.Errorf("%s content = %q", protocol.EventAssistantMessage, got)
 	}
 
 	var user struct{ Content string }
 	mustUnmarshal(t, evs[1].Data, &user)
 	if user.Content != "tell me" {
-		t.Errorf("user.message content = %q", user.Content)
+		t.Errorf("%s content = %q", protocol.EventUserMessage, user.Content)
 	}
 
 	// Deltas name the message they build; sizes accumulate.
@@ -59,25 +60,25 @@ func TestStreamingTurn(t *testing.T) {
 	}
 	mustUnmarshal(t, evs[11].Data, &msg)
 	if msg.MessageID == "" || msg.ToolRequests == nil || len(msg.ToolRequests) != 0 {
-		t.Errorf("assistant.message data = %s", evs[11].Data)
+		t.Errorf("%s data = %s", protocol.EventAssistantMessage, evs[11].Data)
 	}
 	size := 0
 	for _, e := range evs {
 		switch e.Type {
-		case "assistant.message_delta":
+		case protocol.EventAssistantMessageDelta:
 			var d struct{ MessageID, DeltaContent string }
 			mustUnmarshal(t, e.Data, &d)
 			if d.MessageID != msg.MessageID {
 				t.Errorf("delta messageId %q, message %q", d.MessageID, msg.MessageID)
 			}
 			size += len(d.DeltaContent)
-		case "assistant.streaming_delta":
+		case protocol.EventAssistantStreamingDelta:
 			var d struct{ TotalResponseSizeBytes int }
 			mustUnmarshal(t, e.Data, &d)
 			if d.TotalResponseSizeBytes != size {
 				t.Errorf("totalResponseSizeBytes = %d, want %d", d.TotalResponseSizeBytes, size)
 			}
-		case "assistant.usage":
+		case protocol.EventAssistantUsage:
 			var u struct {
 				Model        string
 				InputTokens  int
@@ -86,9 +87,9 @@ func TestStreamingTurn(t *testing.T) {
 			}
 			mustUnmarshal(t, e.Data, &u)
 			if u.Model != "m" || u.InputTokens != 11 || u.OutputTokens != 22 || u.Duration == nil {
-				t.Errorf("assistant.usage = %s", e.Data)
+				t.Errorf("%s = %s", protocol.EventAssistantUsage, e.Data)
 			}
-		case "assistant.turn_start", "assistant.turn_end":
+		case protocol.EventAssistantTurnStart, protocol.EventAssistantTurnEnd:
 			var d struct{ TurnID string }
 			mustUnmarshal(t, e.Data, &d)
 			if d.TurnID != "0" {
@@ -103,7 +104,7 @@ func TestStreamingTurn(t *testing.T) {
 	var got struct {
 		Events []sim.Event `json:"events"`
 	}
-	c.mustCall("session.getMessages", map[string]any{"sessionId": id}, &got)
+	c.mustCall(protocol.MethodSessionGetMessages, map[string]any{"sessionId": id}, &got)
 	var persisted []sim.Event
 	for _, e := range evs {
 		if !e.Ephemeral {
@@ -114,7 +115,7 @@ func TestStreamingTurn(t *testing.T) {
 		t.Fatalf("getMessages: %v, want %v", types(got.Events), types(persisted))
 	}
 	for i := range persisted {
-		if got.Events[i].ID != persisted[i].ID || string(got.Events[i].Data) != string(persisted[i].Data) {
+		if got.Events[i].ID != persisted[i].ID || !sameJSON(t, got.Events[i].Data, persisted[i].Data) {
 			t.Errorf("getMessages[%d] = %+v, want %+v", i, got.Events[i], persisted[i])
 		}
 	}
@@ -123,9 +124,14 @@ func TestStreamingTurn(t *testing.T) {
 // checkEnvelopes checks ids, timestamps, parent chain and ephemeral flags.
 func checkEnvelopes(t *testing.T, evs []sim.Event) {
 	t.Helper()
+	// The types the CLI's schema marks ephemeral, of those the simulator
+	// sends; written out, not taken from protocol.IsEphemeral, so that the
+	// test does not repeat the code it checks.
 	ephemeral := map[string]bool{
-		"assistant.message_delta": true, "assistant.streaming_delta": true,
-		"assistant.usage": true, "assistant.idle": true, "session.idle": true,
+		protocol.EventAssistantMessageDelta: true, protocol.EventAssistantStreamingDelta: true,
+		protocol.EventAssistantUsage: true, protocol.EventAssistantIdle: true, protocol.EventSessionIdle: true,
+		protocol.EventExternalToolCompleted: true,
+		protocol.EventUserInputRequested:    true, protocol.EventUserInputCompleted: true,
 	}
 	ids := map[string]bool{}
 	var parent *string
@@ -158,8 +164,8 @@ func TestNonStreamingTurn(t *testing.T) {
 	id := c.createSession(map[string]any{"model": "echo", "streaming": false})
 	c.send(id, "hello there")
 	evs := c.waitIdle(id, 1)
-	want := []string{"session.start", "user.message", "assistant.turn_start", "assistant.message",
-		"assistant.usage", "assistant.turn_end", "assistant.idle", "session.idle"}
+	want := []string{protocol.EventSessionStart, protocol.EventUserMessage, protocol.EventAssistantTurnStart, protocol.EventAssistantMessage,
+		protocol.EventAssistantUsage, protocol.EventAssistantTurnEnd, protocol.EventAssistantIdle, protocol.EventSessionIdle}
 	if got := types(evs); !slices.Equal(got, want) {
 		t.Fatalf("events:\n got %v\nwant %v", got, want)
 	}
@@ -201,10 +207,10 @@ func TestFailures(t *testing.T) {
 		id := c.createSession(map[string]any{"streaming": true})
 		c.send(id, "x")
 		evs := c.waitIdle(id, 1)
-		want := []string{"session.start", "user.message", "assistant.turn_start",
-			"assistant.message_delta", "assistant.streaming_delta",
-			"assistant.message_delta", "assistant.streaming_delta",
-			"session.error", "session.idle"}
+		want := []string{protocol.EventSessionStart, protocol.EventUserMessage, protocol.EventAssistantTurnStart,
+			protocol.EventAssistantMessageDelta, protocol.EventAssistantStreamingDelta,
+			protocol.EventAssistantMessageDelta, protocol.EventAssistantStreamingDelta,
+			protocol.EventSessionError, protocol.EventSessionIdle}
 		if got := types(evs); !slices.Equal(got, want) {
 			t.Fatalf("events:\n got %v\nwant %v", got, want)
 		}
@@ -214,7 +220,7 @@ func TestFailures(t *testing.T) {
 		var e struct{ ErrorType, Message string }
 		mustUnmarshal(t, evs[7].Data, &e)
 		if e.ErrorType != "rate_limit" || e.Message != "slow down" {
-			t.Errorf("session.error = %s", evs[7].Data)
+			t.Errorf("%s = %s", protocol.EventSessionError, evs[7].Data)
 		}
 		// The session is usable afterwards.
 		c.send(id, "again")
@@ -227,9 +233,9 @@ func TestFailures(t *testing.T) {
 		c.send(id, "x")
 		c.waitIdle(id, 1)
 		var e struct{ ErrorType, Message string }
-		mustUnmarshal(t, c.waitType(id, "session.error").Data, &e)
+		mustUnmarshal(t, c.waitType(id, protocol.EventSessionError).Data, &e)
 		if !strings.Contains(e.Message, "boom") {
-			t.Errorf("session.error = %+v", e)
+			t.Errorf("%s = %+v", protocol.EventSessionError, e)
 		}
 	})
 	t.Run("endless tool loop", func(t *testing.T) {
@@ -240,10 +246,10 @@ func TestFailures(t *testing.T) {
 		id := c.createSession(nil)
 		c.send(id, "x")
 		evs := c.waitIdle(id, 1)
-		if n := count(evs, "assistant.turn_start"); n != 4 {
+		if n := count(evs, protocol.EventAssistantTurnStart); n != 4 {
 			t.Errorf("%d rounds, want 4", n)
 		}
-		if count(evs, "session.error") != 1 {
+		if count(evs, protocol.EventSessionError) != 1 {
 			t.Errorf("no session.error: %v", types(evs))
 		}
 	})
@@ -266,40 +272,40 @@ func TestAbortHangingTurn(t *testing.T) {
 	}
 
 	var res struct{ Success bool }
-	c.mustCall("session.abort", map[string]any{"sessionId": id}, &res)
+	c.mustCall(protocol.MethodSessionAbort, map[string]any{"sessionId": id}, &res)
 	if !res.Success {
-		t.Errorf("abort = %+v", res)
+		t.Errorf("%s = %+v", protocol.MethodSessionAbort, res)
 	}
 	evs := c.waitIdle(id, 1)
 	n := len(evs)
-	if evs[n-2].Type != "abort" || evs[n-1].Type != "session.idle" {
+	if evs[n-2].Type != protocol.EventAbort || evs[n-1].Type != protocol.EventSessionIdle {
 		t.Fatalf("events = %v", types(evs))
 	}
 	var reason struct{ Reason string }
 	mustUnmarshal(t, evs[n-2].Data, &reason)
 	if reason.Reason != "user_initiated" {
-		t.Errorf("abort reason = %q", reason.Reason)
+		t.Errorf("%s reason = %q", protocol.EventAbort, reason.Reason)
 	}
 	var idle struct{ Aborted bool }
 	mustUnmarshal(t, evs[n-1].Data, &idle)
 	if !idle.Aborted {
-		t.Errorf("session.idle after abort: %s", evs[n-1].Data)
+		t.Errorf("%s after abort: %s", protocol.EventSessionIdle, evs[n-1].Data)
 	}
 
 	// The next turn runs normally and nothing of the aborted one leaks in.
 	c.send(id, "next")
 	evs = c.waitIdle(id, 2)
 	after := evs[n:]
-	if got := types(after); got[0] != "user.message" || count(after, "abort") != 0 {
+	if got := types(after); got[0] != protocol.EventUserMessage || count(after, protocol.EventAbort) != 0 {
 		t.Errorf("after abort: %v", got)
 	}
 	if got := messageContent(t, after); got != "done" {
 		t.Errorf("next turn content = %q", got)
 	}
 	// A second abort with nothing running emits nothing.
-	c.mustCall("session.abort", map[string]any{"sessionId": id}, nil)
-	c.mustCall("ping", nil, nil)
-	if got := count(c.events(id), "abort"); got != 1 {
+	c.mustCall(protocol.MethodSessionAbort, map[string]any{"sessionId": id}, nil)
+	c.mustCall(protocol.MethodPing, nil, nil)
+	if got := count(c.events(id), protocol.EventAbort); got != 1 {
 		t.Errorf("%d abort events, want 1", got)
 	}
 	if n := srv.Stats().RunningTurns; n != 0 {
@@ -313,16 +319,16 @@ func TestDestroy(t *testing.T) {
 	id := c.createSession(nil)
 	other := c.createSession(nil)
 	c.send(id, "hang forever")
-	c.waitType(id, "assistant.turn_start")
+	c.waitType(id, protocol.EventAssistantTurnStart)
 
 	var res struct{ Success bool }
-	c.mustCall("session.destroy", map[string]any{"sessionId": id}, &res)
+	c.mustCall(protocol.MethodSessionDestroy, map[string]any{"sessionId": id}, &res)
 	if !res.Success {
 		t.Errorf("destroy = %+v", res)
 	}
-	wire := c.waitWire("session.deleted", func(w []wireEntry) bool {
+	wire := c.waitWire(lifecycleDeleted, func(w []wireEntry) bool {
 		for _, e := range w {
-			if e.Method == "session.lifecycle" && strings.Contains(string(e.Params), `"session.deleted"`) {
+			if isLifecycle(e, lifecycleDeleted) {
 				return true
 			}
 		}
@@ -330,14 +336,14 @@ func TestDestroy(t *testing.T) {
 	})
 	var deleted struct{ Type, SessionID string }
 	for _, e := range wire {
-		if e.Method == "session.lifecycle" && strings.Contains(string(e.Params), `"session.deleted"`) {
+		if isLifecycle(e, lifecycleDeleted) {
 			mustUnmarshal(t, e.Params, &deleted)
 		}
 	}
 	if deleted.SessionID != id {
-		t.Errorf("session.deleted for %q, want %q", deleted.SessionID, id)
+		t.Errorf("%s for %q, want %q", lifecycleDeleted, deleted.SessionID, id)
 	}
-	for _, method := range []string{"session.send", "session.abort", "session.destroy", "session.getMessages"} {
+	for _, method := range []string{protocol.MethodSessionSend, protocol.MethodSessionAbort, protocol.MethodSessionDestroy, protocol.MethodSessionGetMessages} {
 		rerr := rpcError(t, c.call(method, map[string]any{"sessionId": id, "prompt": "x"}, nil))
 		if !strings.Contains(rerr.Message, "session not found") {
 			t.Errorf("%s after destroy: %+v", method, rerr)
@@ -346,7 +352,7 @@ func TestDestroy(t *testing.T) {
 	if got := srv.LiveSessions(); !slices.Equal(got, []string{other}) {
 		t.Errorf("live sessions = %v, want [%s]", got, other)
 	}
-	c.mustCall("session.destroy", map[string]any{"sessionId": other}, nil)
+	c.mustCall(protocol.MethodSessionDestroy, map[string]any{"sessionId": other}, nil)
 	if got := srv.LiveSessions(); len(got) != 0 {
 		t.Errorf("live sessions = %v, want none", got)
 	}
@@ -386,13 +392,13 @@ func TestBusyPolicy(t *testing.T) {
 		c, _ := dial(t, newServer(t, sim.Options{Models: []sim.Model{model}}))
 		id := c.createSession(nil)
 		c.send(id, "slow")
-		c.waitType(id, "assistant.turn_start")
+		c.waitType(id, protocol.EventAssistantTurnStart)
 		c.send(id, "fast")
 		release <- struct{}{}
 		evs := c.waitIdle(id, 2)
 		var contents []string
 		for _, e := range evs {
-			if e.Type == "assistant.message" {
+			if e.Type == protocol.EventAssistantMessage {
 				var d struct{ Content string }
 				mustUnmarshal(t, e.Data, &d)
 				contents = append(contents, d.Content)
@@ -406,8 +412,8 @@ func TestBusyPolicy(t *testing.T) {
 		c, _ := dial(t, newServer(t, sim.Options{Models: []sim.Model{model}, Busy: sim.BusyReject}))
 		id := c.createSession(nil)
 		c.send(id, "slow")
-		c.waitType(id, "assistant.turn_start")
-		rerr := rpcError(t, c.call("session.send", map[string]any{"sessionId": id, "prompt": "fast"}, nil))
+		c.waitType(id, protocol.EventAssistantTurnStart)
+		rerr := rpcError(t, c.call(protocol.MethodSessionSend, map[string]any{"sessionId": id, "prompt": "fast"}, nil))
 		if !strings.Contains(rerr.Message, "session is busy") {
 			t.Errorf("busy send: %+v", rerr)
 		}
@@ -426,16 +432,16 @@ func TestNothingAfterDestroy(t *testing.T) {
 	c, _ := dial(t, newServer(t, sim.Options{Models: []sim.Model{model}}))
 	id := c.createSession(map[string]any{"streaming": true})
 	c.send(id, "x")
-	c.waitEvents(id, "some deltas", func(evs []sim.Event) bool { return count(evs, "assistant.message_delta") >= 10 })
-	c.mustCall("session.destroy", map[string]any{"sessionId": id}, nil)
+	c.waitEvents(id, "some deltas", func(evs []sim.Event) bool { return count(evs, protocol.EventAssistantMessageDelta) >= 10 })
+	c.mustCall(protocol.MethodSessionDestroy, map[string]any{"sessionId": id}, nil)
 	for range 20 {
-		c.mustCall("ping", nil, nil) // let anything still in flight arrive
+		c.mustCall(protocol.MethodPing, nil, nil) // let anything still in flight arrive
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	deleted := -1
 	for i, e := range c.wire {
-		if e.Method == "session.lifecycle" && strings.Contains(string(e.Params), `"session.deleted"`) {
+		if isLifecycle(e, lifecycleDeleted) {
 			deleted = i
 		}
 		if deleted >= 0 && e.Session == id {
@@ -445,7 +451,7 @@ func TestNothingAfterDestroy(t *testing.T) {
 	if deleted < 0 {
 		t.Fatal("no session.deleted")
 	}
-	if n := count(c.events_[id], "session.idle"); n != 0 {
+	if n := count(c.events_[id], protocol.EventSessionIdle); n != 0 {
 		t.Errorf("the destroyed turn went idle %d times", n)
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 	"go.uber.org/goleak"
 
+	"github.com/quorum-go/quorum/copilot/protocol"
 	"github.com/quorum-go/quorum/internal/sim"
 )
 
@@ -91,7 +92,7 @@ func newRPCClient(t *testing.T, stream io.ReadWriteCloser) *rpcClient {
 	c := &rpcClient{cancel: cancel, got: make(chan struct{}, 1)}
 	c.conn = jsonrpc2.NewConn(ctx, jsonrpc2.NewBufferedStream(stream, jsonrpc2.VSCodeObjectCodec{}),
 		jsonrpc2.HandlerWithError(func(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
-			if req.Method == "session.event" && req.Params != nil {
+			if req.Method == protocol.NotificationSessionEvent && req.Params != nil {
 				var se sessionEvent
 				if json.Unmarshal(*req.Params, &se) == nil {
 					c.mu.Lock()
@@ -126,13 +127,13 @@ func (c *rpcClient) converse(t *testing.T, model, prompt string) string {
 		ProtocolVersion int
 		Version         string
 	}
-	c.call(t, "connect", map[string]any{}, &hello)
+	c.call(t, protocol.MethodConnect, map[string]any{}, &hello)
 	if !hello.OK || hello.ProtocolVersion != 3 || hello.Version != sim.Version {
-		t.Fatalf("connect = %+v", hello)
+		t.Fatalf("%s = %+v", protocol.MethodConnect, hello)
 	}
 	var created struct{ SessionID string }
-	c.call(t, "session.create", map[string]any{"model": model, "streaming": true}, &created)
-	c.call(t, "session.send", map[string]any{"sessionId": created.SessionID, "prompt": prompt}, nil)
+	c.call(t, protocol.MethodSessionCreate, map[string]any{"model": model, "streaming": true}, &created)
+	c.call(t, protocol.MethodSessionSend, map[string]any{"sessionId": created.SessionID, "prompt": prompt}, nil)
 
 	deadline := time.After(guard)
 	for {
@@ -146,11 +147,11 @@ func (c *rpcClient) converse(t *testing.T, model, prompt string) string {
 			var d struct{ DeltaContent, Content string }
 			json.Unmarshal(se.Event.Data, &d)
 			switch se.Event.Type {
-			case "assistant.message_delta":
+			case protocol.EventAssistantMessageDelta:
 				deltas += d.DeltaContent
-			case "assistant.message":
+			case protocol.EventAssistantMessage:
 				content = d.Content
-			case "session.idle":
+			case protocol.EventSessionIdle:
 				idle = true
 			}
 		}
@@ -293,9 +294,9 @@ func TestBinary(t *testing.T) {
 		}
 		c := newRPCClient(t, nc)
 		var pong struct{ Message string }
-		c.call(t, "ping", map[string]any{"message": "tcp"}, &pong)
+		c.call(t, protocol.MethodPing, map[string]any{"message": "tcp"}, &pong)
 		if pong.Message != "pong: tcp" {
-			t.Errorf("ping = %+v", pong)
+			t.Errorf("%s = %+v", protocol.MethodPing, pong)
 		}
 		cmd.Process.Signal(syscall.SIGTERM)
 		if err := waitProcess(cmd); err != nil {

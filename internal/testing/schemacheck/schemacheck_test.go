@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/quorum-go/quorum/copilot/protocol"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -20,34 +22,34 @@ func TestSchemasDescribeTheWholeProtocol(t *testing.T) {
 	if s.Methods() < 600 || s.EventTypes() < 160 {
 		t.Fatalf("loaded %d methods and %d event types; the schemas look truncated", s.Methods(), s.EventTypes())
 	}
-	if fromServer, known := s.FromServer("hooks.invoke"); !known || !fromServer {
-		t.Errorf("hooks.invoke: fromServer=%v known=%v; want a server→client request", fromServer, known)
+	if fromServer, known := s.FromServer(protocol.MethodHooksInvoke); !known || !fromServer {
+		t.Errorf("%s: fromServer=%v known=%v; want a server→client request", protocol.MethodHooksInvoke, fromServer, known)
 	}
-	if fromServer, known := s.FromServer("session.send"); !known || fromServer {
-		t.Errorf("session.send: fromServer=%v known=%v; want a client→server method", fromServer, known)
+	if fromServer, known := s.FromServer(protocol.MethodSessionSend); !known || fromServer {
+		t.Errorf("%s: fromServer=%v known=%v; want a client→server method", protocol.MethodSessionSend, fromServer, known)
 	}
 }
 
 func TestPingTimestampMustBeAString(t *testing.T) {
 	s := Default(t)
 	good := `{"message":"pong: hi","timestamp":"2026-11-22T10:00:00.000Z","protocolVersion":3}`
-	if err := s.Result("ping", json.RawMessage(good)); err != nil {
+	if err := s.Result(protocol.MethodPing, json.RawMessage(good)); err != nil {
 		t.Errorf("the real CLI's answer was refused: %v", err)
 	}
 	// What the simulator used to send, and the client used to expect.
 	bad := `{"message":"pong: hi","timestamp":1763805600000,"protocolVersion":3}`
-	if err := s.Result("ping", json.RawMessage(bad)); err == nil {
+	if err := s.Result(protocol.MethodPing, json.RawMessage(bad)); err == nil {
 		t.Error("a numeric timestamp passed")
 	}
 }
 
 func TestEventsAreCheckedByType(t *testing.T) {
 	s := Default(t)
-	envelope := `{"id":"3f2b8c1e-5a4d-4e6f-9b7a-1c2d3e4f5a6b","timestamp":"2026-11-22T10:00:00.000Z","parentId":null,"ephemeral":true,"type":"assistant.message_delta","data":%s}`
-	if err := s.Event(json.RawMessage(fmt.Sprintf(envelope, `{"messageId":"m1","deltaContent":"Hel"}`))); err != nil {
+	delta := func(data string) json.RawMessage { return event(protocol.EventAssistantMessageDelta, data) }
+	if err := s.Event(delta(`{"messageId":"m1","deltaContent":"Hel"}`)); err != nil {
 		t.Errorf("a well-formed delta was refused: %v", err)
 	}
-	if err := s.Event(json.RawMessage(fmt.Sprintf(envelope, `{"messageId":"m1"}`))); err == nil {
+	if err := s.Event(delta(`{"messageId":"m1"}`)); err == nil {
 		t.Error("a delta without deltaContent passed")
 	}
 	err := s.Event(json.RawMessage(`{"type":"no.such_event","data":{}}`))
@@ -59,11 +61,11 @@ func TestEventsAreCheckedByType(t *testing.T) {
 func TestParamsOfAMethodWithoutParams(t *testing.T) {
 	s := Default(t)
 	for _, p := range []string{``, `null`, `{}`} {
-		if err := s.Params("runtime.shutdown", json.RawMessage(p)); err != nil {
-			t.Errorf("runtime.shutdown with %q: %v", p, err)
+		if err := s.Params(protocol.MethodRuntimeShutdown, json.RawMessage(p)); err != nil {
+			t.Errorf("%s with %q: %v", protocol.MethodRuntimeShutdown, p, err)
 		}
 	}
-	if err := s.Params("runtime.shutdown", json.RawMessage(`{"now":true}`)); err == nil {
+	if err := s.Params(protocol.MethodRuntimeShutdown, json.RawMessage(`{"now":true}`)); err == nil {
 		t.Error("runtime.shutdown accepted params it does not take")
 	}
 }
@@ -77,6 +79,11 @@ type pipe struct {
 func (p *pipe) Write(b []byte) (int, error) { return p.written.Write(b) }
 func (p *pipe) Close() error                { return nil }
 
+// event is an ephemeral event of typ with data, as the CLI's first event.
+func event(typ, data string) json.RawMessage {
+	return json.RawMessage(fmt.Sprintf(`{"id":"3f2b8c1e-5a4d-4e6f-9b7a-1c2d3e4f5a6b","timestamp":"2026-11-22T10:00:00.000Z","parentId":null,"ephemeral":true,"type":%q,"data":%s}`, typ, data))
+}
+
 func frame(body string) string {
 	return fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body)
 }
@@ -84,12 +91,12 @@ func frame(body string) string {
 func TestTapChecksBothDirections(t *testing.T) {
 	s := Default(t)
 	server := frame(`{"jsonrpc":"2.0","id":1,"result":{"message":"pong","timestamp":12,"protocolVersion":3}}`) +
-		frame(`{"jsonrpc":"2.0","method":"session.event","params":{"sessionId":"s1","event":{"id":"3f2b8c1e-5a4d-4e6f-9b7a-1c2d3e4f5a6b","timestamp":"2026-11-22T10:00:00.000Z","parentId":null,"ephemeral":true,"type":"session.idle","data":{}}}}`) +
-		frame(`{"jsonrpc":"2.0","method":"session.lifecycle","params":{"type":"session.created","sessionId":"s1"}}`)
+		frame(fmt.Sprintf(`{"jsonrpc":"2.0","method":%q,"params":{"sessionId":"s1","event":%s}}`, protocol.NotificationSessionEvent, event(protocol.EventSessionIdle, `{}`))) +
+		frame(fmt.Sprintf(`{"jsonrpc":"2.0","method":%q,"params":{"type":"session.created","sessionId":"s1"}}`, protocol.NotificationSessionLifecycle))
 	p := &pipe{Reader: strings.NewReader(server)}
 	tap := NewTap(s, p)
 	// The client's request, written in two pieces to exercise reassembly.
-	req := frame(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"message":"hi"}}`)
+	req := frame(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":{"message":"hi"}}`, protocol.MethodPing))
 	if _, err := tap.Write([]byte(req[:10])); err != nil {
 		t.Fatal(err)
 	}
@@ -109,14 +116,14 @@ func TestTapChecksBothDirections(t *testing.T) {
 	if got := tap.Checked(); got != 2 { // the ping request and the session.idle event
 		t.Errorf("checked %d messages; want 2", got)
 	}
-	if got := tap.Unchecked()["session.lifecycle"]; got != 1 {
+	if got := tap.Unchecked()[protocol.NotificationSessionLifecycle]; got != 1 {
 		t.Errorf("unchecked session.lifecycle: %d; want 1", got)
 	}
 }
 
 func TestTapRefusesARequestInTheWrongDirection(t *testing.T) {
 	s := Default(t)
-	p := &pipe{Reader: strings.NewReader(frame(`{"jsonrpc":"2.0","id":"x","method":"session.send","params":{"sessionId":"s1","prompt":"hi"}}`))}
+	p := &pipe{Reader: strings.NewReader(frame(fmt.Sprintf(`{"jsonrpc":"2.0","id":"x","method":%q,"params":{"sessionId":"s1","prompt":"hi"}}`, protocol.MethodSessionSend)))}
 	tap := NewTap(s, p)
 	if _, err := io.Copy(io.Discard, tap); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+
+	"github.com/quorum-go/quorum/copilot/protocol"
 )
 
 // Tap checks the JSON-RPC traffic on one connection against the schemas. It
@@ -135,16 +137,16 @@ func (t *Tap) inspect(body []byte, toServer bool) {
 	case m.Method != "" && len(m.ID) > 0:
 		mine[string(m.ID)] = m.Method
 		t.record(m.Method, t.checkRequest(m, toServer))
-	case m.Method == "session.event" && !toServer:
+	case m.Method == protocol.NotificationSessionEvent && !toServer:
 		var p struct {
 			SessionID string          `json:"sessionId"`
 			Event     json.RawMessage `json:"event"`
 		}
 		if err := json.Unmarshal(m.Params, &p); err != nil || p.SessionID == "" || len(p.Event) == 0 {
-			t.violations = append(t.violations, fmt.Sprintf("session.event without sessionId and event: %s", clip(m.Params)))
+			t.violations = append(t.violations, fmt.Sprintf("%s without sessionId and event: %s", protocol.NotificationSessionEvent, clip(m.Params)))
 			return
 		}
-		t.record("session.event", t.schemas.Event(p.Event))
+		t.record(protocol.NotificationSessionEvent, t.schemas.Event(p.Event))
 	case m.Method != "":
 		t.record(m.Method, ErrNotInSchema) // session.lifecycle and the like
 	default:
