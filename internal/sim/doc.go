@@ -44,8 +44,9 @@
 // non-ephemeral event (null for session.start). Ephemeral events (those the
 // CLI's schema marks so, as protocol.IsEphemeral reports: of the simulator's,
 // assistant.message_delta, assistant.streaming_delta, assistant.usage,
-// assistant.idle, external_tool.completed and session.idle) are not parents
-// and are left out of session.getMessages.
+// assistant.idle, external_tool.completed, user_input.requested,
+// user_input.completed and session.idle) are not parents and are left out
+// of session.getMessages.
 //
 // Names and payloads. Every method, notification and event type is named by
 // its copilot/protocol constant, and requests, results and event data are
@@ -82,10 +83,40 @@
 // session.error {errorType, message} then session.idle; an abort is
 // abort {reason:"user_initiated"} then session.idle {aborted:true}.
 //
+// Sub-agents. Reply.SubAgents speak before the main agent's message: each
+// sub-agent's assistant.message_delta events (streaming sessions; no
+// streaming_delta) and its assistant.message, all with the envelope's
+// agentId set, as the real CLI tags a sub-agent's events. Main-agent events
+// carry no agentId. Their text stays out of the main message and of the
+// session's history (Turn.History).
+//
+// Questions for the user. Reply.AskUser requests the built-in ask_user tool
+// (AskUserTool) before any ToolCalls. In a session created or resumed with
+// requestUserInput:true it runs as
+//
+//	tool.execution_start {toolName:"ask_user"}
+//	user_input.requested {requestId, question, choices, allowFreeform, toolCallId}
+//	  → userInput.request {sessionId, question, choices, allowFreeform}
+//	  ← {answer, wasFreeform}
+//	user_input.completed {requestId, answer, wasFreeform}
+//	tool.execution_complete {result:{content: answer}}
+//
+// and the script's next call finds the answer in Turn.UserAnswer. The wait
+// ends with the answer, an abort, the session's end or the connection's;
+// a JSON-RPC error from the client fails the tool. Without requestUserInput
+// the tool does not exist, as on the real CLI, whose model is offered
+// ask_user only then: the call fails with "Tool 'ask_user' does not exist."
+// and no request reaches the client.
+//
 // # Fault injection
 //
 // A Conn (from DialConn, or Server.Conns) writes broken frames, responses
 // to unknown ids, duplicate responses, events and requests for unknown
 // sessions, raw bytes and abrupt closes in order with the normal traffic;
-// see faults.go.
+// see faults.go. EmitEvent injects any event, EmitAgentEvent one of a
+// sub-agent (agentId set). Call and CallSession send any server→client
+// method, every one of protocol.ClientMethods included, and return the
+// client's answer; the methods the CLI sends as notifications
+// (protocol.IsNotification) go out as notifications, with no answer to
+// wait for.
 package sim

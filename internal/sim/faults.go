@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
 
@@ -125,11 +126,18 @@ func (c *Conn) Notify(method string, params any) error {
 // ephemeral), which is how a test injects event types the simulator never
 // produces on its own; for any other id it is a lone event (parentId null).
 func (c *Conn) EmitEvent(sessionID, eventType string, data any, ephemeral bool) error {
+	return c.EmitAgentEvent(sessionID, "", eventType, data, ephemeral)
+}
+
+// EmitAgentEvent is EmitEvent for an event of the sub-agent agentID: the
+// envelope carries agentId, as the real CLI tags a sub-agent's events. An
+// empty agentID makes a main-agent event (no agentId), as EmitEvent does.
+func (c *Conn) EmitAgentEvent(sessionID, agentID, eventType string, data any, ephemeral bool) error {
 	if s := c.session(sessionID); s != nil {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if !s.destroyed {
-			s.emitEventLocked(eventType, data, ephemeral)
+			s.emitEventLocked(agentID, eventType, data, ephemeral)
 			return nil
 		}
 	}
@@ -137,7 +145,7 @@ func (c *Conn) EmitEvent(sessionID, eventType string, data any, ephemeral bool) 
 	if err != nil {
 		return err
 	}
-	ev := Event{Type: eventType, Data: raw, ID: uuid.NewString(), Timestamp: now(), Ephemeral: ephemeral}
+	ev := Event{Type: eventType, Data: raw, ID: uuid.NewString(), Timestamp: now(), Ephemeral: ephemeral, AgentID: agentID}
 	if !c.notify(protocol.NotificationSessionEvent, eventParams(sessionID, ev)) {
 		return errConnClosed
 	}
@@ -154,8 +162,48 @@ func (c *Conn) EmitUnknownSessionEvent(eventType string) (string, error) {
 // Call sends a server→client request with any method and params, in order
 // with the other traffic, and waits for the client's answer, ctx or the end
 // of the connection. Answers are also recorded (Server.Answers).
+//
+// A method the CLI sends without waiting for an answer
+// (protocol.IsNotification: githubTelemetry.event, host.exited, …) goes out
+// as a notification, as the CLI sends it; Call then returns once it is
+// written, with neither Result nor Error, and records nothing. So a test can
+// send every one of protocol.ClientMethods the same way.
 func (c *Conn) Call(ctx context.Context, method string, params any) Answer {
+	if protocol.IsNotification(method) {
+		return c.notifyAndFlush(ctx, method, params)
+	}
 	return c.call(ctx, method, params)
+}
+
+// CallSession is Call for a request about one session: params (a struct or
+// map that marshals to a JSON object, or nil) are sent with "sessionId" set
+// to sessionID, which the CLI's requests to a client all carry.
+func (c *Conn) CallSession(ctx context.Context, sessionID, method string, params any) Answer {
+	obj := map[string]json.RawMessage{}
+	if params != nil {
+		raw, err := json.Marshal(params)
+		if err == nil && string(raw) != "null" {
+			err = json.Unmarshal(raw, &obj)
+		}
+		if err != nil {
+			return Answer{Method: method, Err: fmt.Errorf("sim: CallSession params must be a JSON object: %w", err)}
+		}
+	}
+	obj["sessionId"], _ = json.Marshal(sessionID)
+	return c.Call(ctx, method, obj)
+}
+
+// notifyAndFlush sends a notification and waits until it is written.
+func (c *Conn) notifyAndFlush(ctx context.Context, method string, params any) Answer {
+	a := Answer{Method: method}
+	a.Params, a.Err = json.Marshal(params)
+	if a.Err == nil {
+		a.Err = c.Notify(method, json.RawMessage(a.Params))
+	}
+	if a.Err == nil {
+		a.Err = c.Flush(ctx)
+	}
+	return a
 }
 
 // CallUnknownSession sends a tool.call request (the legacy server→client

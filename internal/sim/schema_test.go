@@ -1,12 +1,14 @@
 package sim_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"testing"
 
 	"github.com/quorum-go/quorum/copilot"
+	"github.com/quorum-go/quorum/copilot/protocol"
 	"github.com/quorum-go/quorum/internal/sim"
 	"github.com/quorum-go/quorum/internal/testing/schemacheck"
 )
@@ -69,5 +71,59 @@ func TestTrafficMatchesTheCLISchemas(t *testing.T) {
 				t.Errorf("only %d messages were checked against the schemas (unchecked: %v)", n, tap.Unchecked())
 			}
 		})
+	}
+}
+
+// TestSubAgentAndUserInputTrafficMatchesTheSchemas checks the traffic of a
+// turn with sub-agents and a question for the user: the sub-agents' events
+// (with agentId) and user_input.requested/completed against the schemas,
+// and userInput.request, which the schemas leave out, against the protocol
+// package's hand-written types, strictly.
+func TestSubAgentAndUserInputTrafficMatchesTheSchemas(t *testing.T) {
+	schemas := schemacheck.Default(t)
+	model := sim.Model{ID: "m", Respond: sim.AskUser(sim.UserQuestion{Question: "Which?", Choices: []string{"a", "b"}, AllowFreeform: new(bool)}, func(turn sim.Turn) sim.Reply {
+		answer, _ := turn.UserAnswer()
+		return sim.Reply{Text: "picked " + answer, SubAgents: []sim.SubAgentText{{AgentID: "agent-1", Text: "checked the choice"}}}
+	})}
+	model.Respond = subAgentsFirst(model.Respond)
+	srv := newServer(t, sim.Options{Models: []sim.Model{model}})
+	tap := schemacheck.Check(t, schemas, srv.Dial())
+	c := newClient(t, tap)
+	c.onRequest = func(method string, params json.RawMessage) (any, error) {
+		var p protocol.UserInputRequestParams
+		dec := json.NewDecoder(bytes.NewReader(params))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&p); err != nil || p.SessionID == "" || p.Question == "" {
+			t.Errorf("%s params %s: %v", method, params, err)
+		}
+		return protocol.UserInputResponse{Answer: "b"}, nil
+	}
+	for _, streaming := range []bool{true, false} {
+		id := c.createSession(map[string]any{"model": "m", "streaming": streaming, "requestUserInput": true})
+		c.send(id, "choose")
+		evs := c.waitIdle(id, 1)
+		if got := messageContent(t, evs); got != "picked b" {
+			t.Errorf("final message %q", got)
+		}
+	}
+	// Two questions, each a request and its answer.
+	if got := tap.Unchecked()[protocol.MethodUserInputRequest]; got != 4 {
+		t.Errorf("%d %s messages seen by the tap, want 4", got, protocol.MethodUserInputRequest)
+	}
+	if n := tap.Checked(); n < 40 {
+		t.Errorf("only %d messages were checked against the schemas (unchecked: %v)", n, tap.Unchecked())
+	}
+}
+
+// subAgentsFirst makes respond's first call of a turn also stream a
+// sub-agent, so that sub-agent events go out in rounds with and without
+// tool requests.
+func subAgentsFirst(respond func(sim.Turn) sim.Reply) func(sim.Turn) sim.Reply {
+	return func(t sim.Turn) sim.Reply {
+		r := respond(t)
+		if t.Call == 0 {
+			r.SubAgents = append(r.SubAgents, sim.SubAgentText{AgentID: "agent-0", Text: "planning"})
+		}
+		return r
 	}
 }

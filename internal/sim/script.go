@@ -44,6 +44,10 @@ type Turn struct {
 	Call int
 	// Tools names the client tools the session registered, in order.
 	Tools []string
+	// CanAskUser is true when the session was created (or resumed) with
+	// requestUserInput, so that Reply.AskUser reaches the client. The real
+	// CLI offers its model the ask_user tool only then.
+	CanAskUser bool
 	// ToolResults holds the results of every tool call made so far in this
 	// turn, in order. Empty on the first call.
 	ToolResults []ToolResult
@@ -91,6 +95,19 @@ type ToolResult struct {
 // OK reports whether the tool call succeeded.
 func (r ToolResult) OK() bool { return r.Error == "" }
 
+// UserAnswer returns the client's answer to the turn's latest AskUser
+// question (the Text of its AskUserTool result), and false when no question
+// was answered: none was asked, the session cannot ask, or the client
+// answered with an error.
+func (t Turn) UserAnswer() (string, bool) {
+	for i := len(t.ToolResults) - 1; i >= 0; i-- {
+		if r := t.ToolResults[i]; r.Name == AskUserTool {
+			return r.Text, r.OK()
+		}
+	}
+	return "", false
+}
+
 // ToolCall asks the client to run one of its tools.
 type ToolCall struct {
 	// ID is the toolCallId; empty means one is generated.
@@ -128,6 +145,22 @@ type Reply struct {
 	// ToolCalls are requested after the message; the script is then called
 	// again with their results.
 	ToolCalls []ToolCall
+	// AskUser puts a question to the user, as the real CLI's ask_user tool
+	// does: it is requested like a tool call (of AskUserTool, before the
+	// ToolCalls) and, in a session created with requestUserInput, runs as
+	// user_input.requested, a userInput.request to the client (waited for
+	// until answered or the turn is stopped), user_input.completed. The
+	// script is then called again and finds the answer in Turn.UserAnswer.
+	// Without requestUserInput the tool does not exist, as on the real
+	// CLI: the call fails and the script sees the failed ToolResult.
+	AskUser *UserQuestion
+
+	// SubAgents stream their text before the main agent's message: each as
+	// assistant.message_delta events (streaming sessions) and an
+	// assistant.message, all with the envelope's agentId set to AgentID.
+	// Their text is not part of Text, of the turn's Exchange or of the main
+	// message; it is chunked and paced as Text is.
+	SubAgents []SubAgentText
 
 	// Failure ends the turn with session.error (after Failure.AfterChunks
 	// streamed pieces) and session.idle.
@@ -138,6 +171,42 @@ type Reply struct {
 
 	// Usage is what assistant.usage reports. Nil estimates four bytes a token.
 	Usage *Usage
+}
+
+// SubAgentText is what one sub-agent says during a model call.
+type SubAgentText struct {
+	// AgentID is the agentId its events carry. It must not be empty: the
+	// turn fails with session.error if it is.
+	AgentID string
+	Text    string
+}
+
+// AskUserTool is the name of the built-in tool through which the model asks
+// the user a question; Reply.AskUser requests it.
+const AskUserTool = "ask_user"
+
+// UserQuestion is a question for the user: the params of the
+// userInput.request the client receives, less the session id.
+type UserQuestion struct {
+	Question string
+	// Choices, when given, are offered as the answers to pick from.
+	Choices []string
+	// AllowFreeform says whether an answer outside Choices is accepted;
+	// nil leaves it out (the CLI's default is true).
+	AllowFreeform *bool
+}
+
+// call is the ask_user tool call that asks q.
+func (q UserQuestion) call() ToolCall {
+	return Call(AskUserTool, askUserArgs{Question: q.Question, Choices: q.Choices, AllowFreeform: q.AllowFreeform})
+}
+
+// askUserArgs are the arguments of an ask_user call: the question, as
+// userInput.request carries it.
+type askUserArgs struct {
+	Question      string   `json:"question"`
+	Choices       []string `json:"choices,omitempty"`
+	AllowFreeform *bool    `json:"allowFreeform,omitempty"`
 }
 
 // Failure describes a failed model call.
@@ -195,6 +264,18 @@ func Sequence(replies ...Reply) func(Turn) Reply {
 		}
 		i := min(max(t.Number-1, 0), len(replies)-1)
 		return replies[i]
+	}
+}
+
+// AskUser puts q to the user on a turn's first model call, and hands every
+// later call (which carries the answer: Turn.UserAnswer) to then.
+func AskUser(q UserQuestion, then func(Turn) Reply) func(Turn) Reply {
+	return func(t Turn) Reply {
+		if t.Call == 0 {
+			q := q // each reply its own copy: a script may change it
+			return Reply{AskUser: &q}
+		}
+		return then(t)
 	}
 }
 
@@ -262,7 +343,8 @@ func Paced(models []Model, firstToken, perChunk time.Duration) []Model {
 	return out
 }
 
-// chunks splits text as r asks; streaming sessions send one delta per piece.
+// chunks splits text (Text, or a sub-agent's) as r asks; streaming sessions
+// send one delta per piece.
 func (r Reply) chunks(text string) []string {
 	runes := []rune(text)
 	if len(runes) == 0 {
@@ -300,13 +382,21 @@ func (r Reply) usage(t Turn) Usage {
 	return Usage{InputTokens: in/4 + 1, OutputTokens: len(r.Text)/4 + 1}
 }
 
-// callScript runs respond, turning a panic into a failed reply so that a
-// broken script fails its turn instead of the process.
+// callScript runs respond, turning a panic, or a reply the simulator cannot
+// play, into a failed reply so that a broken script fails its turn instead
+// of the process.
 func callScript(respond func(Turn) Reply, t Turn) (r Reply) {
 	defer func() {
 		if p := recover(); p != nil {
 			r = Fail("query", fmt.Sprintf("simulated model %q panicked: %v", t.Model, p))
 		}
 	}()
-	return respond(t)
+	r = respond(t)
+	for i, sub := range r.SubAgents {
+		if sub.AgentID == "" {
+			// Its events would pass for the main agent's.
+			return Fail("query", fmt.Sprintf("simulated model %q: SubAgents[%d] has no AgentID", t.Model, i))
+		}
+	}
+	return r
 }

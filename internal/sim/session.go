@@ -27,6 +27,9 @@ type Event struct {
 	Timestamp string          `json:"timestamp"`
 	ParentID  *string         `json:"parentId"`
 	Ephemeral bool            `json:"ephemeral,omitempty"`
+	// AgentID names the sub-agent the event belongs to; empty (and left
+	// out) for the main agent, as on the real CLI.
+	AgentID string `json:"agentId,omitempty"`
 }
 
 // timestampLayout is RFC 3339 with milliseconds, as JavaScript's toISOString.
@@ -47,6 +50,7 @@ type session struct {
 	model             *Model
 	streaming         bool
 	requestPermission bool
+	requestUserInput  bool // guarded by mu: session.resume may change it
 	tools             []protocol.ToolDefinition
 	system            string
 	workspace         string
@@ -101,18 +105,19 @@ func (s *session) tool(name string) (protocol.ToolDefinition, bool) {
 // schema's call (protocol.IsEphemeral), so the simulator cannot disagree
 // with the CLI about what session.getMessages keeps.
 func (s *session) emitLocked(typ string, data any) {
-	s.emitEventLocked(typ, data, protocol.IsEphemeral(typ))
+	s.emitEventLocked("", typ, data, protocol.IsEphemeral(typ))
 }
 
-// emitEventLocked is emitLocked with the ephemerality given, for injected
-// events. Ephemeral events point at the last persisted event but are not
-// parents themselves, so the persisted log is a chain on its own.
-func (s *session) emitEventLocked(typ string, data any, ephemeral bool) {
+// emitEventLocked is emitLocked with the agent and ephemerality given, for
+// sub-agents and for injected events. Ephemeral events point at the last
+// persisted event but are not parents themselves, so the persisted log is a
+// chain on its own.
+func (s *session) emitEventLocked(agentID, typ string, data any, ephemeral bool) {
 	raw, err := json.Marshal(data)
 	if err != nil {
 		raw, _ = json.Marshal(map[string]string{"error": "sim: unmarshalable event data: " + err.Error()})
 	}
-	ev := Event{Type: typ, Data: raw, ID: uuid.NewString(), Timestamp: now(), ParentID: s.lastID, Ephemeral: ephemeral}
+	ev := Event{Type: typ, Data: raw, ID: uuid.NewString(), Timestamp: now(), ParentID: s.lastID, Ephemeral: ephemeral, AgentID: agentID}
 	if !ephemeral {
 		id := ev.ID
 		s.lastID = &id
@@ -157,13 +162,18 @@ func (s *session) stoppedLocked(t *turn) bool {
 // only place the simulator applies backpressure) and drops the event if the
 // turn was stopped meanwhile.
 func (s *session) emit(t *turn, typ string, data any) error {
-	return s.emitThen(t, typ, data, nil)
+	return s.emitThen(t, "", typ, data, nil)
+}
+
+// emitAgent is emit for an event of the sub-agent agentID.
+func (s *session) emitAgent(t *turn, agentID, typ string, data any) error {
+	return s.emitThen(t, agentID, typ, data, nil)
 }
 
 // emitThen is emit that also runs fn under the same hold of s.mu, so that
 // state changes land atomically with the event (the end of a turn, a pending
 // request being registered).
-func (s *session) emitThen(t *turn, typ string, data any, fn func()) error {
+func (s *session) emitThen(t *turn, agentID, typ string, data any, fn func()) error {
 	if err := s.conn.out.waitRoom(t.ctx); err != nil {
 		return errStopped
 	}
@@ -172,7 +182,7 @@ func (s *session) emitThen(t *turn, typ string, data any, fn func()) error {
 	if s.stoppedLocked(t) {
 		return errStopped
 	}
-	s.emitLocked(typ, data)
+	s.emitEventLocked(agentID, typ, data, protocol.IsEphemeral(typ))
 	if fn != nil {
 		fn()
 	}
@@ -209,12 +219,13 @@ func (s *session) kill() {
 
 // createParams are session.create's and session.resume's params. They are
 // not protocol.SessionCreateParams: the simulator also takes a plain string
-// as systemMessage.
+// as systemMessage, and requestUserInput, which that type does not carry.
 type createParams struct {
 	SessionID         string                    `json:"sessionId"`
 	Model             string                    `json:"model"`
 	Streaming         bool                      `json:"streaming"`
 	RequestPermission bool                      `json:"requestPermission"`
+	RequestUserInput  bool                      `json:"requestUserInput"`
 	Tools             []protocol.ToolDefinition `json:"tools"`
 	SystemMessage     json.RawMessage           `json:"systemMessage"`
 	AvailableTools    []string                  `json:"availableTools"`
@@ -281,6 +292,7 @@ func (c *Conn) handleCreate(r *request) (any, error) {
 		model:             m,
 		streaming:         p.Streaming,
 		requestPermission: p.RequestPermission,
+		requestUserInput:  p.RequestUserInput,
 		tools:             offeredTools(p),
 		system:            system,
 		workspace:         path.Join(c.srv.opts.WorkspaceRoot, id),
@@ -476,6 +488,7 @@ func (c *Conn) handleResume(r *request) (any, error) {
 	}
 	s.mu.Lock()
 	s.tools, s.requestPermission, s.streaming = offeredTools(p), p.RequestPermission, p.Streaming
+	s.requestUserInput = p.RequestUserInput
 	s.mu.Unlock()
 	return protocol.SessionCreateResult{SessionID: s.id, WorkspacePath: s.workspace}, nil
 }

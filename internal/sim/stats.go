@@ -24,8 +24,9 @@ type Stats struct {
 	BadFrames int
 }
 
-// Answer is a client's answer to a server→client request (a legacy tool.call
-// or a request sent with Conn.Call).
+// Answer is a client's answer to a server→client request (a legacy
+// tool.call, the userInput.request of Reply.AskUser, or a request sent with
+// Conn.Call).
 type Answer struct {
 	Method string
 	Params json.RawMessage

@@ -32,9 +32,10 @@ type pendingAnswer struct {
 	ch   chan json.RawMessage // buffered 1: the answering handler never waits
 }
 
-// runTool runs one client tool call: tool.execution_start, the permission
-// and tool exchanges the flow calls for, tool.execution_complete. A non-nil
-// error means the turn was stopped.
+// runTool runs one tool call: tool.execution_start, the exchanges the
+// tool and flow call for (ask_user's question, or a client tool's
+// permission and call), tool.execution_complete. A non-nil error means the
+// turn was stopped.
 func (s *session) runTool(t *turn, req protocol.AssistantMessageToolRequest) (ToolResult, error) {
 	res := ToolResult{CallID: req.ToolCallID, Name: req.Name, Arguments: req.Arguments}
 	if err := s.emit(t, protocol.EventToolExecutionStart, protocol.ToolExecutionStartData{
@@ -48,6 +49,11 @@ func (s *session) runTool(t *turn, req protocol.AssistantMessageToolRequest) (To
 	def, ok := s.tool(req.Name)
 	legacy := s.conn.srv.opts.ToolFlow == ToolFlowLegacyRequest
 	switch {
+	case req.Name == AskUserTool && s.canAskUser():
+		var err error
+		if res.Text, res.Error, err = s.askUser(t, req); err != nil {
+			return res, err
+		}
 	case !ok:
 		res.Error = fmt.Sprintf("Tool '%s' does not exist.", req.Name)
 	case legacy:
@@ -119,7 +125,7 @@ func (s *session) runTool(t *turn, req protocol.AssistantMessageToolRequest) (To
 // registration), then waits for the answer or for the turn to stop.
 func (s *session) await(t *turn, kind pendingKind, requestID, typ string, data any) (json.RawMessage, error) {
 	p := &pendingAnswer{kind: kind, ch: make(chan json.RawMessage, 1)}
-	if err := s.emitThen(t, typ, data, func() { s.pending[requestID] = p }); err != nil {
+	if err := s.emitThen(t, "", typ, data, func() { s.pending[requestID] = p }); err != nil {
 		return nil, err
 	}
 	select {

@@ -64,6 +64,7 @@ func (s *session) runTurn(t *turn) {
 	}
 	s.mu.Lock()
 	history := slices.Clone(s.history)
+	canAsk := s.requestUserInput
 	s.mu.Unlock()
 	toolNames := make([]string, len(s.tools))
 	for i, td := range s.tools {
@@ -88,6 +89,7 @@ func (s *session) runTurn(t *turn) {
 			Number:        t.number,
 			Call:          call,
 			Tools:         slices.Clone(toolNames),
+			CanAskUser:    canAsk,
 			ToolResults:   slices.Clone(results),
 			History:       slices.Clone(history),
 		}
@@ -151,10 +153,15 @@ func (s *session) runTurn(t *turn) {
 	}
 }
 
-// toolRequests lists the ToolCalls as assistant.message asks for them.
+// toolRequests lists what assistant.message asks for: the AskUser question
+// first (a call of the built-in AskUserTool), then the ToolCalls.
 func (r Reply) toolRequests() []protocol.AssistantMessageToolRequest {
-	requests := make([]protocol.AssistantMessageToolRequest, len(r.ToolCalls))
-	for i, tc := range r.ToolCalls {
+	calls := r.ToolCalls
+	if r.AskUser != nil {
+		calls = append([]ToolCall{r.AskUser.call()}, calls...)
+	}
+	requests := make([]protocol.AssistantMessageToolRequest, len(calls))
+	for i, tc := range calls {
 		id := tc.ID
 		if id == "" {
 			id = "call_" + uuid.NewString()[:8]
@@ -171,7 +178,9 @@ func (r Reply) toolRequests() []protocol.AssistantMessageToolRequest {
 
 // streamReply waits the reply's delays and, for streaming sessions, emits a
 // message_delta and a streaming_delta per piece (only the pieces before a
-// Failure), all naming messageID, the id assistant.message will carry.
+// Failure), all naming messageID, the id assistant.message will carry. The
+// sub-agents' text goes first, each as its own message tagged with its
+// agentId, so that it precedes everything of the main agent's message.
 func (s *session) streamReply(t *turn, r Reply, messageID string) error {
 	pieces := r.chunks(r.Text)
 	n := len(pieces)
@@ -182,22 +191,52 @@ func (s *session) streamReply(t *turn, r Reply, messageID string) error {
 	if !sleep(done, r.FirstTokenDelay) {
 		return errStopped
 	}
+	for _, sub := range r.SubAgents {
+		if err := s.streamSubAgent(t, r, sub); err != nil {
+			return err
+		}
+	}
 	if !s.streaming {
 		if !sleep(done, time.Duration(n)*r.ChunkDelay) {
 			return errStopped
 		}
 		return nil
 	}
+	return s.streamPieces(t, "", messageID, pieces[:n], r.ChunkDelay, true)
+}
+
+// streamSubAgent plays one sub-agent's text: its deltas when the session
+// streams, then its assistant.message, all with the sub-agent's agentId.
+func (s *session) streamSubAgent(t *turn, r Reply, sub SubAgentText) error {
+	messageID := uuid.NewString()
+	pieces := r.chunks(sub.Text)
+	if s.streaming {
+		if err := s.streamPieces(t, sub.AgentID, messageID, pieces, r.ChunkDelay, false); err != nil {
+			return err
+		}
+	} else if !sleep(t.ctx.Done(), time.Duration(len(pieces))*r.ChunkDelay) {
+		return errStopped
+	}
+	return s.emitAgent(t, sub.AgentID, protocol.EventAssistantMessage, assistantMessage{
+		AssistantMessageData: protocol.AssistantMessageData{MessageID: messageID, Content: sub.Text},
+		ToolRequests:         []protocol.AssistantMessageToolRequest{},
+	})
+}
+
+// streamPieces emits one message_delta per piece, and with progress a
+// streaming_delta after each (the main agent's model stream reports its
+// size; a sub-agent's deltas go without).
+func (s *session) streamPieces(t *turn, agentID, messageID string, pieces []string, delay time.Duration, progress bool) error {
 	total := 0
-	for _, p := range pieces[:n] {
+	for _, p := range pieces {
 		total += len(p)
-		if s.emit(t, protocol.EventAssistantMessageDelta, protocol.AssistantMessageDeltaData{MessageID: messageID, DeltaContent: p}) != nil {
+		if s.emitAgent(t, agentID, protocol.EventAssistantMessageDelta, protocol.AssistantMessageDeltaData{MessageID: messageID, DeltaContent: p}) != nil {
 			return errStopped
 		}
-		if s.emit(t, protocol.EventAssistantStreamingDelta, protocol.AssistantStreamingDeltaData{TotalResponseSizeBytes: int64(total)}) != nil {
+		if progress && s.emit(t, protocol.EventAssistantStreamingDelta, protocol.AssistantStreamingDeltaData{TotalResponseSizeBytes: int64(total)}) != nil {
 			return errStopped
 		}
-		if !sleep(done, r.ChunkDelay) {
+		if !sleep(t.ctx.Done(), delay) {
 			return errStopped
 		}
 	}
@@ -233,7 +272,7 @@ func (s *session) fail(t *turn, errorType, message string) {
 // same lock, marks the session idle (and runs fn), so that a send that
 // follows the idle event on the wire always finds the session idle.
 func (s *session) finish(t *turn, fn func()) {
-	s.emitThen(t, protocol.EventSessionIdle, protocol.IdleData{}, func() {
+	s.emitThen(t, "", protocol.EventSessionIdle, protocol.IdleData{}, func() {
 		if s.cur == t {
 			s.cur = nil
 		}
