@@ -118,7 +118,7 @@ func TestSubAgentTextWithoutStreaming(t *testing.T) {
 		}
 	}
 	if !slices.Equal(messages, []string{"a1", ""}) {
-		t.Errorf("assistant.message agents %q, want the sub-agent's then the main one", messages)
+		t.Errorf("%s agents %q, want the sub-agent's then the main one", protocol.EventAssistantMessage, messages)
 	}
 }
 
