@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -165,6 +166,11 @@ func TestHandlersTurnRequestsOn(t *testing.T) {
 	}
 	if !created.RequestUserInput || !created.Hooks || created.RequestExitPlanMode {
 		t.Fatalf("create params: %+v", created)
+	}
+	// With no built-in tool allowed, the CLI's ask_user stays available.
+	cfg.BuiltinTools = NoBuiltinTools
+	if _, created, err = c.prepare(ctx, cfg); err != nil || created.AvailableTools == nil || !slices.Contains(*created.AvailableTools, "ask_user") {
+		t.Fatalf("available tools %v, %v", created.AvailableTools, err)
 	}
 }
 

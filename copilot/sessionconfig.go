@@ -63,6 +63,10 @@ type SessionConfig struct {
 	MaxToolOutputBytes int
 }
 
+// askUserTool is the CLI's tool through which the model asks the user,
+// with a userInput.request to the client.
+const askUserTool = "ask_user"
+
 // NoBuiltinTools, as SessionConfig.BuiltinTools, switches the CLI's own
 // tools off: no shell, no file writes, no web access.
 var NoBuiltinTools = []string{}
@@ -170,6 +174,11 @@ func (c *Client) prepare(ctx context.Context, cfg SessionConfig) (*Session, prot
 		avail := append([]string{}, cfg.BuiltinTools...)
 		for _, t := range params.Tools {
 			avail = append(avail, t.Name)
+		}
+		// The CLI offers the model ask_user when the client answers user
+		// input; availableTools would filter it out again.
+		if params.RequestUserInput {
+			avail = append(avail, askUserTool)
 		}
 		params.AvailableTools = &avail
 	}
