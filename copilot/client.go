@@ -64,6 +64,7 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 	cn, err := c.startConnection(ctx)
 	if err != nil {
 		c.cancel()
+		c.wg.Wait() // the failed connection's goroutines end with it
 		return nil, err
 	}
 	c.cur = cn
@@ -91,10 +92,16 @@ func Connect(ctx context.Context, conn io.ReadWriteCloser, opts Options) (*Clien
 		c.cancel()
 		return nil, err
 	}
+	if err := c.serveConnection(r); err != nil {
+		r.Close()
+		c.cancel()
+		return nil, err
+	}
 	info, err := handshake(ctx, r, c.opts)
 	if err != nil {
 		r.Close()
 		c.cancel()
+		c.wg.Wait()
 		return nil, err
 	}
 	c.cur = &connection{r: r, info: info}
@@ -118,6 +125,11 @@ func (c *Client) startConnection(ctx context.Context) (*connection, error) {
 	}
 	r, err := router.New(ch.conn, c.opts.Router)
 	if err != nil {
+		ch.stop(0)
+		return nil, err
+	}
+	if err := c.serveConnection(r); err != nil {
+		r.Close()
 		ch.stop(0)
 		return nil, err
 	}

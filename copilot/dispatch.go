@@ -3,7 +3,6 @@ package copilot
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/sourcegraph/jsonrpc2"
 
@@ -157,50 +156,17 @@ func (s *Session) notify(ev Event) {
 // notified passes a notification other than session.event that names the
 // session (a host.sessionReleased, say) to its handler, if one is set.
 func (s *Session) notified(ctx context.Context, m session.Message) {
-	if _, err := s.handle(ctx, m); err != nil && !errors.Is(err, protocol.ErrNoHandler) && !errors.Is(err, protocol.ErrUnknownMethod) {
-		s.log.Warn().Err(err).Str("method", m.Method).Msg("handling a notification")
-	}
+	answer(ctx, s.handlers, m, s.log, "copilot.SessionConfig.Handlers")
 }
 
-// answerRequest answers one request from the CLI: through the session's
-// handler for it; without one, with the protocol's decline where it has
-// one, else with an error naming the handler to set. Every request gets an
-// answer.
+// answerRequest answers one request from the CLI to this session (see
+// answer), a protocol-2 tool call through the session's tools.
 func (s *Session) answerRequest(ctx context.Context, m session.Message) {
 	if m.Method == protocol.MethodToolCall {
 		s.answerLegacyToolCall(ctx, m)
 		return
 	}
-	res, err := s.handle(ctx, m)
-	var aerr error
-	switch {
-	case err == nil:
-		aerr = m.Reply(ctx, res)
-	case errors.Is(err, protocol.ErrNoHandler), errors.Is(err, protocol.ErrUnknownMethod):
-		if d, ok := protocol.Decline(m.Method, m.Params); ok {
-			aerr = m.Reply(ctx, d)
-			break
-		}
-		aerr = m.ReplyError(ctx, jsonrpc2.CodeMethodNotFound,
-			fmt.Sprintf("this client has no handler for %s (set it in copilot.SessionConfig.Handlers)", m.Method))
-	case errors.Is(err, protocol.ErrInvalidParams):
-		aerr = m.ReplyError(ctx, jsonrpc2.CodeInvalidParams, err.Error())
-	default:
-		aerr = m.ReplyError(ctx, jsonrpc2.CodeInternalError, err.Error())
-	}
-	if aerr != nil {
-		s.log.Warn().Err(aerr).Str("method", m.Method).Msg("answering a request from the CLI")
-	}
-}
-
-// handle runs the session's handler for m; a panic in it is its error.
-func (s *Session) handle(ctx context.Context, m session.Message) (res any, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("the handler for %s panicked: %v", m.Method, p)
-		}
-	}()
-	return s.handlers.Handle(ctx, m.Method, m.Params)
+	answer(ctx, s.handlers, m, s.log, "copilot.SessionConfig.Handlers")
 }
 
 // answerLegacyToolCall runs a protocol-2 tool.call that came between turns.

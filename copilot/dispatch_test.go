@@ -220,3 +220,36 @@ func TestSubAgentTextIsKeptApart(t *testing.T) {
 		t.Errorf("sub-agent: %v, deltas %q", r.AgentText, sub.String())
 	}
 }
+
+// A request that names no session is answered by Options.Handlers, or
+// declined, or refused with an error naming where to set its handler.
+func TestConnectionRequestsAreAnswered(t *testing.T) {
+	srv := sim.NewServer(sim.Options{Models: []sim.Model{model("m", sim.Echo)}})
+	defer srv.Close()
+	var opts Options
+	shutdowns := 0
+	opts.Handlers.HostShutdown = func(context.Context, *protocol.HostEmptyResult) (*protocol.HostEmptyResult, error) {
+		shutdowns++
+		return &protocol.HostEmptyResult{}, nil
+	}
+	ctx := testutil.Context(t, hangGuard)
+	c, err := Connect(ctx, srv.Dial(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	conn := onlyConn(t, srv)
+	if a := conn.Call(ctx, protocol.MethodHostShutdown, map[string]any{}); a.Err != nil || a.Error != nil || shutdowns != 1 {
+		t.Fatalf("handled: %+v (%d calls)", a, shutdowns)
+	}
+	a := conn.Call(ctx, protocol.MethodInstallationsConfirm, map[string]any{
+		"confirmationId": "c-1", "operationId": "o", "expiresAt": "2026-11-23T00:00:00Z", "reviewFingerprint": "f",
+	})
+	var decision protocol.InstallationConfirmationResponse
+	if a.Err != nil || a.Error != nil || json.Unmarshal(a.Result, &decision) != nil || decision.Decision != protocol.InstallationDecisionDecline || decision.ConfirmationID != "c-1" {
+		t.Fatalf("declined: %+v", a)
+	}
+	if a := conn.Call(ctx, protocol.MethodGitHubTokenGetToken, map[string]any{}); a.Error == nil || !strings.Contains(a.Error.Message, "Options.Handlers") {
+		t.Fatalf("refused: %+v", a)
+	}
+}

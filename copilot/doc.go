@@ -36,7 +36,40 @@
 // and events to its handlers as they arrive; Ask waits for the final
 // answer. A session.error ends the turn with an error wrapping
 // ErrTurnFailed that carries the CLI's message. Cancelling a turn's context
-// aborts the turn on the CLI.
+// aborts the turn on the CLI. Text of sub-agents (events with an agentId)
+// is kept apart from the main reply (Reply.AgentText).
+//
+// # Events and requests, any time
+//
+// A session's channel has one reader at a time: the turn while Stream
+// runs, and between turns one dispatcher goroutine per session, so the
+// events the CLI sends then (background agents, title changes, the turn a
+// Send started) and its requests are not left waiting for the next turn.
+// SessionConfig.OnEvent gets every event of the session, in order, from
+// session.start on, on one goroutine at a time; it must return promptly,
+// because while it runs the session reads nothing more, and a session that
+// falls behind by its buffer's bound fails alone. Every event decodes into
+// its type from package protocol (Event.Decode).
+//
+// Every request the CLI sends a session is answered: by its handler in
+// SessionConfig.Handlers (the schema's and the older userInput,
+// exitPlanMode, autoModeSwitch and systemMessage.transform requests),
+// else by the protocol's decline where it has one (a hook that does
+// nothing, a plan not approved), else by a JSON-RPC error naming the
+// handler to set. Setting a handler for an optional request (user input,
+// hooks, …) also tells the CLI at creation that the client answers it.
+//
+// # The whole protocol, typed
+//
+// Client.RPC makes every connection-wide method of the CLI's schema with
+// typed params and results, on the current connection; Session.RPC every
+// method of one session, its id filled in:
+//
+//	l, err := c.RPC().Models.List(ctx, protocol.ModelsListRequest{})
+//	m, err := s.RPC().Model.SwitchTo(ctx, protocol.SessionModelSwitchToParams{ModelID: "gpt-5"})
+//
+// Package protocol is generated from the pinned CLI's schemas; its
+// COVERAGE.md counts what is typed per area.
 //
 // # Tools and permissions
 //

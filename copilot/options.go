@@ -9,6 +9,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/quorum-go/quorum/copilot/protocol"
 	"github.com/quorum-go/quorum/router"
 )
 
@@ -72,6 +73,13 @@ type Options struct {
 	// fail with router.ErrStopped, and the client starts a new child with
 	// exponential backoff so that new sessions work again.
 	Restart *RestartPolicy
+
+	// Handlers answer the requests the CLI sends that name no session
+	// (host.*, installations.confirm, gitHubToken.getToken, …); requests
+	// of one session go to its SessionConfig.Handlers. As there, a request
+	// without a handler is declined where the protocol can say no, and
+	// answered with an error otherwise.
+	Handlers protocol.Handlers
 
 	// Router configures the connection's router.
 	Router router.Config

@@ -53,6 +53,13 @@ const (
 	NotificationSessionLifecycle = "session.lifecycle"
 )
 
+// The types of a session.lifecycle notification (LifecycleNotification.Type).
+const (
+	LifecycleSessionCreated = "session.created"
+	LifecycleSessionUpdated = "session.updated"
+	LifecycleSessionDeleted = "session.deleted"
+)
+
 // Requests older CLIs (protocol 2) sent to their client, before tools and
 // permissions became events answered by calls. Protocol 3 CLIs do not send
 // them; a client still answers them (ToolCallParams → ToolCallResult), so
@@ -123,7 +130,7 @@ type AuthStatus struct {
 
 // LifecycleNotification is the params of session.lifecycle.
 type LifecycleNotification struct {
-	// Type is "session.created", "session.updated", "session.deleted", …
+	// Type is one of the Lifecycle… constants, or a newer type.
 	Type      string `json:"type"`
 	SessionID string `json:"sessionId"`
 	// Metadata holds at least startTime and modifiedTime.

@@ -370,13 +370,6 @@ func dump(wire []wireEntry) string {
 	return s
 }
 
-// The session.lifecycle types the tests look for; package protocol names
-// none of them yet.
-const (
-	lifecycleCreated = "session.created"
-	lifecycleDeleted = "session.deleted"
-)
-
 // isLifecycle reports whether e is a session.lifecycle notification of typ.
 func isLifecycle(e wireEntry, typ string) bool {
 	var l protocol.LifecycleNotification

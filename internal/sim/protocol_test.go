@@ -212,7 +212,7 @@ func TestCreateIDs(t *testing.T) {
 			lifecycle = append(lifecycle, l.Type+" "+l.SessionID)
 		}
 	}
-	want := []string{lifecycleCreated + " " + assigned, lifecycleCreated + " " + mine, lifecycleCreated + " " + def}
+	want := []string{protocol.LifecycleSessionCreated + " " + assigned, protocol.LifecycleSessionCreated + " " + mine, protocol.LifecycleSessionCreated + " " + def}
 	if strings.Join(lifecycle, "\n") != strings.Join(want, "\n") {
 		t.Errorf("lifecycle = %q, want %q", lifecycle, want)
 	}

@@ -330,7 +330,7 @@ func (c *Conn) handleCreate(r *request) (any, error) {
 			s.emitLocked(protocol.EventSessionStart, data)
 		}
 		s.mu.Unlock()
-		c.lifecycle(lifecycleCreated, id)
+		c.lifecycle(protocol.LifecycleSessionCreated, id)
 	}
 	if c.srv.startBefore() {
 		start()
@@ -339,13 +339,6 @@ func (c *Conn) handleCreate(r *request) (any, error) {
 	}
 	return protocol.SessionCreateResult{SessionID: id, WorkspacePath: s.workspace}, nil
 }
-
-// The session.lifecycle types the simulator sends. package protocol has no
-// names for them (its LifecycleNotification documents them in a comment).
-const (
-	lifecycleCreated = "session.created"
-	lifecycleDeleted = "session.deleted"
-)
 
 // lifecycle queues a session.lifecycle notification.
 func (c *Conn) lifecycle(typ, sessionID string) {
@@ -441,7 +434,7 @@ func (c *Conn) handleDestroy(r *request) (any, error) {
 		return nil, sessionNotFound(p.SessionID)
 	}
 	s.kill()
-	c.lifecycle(lifecycleDeleted, s.id)
+	c.lifecycle(protocol.LifecycleSessionDeleted, s.id)
 	return protocol.SuccessResult{Success: true}, nil
 }
 

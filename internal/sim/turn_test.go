@@ -326,9 +326,9 @@ func TestDestroy(t *testing.T) {
 	if !res.Success {
 		t.Errorf("destroy = %+v", res)
 	}
-	wire := c.waitWire(lifecycleDeleted, func(w []wireEntry) bool {
+	wire := c.waitWire(protocol.LifecycleSessionDeleted, func(w []wireEntry) bool {
 		for _, e := range w {
-			if isLifecycle(e, lifecycleDeleted) {
+			if isLifecycle(e, protocol.LifecycleSessionDeleted) {
 				return true
 			}
 		}
@@ -336,12 +336,12 @@ func TestDestroy(t *testing.T) {
 	})
 	var deleted struct{ Type, SessionID string }
 	for _, e := range wire {
-		if isLifecycle(e, lifecycleDeleted) {
+		if isLifecycle(e, protocol.LifecycleSessionDeleted) {
 			mustUnmarshal(t, e.Params, &deleted)
 		}
 	}
 	if deleted.SessionID != id {
-		t.Errorf("%s for %q, want %q", lifecycleDeleted, deleted.SessionID, id)
+		t.Errorf("%s for %q, want %q", protocol.LifecycleSessionDeleted, deleted.SessionID, id)
 	}
 	for _, method := range []string{protocol.MethodSessionSend, protocol.MethodSessionAbort, protocol.MethodSessionDestroy, protocol.MethodSessionGetMessages} {
 		rerr := rpcError(t, c.call(method, map[string]any{"sessionId": id, "prompt": "x"}, nil))
@@ -441,7 +441,7 @@ func TestNothingAfterDestroy(t *testing.T) {
 	defer c.mu.Unlock()
 	deleted := -1
 	for i, e := range c.wire {
-		if isLifecycle(e, lifecycleDeleted) {
+		if isLifecycle(e, protocol.LifecycleSessionDeleted) {
 			deleted = i
 		}
 		if deleted >= 0 && e.Session == id {
