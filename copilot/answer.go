@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime/debug"
 
 	"github.com/quorum-go/quorum/copilot/protocol"
 	"github.com/quorum-go/quorum/session"
@@ -16,10 +17,13 @@ import (
 // turn then ends on its own terms (the CLI's error, or the caller's
 // context), which says more than the failed answer would.
 
-// runTool runs one tool call through the pipeline and answers it.
+// runTool runs one tool call through the pipeline and answers it. The call
+// carries a slot for a rich result (see ResultHandler), which the answer
+// takes its binary results, log and result type from.
 func (s *Session) runTool(ctx context.Context, t *session.ToolRequest) error {
-	out, err := s.pipeline(ctx, ToolCall{SessionID: s.id, ID: t.ToolCallID, Name: t.ToolName, Arguments: t.Arguments})
-	s.answerTool(ctx, t, out, err)
+	slot := new(richResult)
+	out, err := s.pipeline(withRichResult(ctx, slot), ToolCall{SessionID: s.id, ID: t.ToolCallID, Name: t.ToolName, Arguments: t.Arguments})
+	s.sendToolResult(ctx, t, toolResultOf(out, err, slot.result))
 	return err
 }
 
@@ -32,13 +36,14 @@ func (s *Session) dispatch(ctx context.Context, call ToolCall) (string, error) {
 	return safeHandler(t.Handler)(ctx, call)
 }
 
-// answerTool gives a tool's result to the CLI, in whichever protocol it
-// asked.
+// answerTool gives a plain result (out, or err as a failure) to the CLI.
 func (s *Session) answerTool(ctx context.Context, t *session.ToolRequest, out string, err error) {
-	res := protocol.ExternalToolTextResultForLLM{TextResultForLLM: out, ResultType: "success"}
-	if err != nil {
-		res = protocol.ExternalToolTextResultForLLM{TextResultForLLM: "Error: " + err.Error(), ResultType: "failure", Error: err.Error()}
-	}
+	s.sendToolResult(ctx, t, toolResultOf(out, err, nil))
+}
+
+// sendToolResult gives a tool's result to the CLI, in whichever protocol
+// it asked.
+func (s *Session) sendToolResult(ctx context.Context, t *session.ToolRequest, res ToolResult) {
 	var aerr error
 	if t.Request != nil {
 		aerr = t.Request.Reply(ctx, protocol.ToolCallResult{Result: res})
@@ -53,25 +58,42 @@ func (s *Session) answerTool(ctx context.Context, t *session.ToolRequest, out st
 	}
 }
 
-// answerPermission asks the policy and answers; it reports the approval.
+// answerPermission asks the policy and answers with its decision; it
+// reports whether the decision approved. A policy that fails, panics or
+// decides nothing rejects.
 func (s *Session) answerPermission(ctx context.Context, p *session.PermissionRequest) bool {
-	ok, err := s.policy(ctx, PermissionRequest{SessionID: s.id, Kind: p.Kind, ToolName: p.ToolName, Details: p.Details})
-	if err != nil {
-		s.log.Warn().Err(err).Msg("permission policy failed; denying")
-		ok = false
+	d, err := s.decide(ctx, permissionRequestOf(s.id, p.RequestID, p.Kind, p.ToolName, p.Details))
+	switch {
+	case err != nil:
+		s.log.Warn().Err(err).Str("kind", p.Kind).Msg("permission policy failed; rejecting")
+		d = Reject("")
+	case d.Kind == "":
+		d = Reject("")
 	}
-	kind := permissionReject
-	if ok {
-		kind = permissionApproveOnce
-	}
-	s.answerPermissionKind(ctx, p, kind)
-	return ok
+	s.sendDecision(ctx, p, d)
+	return Approves(d)
 }
 
-// answerPermissionKind gives the CLI a permission result of the given kind.
+// decide runs the session's policy; its panic is its error.
+func (s *Session) decide(ctx context.Context, req PermissionRequest) (d PermissionDecision, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("the permission policy panicked: %v\n%s", p, debug.Stack())
+		}
+	}()
+	return s.policy(ctx, req)
+}
+
+// answerPermissionKind gives the CLI a decision of the given kind, without
+// asking the policy (what an abandoned turn left is refused).
 func (s *Session) answerPermissionKind(ctx context.Context, p *session.PermissionRequest, kind string) {
+	s.sendDecision(ctx, p, PermissionDecision{Kind: kind})
+}
+
+// sendDecision gives the CLI a permission decision.
+func (s *Session) sendDecision(ctx context.Context, p *session.PermissionRequest, d PermissionDecision) {
 	_, err := s.RPC().Permissions.HandlePendingPermissionRequest(ctx, protocol.SessionPermissionsHandlePendingPermissionRequestParams{
-		RequestID: p.RequestID, Result: protocol.PermissionDecision{Kind: kind},
+		RequestID: p.RequestID, Result: d,
 	})
 	s.logAnswer(err, "answering a permission request")
 }
@@ -85,8 +107,19 @@ func permissionLabel(p *session.PermissionRequest) string {
 	return fmt.Sprintf("%s permission was denied by the session's policy", p.Kind)
 }
 
-// declineModelSwitch answers auto_mode_switch.requested with "no".
+// declineModelSwitch answers auto_mode_switch.requested: the CLI, after a
+// rate limit, asks whether to go on with the auto model, and waits, idle,
+// until answered. With SessionConfig.Handlers.AutoModeSwitchRequest set,
+// the session was created with requestAutoModeSwitch, and the CLI asks the
+// same question as an autoModeSwitch.request too (CLI 1.0.102 sends the
+// request first, and takes its answer): the handler answers that, and the
+// event is left alone, so that the handler is asked once. Without the
+// handler the answer is no: the caller chose the model, and the
+// session.error before the question already says why the turn failed.
 func (s *Session) declineModelSwitch(ctx context.Context, ev Event) {
+	if s.handlers.AutoModeSwitchRequest != nil {
+		return
+	}
 	var d protocol.AutoModeSwitchRequestedData
 	if ev.UnmarshalData(&d) != nil || d.RequestID == "" {
 		return

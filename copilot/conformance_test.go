@@ -161,11 +161,11 @@ func TestRealCLIToolsWithPermission(t *testing.T) {
 			return "sunny for " + string(call.Arguments), nil
 		},
 	}
-	policy := func(_ context.Context, r PermissionRequest) (bool, error) {
+	policy := func(_ context.Context, r PermissionRequest) (PermissionDecision, error) {
 		mu.Lock()
 		asked = append(asked, r)
 		mu.Unlock()
-		return true, nil
+		return ApproveOnce(), nil
 	}
 	var wg sync.WaitGroup
 	for _, m := range []string{"tooler-a", "tooler-b"} {

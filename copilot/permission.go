@@ -1,32 +1,265 @@
 package copilot
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/quorum-go/quorum/copilot/protocol"
+)
 
 // PermissionRequest is what a PermissionPolicy decides: the CLI asking
 // whether an action may go ahead (a client tool call, a shell command, a
-// file write), taken from its permission.requested event.
+// file read or write, a fetch), taken from its permission.requested event.
 type PermissionRequest struct {
 	SessionID string
-	// Kind is the CLI's permission kind, e.g. "custom-tool" or "shell".
-	Kind     string
+	// RequestID is the CLI's id for the request, which the answer names.
+	RequestID string
+	// Kind is the request's kind: one of the PermissionKind… constants,
+	// or a kind newer than this package.
+	Kind string
+	// ToolName names the tool of a custom-tool, mcp or hook request.
 	ToolName string
+	// Request is the whole request, decoded into the schema's union of
+	// every kind's fields; Decode gives the fields of its kind alone.
+	Request protocol.PermissionRequest
 	// Details is the CLI's whole request, as JSON.
 	Details []byte
 }
 
-// PermissionPolicy decides permission requests. Returning false, or an
-// error, denies.
-type PermissionPolicy func(ctx context.Context, req PermissionRequest) (bool, error)
-
-// DenyAll denies every request. It is the default policy.
-func DenyAll(context.Context, PermissionRequest) (bool, error) { return false, nil }
-
-// ApproveAll approves every request. Choose it explicitly, and only for
-// sessions whose tools you trust the model with.
-func ApproveAll(context.Context, PermissionRequest) (bool, error) { return true, nil }
-
-// Permission result kinds the CLI accepts.
+// The kinds of permission request the pinned CLI's schema defines
+// (PermissionRequest.Kind). The offline conformance tests see shell, read,
+// write, url and custom-tool from CLI 1.0.102; the others need an MCP
+// server, extensions, workflows or the memory feature.
 const (
-	permissionApproveOnce = "approve-once"
-	permissionReject      = "reject"
+	PermissionKindShell                     = "shell"
+	PermissionKindWrite                     = "write"
+	PermissionKindRead                      = "read"
+	PermissionKindURL                       = "url"
+	PermissionKindMCP                       = "mcp"
+	PermissionKindMemory                    = "memory"
+	PermissionKindCustomTool                = "custom-tool"
+	PermissionKindHook                      = "hook"
+	PermissionKindExtensionManagement       = "extension-management"
+	PermissionKindExtensionPermissionAccess = "extension-permission-access"
+	PermissionKindExtensionEnvAccess        = "extension-env-access"
+	PermissionKindWorkflow                  = "workflow"
 )
+
+// Decode returns the request as the type of its kind: a
+// *protocol.PermissionRequestShell for "shell", *PermissionRequestWrite
+// for "write", and so on for every PermissionKind…. A kind this package
+// does not know returns the raw request, as json.RawMessage, and no error.
+func (r PermissionRequest) Decode() (any, error) {
+	v := newPermissionRequest(r.Kind)
+	if v == nil {
+		return json.RawMessage(r.Details), nil
+	}
+	if err := json.Unmarshal(r.Details, v); err != nil {
+		return nil, fmt.Errorf("copilot: decoding a %s permission request: %w", r.Kind, err)
+	}
+	return v, nil
+}
+
+// newPermissionRequest returns a new value of the type of a permission
+// request kind, or nil for a kind the schema does not define.
+func newPermissionRequest(kind string) any {
+	switch kind {
+	case PermissionKindShell:
+		return new(protocol.PermissionRequestShell)
+	case PermissionKindWrite:
+		return new(protocol.PermissionRequestWrite)
+	case PermissionKindRead:
+		return new(protocol.PermissionRequestRead)
+	case PermissionKindURL:
+		return new(protocol.PermissionRequestURL)
+	case PermissionKindMCP:
+		return new(protocol.PermissionRequestMCP)
+	case PermissionKindMemory:
+		return new(protocol.PermissionRequestMemory)
+	case PermissionKindCustomTool:
+		return new(protocol.PermissionRequestCustomTool)
+	case PermissionKindHook:
+		return new(protocol.PermissionRequestHook)
+	case PermissionKindExtensionManagement:
+		return new(protocol.PermissionRequestExtensionManagement)
+	case PermissionKindExtensionPermissionAccess:
+		return new(protocol.PermissionRequestExtensionPermissionAccess)
+	case PermissionKindExtensionEnvAccess:
+		return new(protocol.PermissionRequestExtensionEnvAccess)
+	case PermissionKindWorkflow:
+		return new(protocol.PermissionRequestWorkflow)
+	}
+	return nil
+}
+
+// PermissionDecision is a policy's answer, as the CLI takes it
+// (session.permissions.handlePendingPermissionRequest's result). Build one
+// with ApproveOnce, ApproveForSession, ApproveForLocation,
+// ApproveReadOnlyForSession, ApprovePermanently, Reject or
+// UserNotAvailable; any other kind the schema allows may be set by hand.
+type PermissionDecision = protocol.PermissionDecision
+
+// The kinds of decision a client sends (PermissionDecision.Kind).
+const (
+	DecisionApproveOnce               = "approve-once"
+	DecisionApproveForSession         = "approve-for-session"
+	DecisionApproveReadOnlyForSession = "approve-read-only-for-session"
+	DecisionApproveForLocation        = "approve-for-location"
+	DecisionApprovePermanently        = "approve-permanently"
+	DecisionReject                    = "reject"
+	DecisionUserNotAvailable          = "user-not-available"
+)
+
+// PermissionPolicy decides permission requests. Its decision is sent to
+// the CLI as it is, except that a decision without a Kind, or an error,
+// rejects: a policy that does not say yes says no.
+type PermissionPolicy func(ctx context.Context, req PermissionRequest) (PermissionDecision, error)
+
+// DenyAll rejects every request. It is the default policy.
+func DenyAll(context.Context, PermissionRequest) (PermissionDecision, error) {
+	return Reject(""), nil
+}
+
+// ApproveAll approves every request, once each. Choose it explicitly, and
+// only for sessions whose tools you trust the model with.
+func ApproveAll(context.Context, PermissionRequest) (PermissionDecision, error) {
+	return ApproveOnce(), nil
+}
+
+// ApproveOnce approves this request only; the next like it is asked again.
+func ApproveOnce() PermissionDecision { return PermissionDecision{Kind: DecisionApproveOnce} }
+
+// Reject refuses the request. Feedback, if not empty, says why, for the
+// agent. On CLI 1.0.102 a rejection ends the turn (the Stream returns an
+// error wrapping ErrPermissionDenied).
+func Reject(feedback string) PermissionDecision {
+	return PermissionDecision{Kind: DecisionReject, Feedback: feedback}
+}
+
+// UserNotAvailable says that no one could be asked. The CLI treats it as
+// a refusal.
+func UserNotAvailable() PermissionDecision {
+	return PermissionDecision{Kind: DecisionUserNotAvailable}
+}
+
+// ApproveForSession approves req and tells the CLI to approve what is
+// like it for the rest of the session without asking: the same commands
+// (shell), any write or read, the same tool (custom-tool, mcp), the
+// same domain (url), and so on by kind. A request the CLI says cannot be
+// remembered (a shell or write request without CanOfferSessionApproval),
+// or of a kind with nothing to remember (hook, or one newer than this
+// package), is approved once.
+func ApproveForSession(req PermissionRequest) PermissionDecision {
+	if req.Kind == PermissionKindURL {
+		if host := domainOf(req.Request.URL); host != "" {
+			return PermissionDecision{Kind: DecisionApproveForSession, Domain: host}
+		}
+		return ApproveOnce()
+	}
+	approval, ok := approvalFor(req)
+	if !ok {
+		return ApproveOnce()
+	}
+	return PermissionDecision{Kind: DecisionApproveForSession, Approval: approval}
+}
+
+// ApproveForLocation approves req and has the CLI remember the approval,
+// on disk, for the project at locationKey (its git root or working
+// directory), as ApproveForSession scopes it. A request with nothing to
+// remember (see ApproveForSession; a url request too) is approved once.
+func ApproveForLocation(req PermissionRequest, locationKey string) PermissionDecision {
+	approval, ok := approvalFor(req)
+	if !ok || locationKey == "" {
+		return ApproveOnce()
+	}
+	return PermissionDecision{Kind: DecisionApproveForLocation, Approval: approval, LocationKey: locationKey}
+}
+
+// ApproveReadOnlyForSession lets the agent's file tools read in dirs for
+// the rest of the session.
+func ApproveReadOnlyForSession(dirs ...string) PermissionDecision {
+	return PermissionDecision{Kind: DecisionApproveReadOnlyForSession, Directories: dirs}
+}
+
+// ApprovePermanently approves fetches from domain in every session, from
+// now on (url requests only).
+func ApprovePermanently(domain string) PermissionDecision {
+	return PermissionDecision{Kind: DecisionApprovePermanently, Domain: domain}
+}
+
+// Approves reports whether d lets the action go ahead: every approve… and
+// approved… kind does.
+func Approves(d PermissionDecision) bool {
+	return strings.HasPrefix(d.Kind, "approve")
+}
+
+// approvalFor is what the CLI should remember when approving req beyond
+// this once, as the schema's approval of req's kind.
+func approvalFor(req PermissionRequest) (json.RawMessage, bool) {
+	r := req.Request
+	var a any
+	switch req.Kind {
+	case PermissionKindShell:
+		if r.CanOfferSessionApproval == nil || !*r.CanOfferSessionApproval || len(r.Commands) == 0 {
+			return nil, false
+		}
+		ids := make([]string, len(r.Commands))
+		for i, c := range r.Commands {
+			ids[i] = c.Identifier
+		}
+		a = protocol.PermissionDecisionApproveForSessionApprovalCommands{Kind: "commands", CommandIdentifiers: ids}
+	case PermissionKindWrite:
+		if r.CanOfferSessionApproval == nil || !*r.CanOfferSessionApproval {
+			return nil, false
+		}
+		a = protocol.PermissionDecisionApproveForSessionApprovalWrite{Kind: "write"}
+	case PermissionKindRead:
+		a = protocol.PermissionDecisionApproveForSessionApprovalRead{Kind: "read"}
+	case PermissionKindMemory:
+		a = protocol.PermissionDecisionApproveForSessionApprovalMemory{Kind: "memory"}
+	case PermissionKindCustomTool:
+		a = protocol.PermissionDecisionApproveForSessionApprovalCustomTool{Kind: "custom-tool", ToolName: r.ToolName}
+	case PermissionKindMCP:
+		a = protocol.PermissionDecisionApproveForSessionApprovalMCP{Kind: "mcp", ServerName: r.ServerName, ToolName: &r.ToolName}
+	case PermissionKindExtensionManagement:
+		var op string
+		_ = json.Unmarshal(r.Operation, &op)
+		a = protocol.PermissionDecisionApproveForSessionApprovalExtensionManagement{Kind: req.Kind, Operation: op}
+	case PermissionKindExtensionPermissionAccess:
+		a = protocol.PermissionDecisionApproveForSessionApprovalExtensionPermissionAccess{Kind: req.Kind, ExtensionName: r.ExtensionName}
+	case PermissionKindExtensionEnvAccess:
+		a = protocol.PermissionDecisionApproveForSessionApprovalExtensionEnvAccess{Kind: req.Kind,
+			ExtensionName: r.ExtensionName, EnvironmentVariables: r.EnvironmentVariables}
+	case PermissionKindWorkflow:
+		a = protocol.PermissionDecisionApproveForSessionApprovalWorkflow{Kind: req.Kind, ApprovalKey: r.ApprovalKey}
+	default:
+		return nil, false
+	}
+	raw, err := json.Marshal(a)
+	return raw, err == nil
+}
+
+// domainOf is the host of a URL, or "" when it has none.
+func domainOf(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return ""
+	}
+	return u.Hostname()
+}
+
+// permissionRequestOf turns what the session package read into the
+// policy's request.
+func permissionRequestOf(sessionID, requestID, kind, toolName string, details []byte) PermissionRequest {
+	r := PermissionRequest{SessionID: sessionID, RequestID: requestID, Kind: kind, ToolName: toolName, Details: details}
+	// A field of the wrong shape leaves the rest decoded; Details keeps all.
+	_ = json.Unmarshal(details, &r.Request)
+	return r
+}
+
+// permissionReject is the decision kind of the answers that refuse
+// without asking the policy (what an abandoned turn left).
+const permissionReject = DecisionReject

@@ -174,9 +174,9 @@ func TestToolWithPermission(t *testing.T) {
 			var calls int
 			var asked []PermissionRequest
 			s, err := c.NewSession(ctx, SessionConfig{Model: "m", Tools: []Tool{weatherTool(&calls)},
-				Permissions: func(_ context.Context, r PermissionRequest) (bool, error) {
+				Permissions: func(_ context.Context, r PermissionRequest) (PermissionDecision, error) {
 					asked = append(asked, r)
-					return true, nil
+					return ApproveOnce(), nil
 				}})
 			if err != nil {
 				t.Fatal(err)
