@@ -30,6 +30,8 @@ type Client struct {
 	closed     bool
 	restarts   int
 
+	lifecycle lifecycleListeners // OnLifecycle's
+
 	wg sync.WaitGroup // supervisors and child watchers
 }
 
@@ -43,10 +45,15 @@ type connection struct {
 	info  ConnectResult
 }
 
+// errClientClosed is the cause the router of a closed client stops with:
+// a call in flight then fails with an error that errors.Is finds
+// ErrStopped, ErrClosed and router.ErrClosed in.
+var errClientClosed = fmt.Errorf("%w (%w)", ErrClosed, router.ErrClosed)
+
 // close stops the connection's router and then its child, if any, giving
 // the child grace to exit before its process group is killed.
 func (cn *connection) close(grace time.Duration) {
-	cn.r.Close()
+	cn.r.CloseWithError(errClientClosed)
 	if cn.child != nil {
 		cn.child.stop(grace)
 	}
@@ -92,9 +99,10 @@ func Connect(ctx context.Context, conn io.ReadWriteCloser, opts Options) (*Clien
 		c.cancel()
 		return nil, err
 	}
-	if err := c.serveConnection(r); err != nil {
+	if err := c.serve(r); err != nil {
 		r.Close()
 		c.cancel()
+		c.wg.Wait()
 		return nil, err
 	}
 	info, err := handshake(ctx, r, c.opts)
@@ -128,7 +136,7 @@ func (c *Client) startConnection(ctx context.Context) (*connection, error) {
 		ch.stop(0)
 		return nil, err
 	}
-	if err := c.serveConnection(r); err != nil {
+	if err := c.serve(r); err != nil {
 		r.Close()
 		ch.stop(0)
 		return nil, err
@@ -154,6 +162,17 @@ func (c *Client) startConnection(ctx context.Context) (*connection, error) {
 		return nil, err
 	}
 	return &connection{r: r, child: ch, info: info}, nil
+}
+
+// serve starts reading what r brings besides the sessions' messages: the
+// requests that name no session (Options.Handlers) and session.lifecycle
+// (OnLifecycle). Both subscribe before serve returns, so that nothing sent
+// after the handshake begins is missed; both end when r stops.
+func (c *Client) serve(r *router.Router) error {
+	if err := c.serveConnection(r); err != nil {
+		return err
+	}
+	return c.serveLifecycle(r)
 }
 
 // handshake sends connect and checks the protocol version; a server
@@ -232,8 +251,9 @@ func (c *Client) Restarts() int {
 	return c.restarts
 }
 
-// Close stops every session (they get an error wrapping router.ErrStopped
-// and ErrClosed), closes the connection, stops the child gracefully within
+// Close stops every session and every call in flight (they get an error
+// wrapping ErrStopped and ErrClosed, and router.ErrClosed), closes the
+// connection, stops the child gracefully within
 // Options.ShutdownTimeout and then kills its process group. It returns
 // once every goroutine the client started has ended. Safe to call twice.
 func (c *Client) Close() error {

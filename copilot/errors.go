@@ -46,8 +46,16 @@ var (
 	// the field.
 	ErrInvalidSessionConfig = errors.New("copilot: invalid SessionConfig")
 
-	// ErrClosed reports use of a closed Client.
+	// ErrClosed reports use of a closed Client: the error of a call made
+	// after Close, and of every call, turn and session that Close cut
+	// short (with ErrStopped).
 	ErrClosed = errors.New("copilot: client closed")
+
+	// ErrRefused reports a request the CLI answered with a refusal rather
+	// than an error (success: false): a session it does not keep, a
+	// foreground session outside TUI+server mode. The error carries the
+	// CLI's reason.
+	ErrRefused = errors.New("copilot: the Copilot CLI refused")
 
 	// Re-exported so callers need not import the lower packages.
 	ErrStopped    = router.ErrStopped

@@ -30,9 +30,11 @@ type Session struct {
 	handlers *protocol.Handlers
 	log      zerolog.Logger
 
-	turn      chan struct{} // one token: the turn lock, honouring contexts
-	destroyed atomic.Bool   // Destroy succeeded
-	aborting  chan struct{} // closed when the abort of a cancelled turn is done
+	turn      chan struct{}          // one token: the turn lock, honouring contexts
+	destroyed atomic.Bool            // Destroy or Delete succeeded
+	deleted   atomic.Bool            // Delete succeeded
+	switched  atomic.Pointer[string] // the model of the last SetModel
+	aborting  chan struct{}          // closed when the abort of a cancelled turn is done
 
 	// The channel's reader (dispatch.go): own is its token; readCancel
 	// stops the dispatcher's read, wanted counts turns waiting for the
@@ -114,8 +116,30 @@ func (c *Client) destroyLater(r *router.Router, id string) {
 // ID is the session id.
 func (s *Session) ID() string { return s.id }
 
-// Model is the model the session was created with.
-func (s *Session) Model() string { return s.model }
+// Model is the model the session was created with, or last switched to
+// with SetModel.
+func (s *Session) Model() string {
+	if m := s.switched.Load(); m != nil {
+		return *m
+	}
+	return s.model
+}
+
+// SetModel switches the session to model: the CLI's next model request
+// (of this turn, if one runs, or of the next) asks for it, and the
+// conversation goes on as it was. For a provider, a reasoning effort or
+// the auto model's tier, call s.RPC().Model.SwitchTo.
+func (s *Session) SetModel(ctx context.Context, model string) error {
+	res, err := s.RPC().Model.SwitchTo(ctx, protocol.SessionModelSwitchToParams{ModelID: model})
+	if err != nil {
+		return fmt.Errorf("copilot: switching session %s to model %s (Client.Models lists the models): %w", s.id, model, err)
+	}
+	if res.ModelID != "" {
+		model = res.ModelID
+	}
+	s.switched.Store(&model)
+	return nil
+}
 
 // Channel hands the session's raw message channel to the caller, for
 // callers that read events themselves. From then on the caller is the
@@ -151,8 +175,10 @@ func (s *Session) Messages(ctx context.Context) ([]Event, error) {
 	return res.Events, err
 }
 
-// Destroy ends the session on the CLI and deregisters it. Idempotent.
-// A Destroy that fails (its context ended, say) may be called again.
+// Destroy disconnects the session: it stops it on the CLI and deregisters
+// it here. The CLI keeps the session on disk: ListSessions still lists it,
+// and ResumeSession can take it up again; Delete removes it. Idempotent. A
+// Destroy that fails (its context ended, say) may be called again.
 func (s *Session) Destroy(ctx context.Context) error {
 	s.ch.Close(ctx) // deregister first: nothing more is read for it
 	if s.destroyed.Load() {
@@ -165,6 +191,25 @@ func (s *Session) Destroy(ctx context.Context) error {
 		return nil
 	}
 	return fmt.Errorf("copilot: destroying session %s: %w", s.id, err)
+}
+
+// Delete stops the session and removes it from the CLI: from disk and
+// from ListSessions, so it cannot be resumed. It deregisters it here too.
+// It is one session.delete, which on CLI 1.0.102 also stops a live
+// session and its turn (no destroy is needed first). Idempotent; a Delete
+// that fails may be called again. A session the CLI no longer keeps (one
+// deleted elsewhere) is refused with an error wrapping ErrRefused.
+func (s *Session) Delete(ctx context.Context) error {
+	s.ch.Close(ctx) // deregister first: nothing more is read for it
+	if s.deleted.Load() {
+		return nil
+	}
+	if err := deleteSession(ctx, s.r, s.id); err != nil {
+		return err
+	}
+	s.destroyed.Store(true)
+	s.deleted.Store(true)
+	return nil
 }
 
 // Close deregisters the session locally without ending it on the CLI.
