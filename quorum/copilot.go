@@ -11,8 +11,11 @@ import (
 // Copilot adapts a Copilot CLI client to Backend. Every conversation is a
 // new streaming session with the CLI's built-in tools switched off (no
 // shell, no file access, no web) and every permission request denied:
-// quorum's models only talk. Close destroys the session on the CLI. Token
-// usage comes from the CLI's assistant.usage and session.usage_info events.
+// quorum's models only talk. Close deletes the session from the CLI (stops
+// it and removes it from disk), so that a run leaves nothing in the user's
+// session history: a discussion opens seven sessions, each for one turn.
+// Token usage comes from the CLI's assistant.usage and session.usage_info
+// events.
 func Copilot(c *copilot.Client) Backend { return copilotBackend{c: c} }
 
 type copilotBackend struct{ c *copilot.Client }
@@ -68,4 +71,4 @@ func (c *copilotConversation) Send(ctx context.Context, prompt string, onDelta f
 	return Reply{Text: r.Text, Usage: u}, err
 }
 
-func (c *copilotConversation) Close(ctx context.Context) error { return c.s.Destroy(ctx) }
+func (c *copilotConversation) Close(ctx context.Context) error { return c.s.Delete(ctx) }

@@ -192,8 +192,9 @@ func TestDiscussSessionsOnlyTalk(t *testing.T) {
 	if n := strings.Count(wire, `"streaming":true`); n != creates {
 		t.Errorf("%d of %d creations stream", n, creates)
 	}
-	if n := strings.Count(wire, `"method":"session.destroy"`); n != creates {
-		t.Errorf("%d destroys for %d creations", n, creates)
+	// and every session is deleted: none is left in the user's history.
+	if n := strings.Count(wire, `"method":"session.delete"`); n != creates {
+		t.Errorf("%d deletes for %d creations", n, creates)
 	}
 }
 
@@ -564,10 +565,10 @@ func TestDiscussCancelMidway(t *testing.T) {
 				}
 			}
 			e.requireClean(t)
-			// Every session was destroyed, which stops its turn whether or
+			// Every session was deleted, which stops its turn whether or
 			// not the abort got there first.
-			if c, dd := e.srv.Calls("session.create"), e.srv.Calls("session.destroy"); dd != c {
-				t.Errorf("%d sessions created, %d destroyed", c, dd)
+			if c, dd := e.srv.Calls("session.create"), e.srv.Calls("session.delete"); dd != c {
+				t.Errorf("%d sessions created, %d deleted", c, dd)
 			}
 		})
 	}

@@ -53,11 +53,11 @@
 // *TooFewError listing every failure. Config.Timeout bounds the whole run.
 //
 // Every model call opens a fresh session, sends one prompt and closes the
-// session (Conversation.Close, which for Copilot destroys it on the CLI)
-// as soon as the reply is in, so no session outlives the phase that needed
-// it. Config.MaxConcurrency bounds the sessions open at once (a weighted
+// session (Conversation.Close, which for Copilot deletes it from the CLI,
+// disk included) as soon as the reply is in, so no session outlives the
+// phase that needed it, nor the run in the user's session history. Config.MaxConcurrency bounds the sessions open at once (a weighted
 // semaphore). Cancelling the context aborts every turn in flight and
-// destroys its session within Config.CloseTimeout; Discuss and Plan return
+// deletes its session within Config.CloseTimeout; Discuss and Plan return
 // only after every call has ended. Token usage is summed per call, per
 // model and per run when the provider reports it.
 //
