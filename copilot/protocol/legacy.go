@@ -146,13 +146,110 @@ type ToolDefinition struct {
 	SkipPermission bool `json:"skipPermission,omitempty"`
 }
 
-// SystemMessageConfig is how session.create takes extra system
-// instructions: Mode "append" (the default) adds Content to the CLI's
-// own system prompt, "replace" stands in for it.
+// The modes of SystemMessageConfig.
+const (
+	SystemMessageAppend    = "append"
+	SystemMessageReplace   = "replace"
+	SystemMessageCustomize = "customize"
+)
+
+// SystemMessageConfig is how session.create shapes the system prompt:
+// Mode "append" (the default) adds Content to the CLI's own system prompt,
+// "replace" stands in for it, and "customize" keeps the CLI's prompt but
+// changes its sections (Sections, by section id), Content then coming
+// after them.
 type SystemMessageConfig struct {
-	Mode    string `json:"mode,omitempty"`
-	Content string `json:"content"`
+	Mode     string                     `json:"mode,omitempty"`
+	Content  string                     `json:"content"`
+	Sections map[string]SectionOverride `json:"sections,omitempty"`
 }
+
+// The actions of a SectionOverride. SectionTransform has the CLI offer the
+// section to the client (systemMessage.transform) and use what it answers.
+const (
+	SectionReplace   = "replace"
+	SectionRemove    = "remove"
+	SectionAppend    = "append"
+	SectionPrepend   = "prepend"
+	SectionPreserve  = "preserve"
+	SectionTransform = "transform"
+)
+
+// SectionOverride changes one section of the CLI's system prompt in
+// "customize" mode. Content is the text of replace, append and prepend.
+// An id the CLI does not know is not an error: its content is appended to
+// the prompt, and removing it does nothing.
+type SectionOverride struct {
+	Action  string `json:"action"`
+	Content string `json:"content,omitempty"`
+}
+
+// The types of a SessionMCPServer.
+const (
+	MCPServerStdio = "stdio" // a local server the CLI starts, spoken to on its stdin and stdout
+	MCPServerHTTP  = "http"  // a remote server, streamable HTTP
+	MCPServerSSE   = "sse"   // a remote server, server-sent events
+)
+
+// SessionMCPServer is one of session.create's mcpServers: the fields of
+// the schema's MCPServerConfig that a session sets, with Tools nil for all
+// of the server's tools and empty for none (the generated type cannot send
+// an empty list).
+type SessionMCPServer struct {
+	Type    string            `json:"type,omitempty"`
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitzero"`
+	Env     map[string]string `json:"env,omitzero"`
+	Cwd     string            `json:"cwd,omitempty"`
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitzero"`
+	Tools   []string          `json:"tools,omitzero"`
+	// Timeout bounds tool discovery and calls, in milliseconds.
+	Timeout int64 `json:"timeout,omitempty"`
+}
+
+// EnvValueDirect, as SessionCreateParams.EnvValueMode, passes the Env of
+// MCP servers as literal values (the CLI may otherwise take them for names
+// of its own environment variables).
+const EnvValueDirect = "direct"
+
+// CustomAgentConfig declares an agent of the session's own (session.create's
+// customAgents): the model may hand work to it (Infer, default true) and
+// session.create's agent may select it.
+type CustomAgentConfig struct {
+	Name        string `json:"name"`
+	DisplayName string `json:"displayName,omitempty"`
+	Description string `json:"description,omitempty"`
+	// Tools names the tools the agent may use: nil all of the session's,
+	// empty none.
+	Tools      []string                    `json:"tools,omitzero"`
+	Prompt     string                      `json:"prompt"`
+	MCPServers map[string]SessionMCPServer `json:"mcpServers,omitempty"`
+	Infer      *bool                       `json:"infer,omitempty"`
+	// Skills names skills (from the session's skill directories) whose
+	// content is given to the agent when it starts.
+	Skills          []string `json:"skills,omitempty"`
+	Model           string   `json:"model,omitempty"`
+	ReasoningEffort string   `json:"reasoningEffort,omitempty"`
+}
+
+// InfiniteSessionConfig is session.create's infiniteSessions: the CLI
+// compacts the conversation in the background once the context window is
+// BackgroundCompactionThreshold full (a fraction; CLI default 0.80) and
+// blocks the session for compaction at BufferExhaustionThreshold (default
+// 0.95). Enabled false switches both off.
+type InfiniteSessionConfig struct {
+	Enabled                       *bool    `json:"enabled,omitempty"`
+	BackgroundCompactionThreshold *float64 `json:"backgroundCompactionThreshold,omitempty"`
+	BufferExhaustionThreshold     *float64 `json:"bufferExhaustionThreshold,omitempty"`
+}
+
+// ToolFilterExcluded, as SessionCreateParams.ToolFilterPrecedence, makes
+// availableTools and excludedTools combine: a tool is offered when the
+// first allows it (or is absent) and the second does not name it. The
+// CLI's default, "available", ignores excludedTools when availableTools is
+// set.
+const ToolFilterExcluded = "excluded"
 
 // SessionCreateParams are the params of session.create and
 // session.resume.
@@ -172,12 +269,50 @@ type SessionCreateParams struct {
 	// out) and "none" (an empty list) stay apart on the wire.
 	AvailableTools *[]string `json:"availableTools,omitempty"`
 
+	// ExcludedTools names tools the model is not offered (built-in, client
+	// or MCP tools); with ToolFilterPrecedence ToolFilterExcluded it
+	// applies beside AvailableTools.
+	ExcludedTools        []string `json:"excludedTools,omitempty"`
+	ToolFilterPrecedence string   `json:"toolFilterPrecedence,omitempty"`
+
 	// What the client answers: without these the CLI sends no such request
 	// (a hook is not run, the agent may not ask the user).
 	RequestUserInput      bool `json:"requestUserInput,omitempty"`
 	RequestExitPlanMode   bool `json:"requestExitPlanMode,omitempty"`
 	RequestAutoModeSwitch bool `json:"requestAutoModeSwitch,omitempty"`
 	Hooks                 bool `json:"hooks,omitempty"`
+	// RequestElicitation says the client answers elicitation.requested
+	// events (forms for the user, from MCP servers or other clients).
+	RequestElicitation bool `json:"requestElicitation,omitempty"`
+
+	// ClientName names the application in the User-Agent of the CLI's
+	// model requests.
+	ClientName string `json:"clientName,omitempty"`
+	// ReasoningEffort is "low", "medium", "high", "xhigh" or "max", for
+	// models that support it.
+	ReasoningEffort  string           `json:"reasoningEffort,omitempty"`
+	ReasoningSummary ReasoningSummary `json:"reasoningSummary,omitempty"`
+	// AdditionalDirectories are directories the agent may use besides the
+	// working directory.
+	AdditionalDirectories []string                    `json:"additionalDirectories,omitempty"`
+	MCPServers            map[string]SessionMCPServer `json:"mcpServers,omitempty"`
+	EnvValueMode          string                      `json:"envValueMode,omitempty"`
+	CustomAgents          []CustomAgentConfig         `json:"customAgents,omitempty"`
+	// Agent selects one of CustomAgents for the session's turns.
+	Agent                  string                 `json:"agent,omitempty"`
+	SkillDirectories       []string               `json:"skillDirectories,omitempty"`
+	DisabledSkills         []string               `json:"disabledSkills,omitempty"`
+	InstructionDirectories []string               `json:"instructionDirectories,omitempty"`
+	InfiniteSessions       *InfiniteSessionConfig `json:"infiniteSessions,omitempty"`
+	// ConfigDir is where the session keeps its configuration and state,
+	// instead of the CLI's.
+	ConfigDir string `json:"configDir,omitempty"`
+	// Provider is a model provider of the caller's (bring your own key),
+	// instead of GitHub Copilot's.
+	Provider *ProviderConfig `json:"provider,omitempty"`
+	// GitHubToken authenticates this session as the token's owner, instead
+	// of the CLI's login.
+	GitHubToken string `json:"gitHubToken,omitempty"`
 }
 
 // SessionCreateResult is the answer of session.create and session.resume.
