@@ -127,8 +127,9 @@ func (s *Session) Model() string {
 
 // SetModel switches the session to model: the CLI's next model request
 // (of this turn, if one runs, or of the next) asks for it, and the
-// conversation goes on as it was. For a provider, a reasoning effort or
-// the auto model's tier, call s.RPC().Model.SwitchTo.
+// conversation goes on as it was. CLI 1.0.102 accepts any model id here:
+// one the model API cannot serve fails the next turn. For a provider, a
+// reasoning effort or the auto model's tier, call s.RPC().Model.SwitchTo.
 func (s *Session) SetModel(ctx context.Context, model string) error {
 	res, err := s.RPC().Model.SwitchTo(ctx, protocol.SessionModelSwitchToParams{ModelID: model})
 	if err != nil {
