@@ -411,8 +411,8 @@ func TestRealCLIAutoModeSwitch(t *testing.T) {
 	c, _ := startReal(t, map[string]modelapi.Responder{"limited": limited}, Options{})
 	ctx := testutil.Context(t, hangGuard)
 	type outcome struct {
-		answers []string // auto_mode_switch.completed's responses
-		switched bool    // session.model_change to auto
+		answers  []string // auto_mode_switch.completed's responses
+		switched bool     // session.model_change to auto
 		asked    int32
 	}
 	run := func(withHandler bool) outcome {
