@@ -32,7 +32,8 @@ var (
 
 	// ErrPermissionDenied reports a turn that the CLI ended because the
 	// session's permission policy refused a request (on CLI 1.0.102 a
-	// refusal aborts the turn; the model is not called again).
+	// rejection without feedback aborts the turn; the model is not called
+	// again; see Reject).
 	ErrPermissionDenied = errors.New("copilot: permission denied")
 
 	// ErrInvalidOptions is wrapped by the error of Options.Validate, and so

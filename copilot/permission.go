@@ -114,8 +114,8 @@ const (
 )
 
 // PermissionPolicy decides permission requests. Its decision is sent to
-// the CLI as it is, except that a decision without a Kind, or an error,
-// rejects: a policy that does not say yes says no.
+// the CLI as it is, except that a decision without a Kind, an error or a
+// panic rejects: a policy that does not say yes says no.
 type PermissionPolicy func(ctx context.Context, req PermissionRequest) (PermissionDecision, error)
 
 // DenyAll rejects every request. It is the default policy.
@@ -132,15 +132,17 @@ func ApproveAll(context.Context, PermissionRequest) (PermissionDecision, error) 
 // ApproveOnce approves this request only; the next like it is asked again.
 func ApproveOnce() PermissionDecision { return PermissionDecision{Kind: DecisionApproveOnce} }
 
-// Reject refuses the request. Feedback, if not empty, says why, for the
-// agent. On CLI 1.0.102 a rejection ends the turn (the Stream returns an
-// error wrapping ErrPermissionDenied).
+// Reject refuses the request. On CLI 1.0.102 a rejection without
+// feedback ends the turn (Stream returns an error wrapping
+// ErrPermissionDenied); with feedback, the tool fails with it ("The user
+// rejected this tool call. User feedback: …"), the model reads that, and
+// the turn goes on.
 func Reject(feedback string) PermissionDecision {
 	return PermissionDecision{Kind: DecisionReject, Feedback: feedback}
 }
 
-// UserNotAvailable says that no one could be asked. The CLI treats it as
-// a refusal.
+// UserNotAvailable says that no one could be asked. On CLI 1.0.102 the
+// tool then fails with a message that says so, and the turn goes on.
 func UserNotAvailable() PermissionDecision {
 	return PermissionDecision{Kind: DecisionUserNotAvailable}
 }
