@@ -29,7 +29,9 @@ import (
 // turn in flight was aborted and every session destroyed.
 //
 // The returned Discussion is nil only when the arguments are invalid
-// (ErrInvalidConfig); after a failed run it holds everything done so far.
+// (ErrInvalidConfig); after a failed or cancelled run it holds everything
+// done so far: the answers that came in, the reviews, and the ranking they
+// give.
 func Discuss(ctx context.Context, b Backend, question string, cfg Config) (*Discussion, error) {
 	s, err := cfg.settleFor(b, question, "question")
 	if err != nil {
@@ -64,23 +66,26 @@ func (r *run) discuss(d *Discussion) error {
 	alive := first.models
 	var js []judgement
 	if !s.NoReview && len(first.byLabel) >= 2 {
-		if js, alive, err = r.review(d, first.byLabel, first.nonce); err != nil {
-			return err
-		}
+		js, alive, err = r.review(d, first.byLabel, first.nonce)
 	}
+	// Also when the review phase failed or was cancelled: the reviews that
+	// came in still rank the answers, for the partial result.
 	d.Ranking = aggregate(first.cands, js)
 	for _, st := range d.Ranking {
 		if st.Scores > 0 || st.Borda > 0 {
 			d.Ranked = true
 		}
 	}
+	if err != nil {
+		return err
+	}
 
 	// 4. Synthesis.
 	return r.synthesise(d, first.byLabel, alive, first.nonce)
 }
 
-// review runs the review phase and returns the usable judgements and the
-// models still in the run.
+// review runs the review phase and returns the judgements and the models
+// still in the run; the judgements also when the phase ends the run.
 func (r *run) review(d *Discussion, byLabel []Answer, nonce string) ([]judgement, []string, error) {
 	s := r.s
 	assign := assignReviews(len(byLabel), s.AnswersPerReviewer)
@@ -150,10 +155,7 @@ func (r *run) review(d *Discussion, byLabel []Answer, nonce string) ([]judgement
 		}
 		js = append(js, j)
 	}
-	if err := ph.end(dropped, alive); err != nil {
-		return nil, nil, err
-	}
-	return js, alive, nil
+	return js, alive, ph.end(dropped, alive)
 }
 
 func summariseVerdict(v Verdict, problems []string) string {

@@ -764,3 +764,49 @@ func TestBackendBreakingItsContractDoesNotPanic(t *testing.T) {
 		t.Fatalf("err = %v, failures %+v", err, d.Failures)
 	}
 }
+
+// cancelWhen returns a Progress that cancels the run once n turns of
+// phase have finished without error, as Ctrl-C would after they came in.
+func cancelWhen(phase quorum.Phase, n int, cancel context.CancelFunc) func(quorum.Event) {
+	done := 0
+	return func(ev quorum.Event) {
+		if ev.Kind == quorum.ModelFinished && ev.Phase == phase && ev.Err == nil {
+			if done++; done == n {
+				cancel()
+			}
+		}
+	}
+}
+
+// A run cancelled midway keeps what came in: in the answer phase the
+// answers given (with their labels), in the review phase the reviews given
+// and the ranking they make.
+func TestDiscussCancelKeepsWhatCameIn(t *testing.T) {
+	// m3 hangs in phase; the run is cancelled once the other two are done.
+	discuss := func(t *testing.T, phase quorum.Phase) *quorum.Discussion {
+		e := newEnv(t, simquorum.Model("m1"), simquorum.Model("m2"), override("m3", phase, sim.Always(sim.Hang())))
+		ctx, cancel := context.WithCancel(ctxGuard(t))
+		defer cancel()
+		d, err := quorum.Discuss(ctx, e.b, question, quorum.Config{Models: []string{"m1", "m2", "m3"}, Progress: cancelWhen(phase, 2, cancel)})
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v, want context.Canceled", err)
+		}
+		e.requireClean(t)
+		return d
+	}
+	t.Run("answers", func(t *testing.T) {
+		d := discuss(t, quorum.PhaseAnswer)
+		if len(d.Answers) != 2 || d.Answers[0].Model != "m1" || d.Answers[1].Model != "m2" || d.Answers[0].Label == "" || d.Answers[0].Text == "" {
+			t.Errorf("answers = %+v", d.Answers)
+		}
+		if f, ok := failureOf(d.Failures, "m3", quorum.PhaseAnswer); !ok || f.Kind != "canceled" {
+			t.Errorf("m3's failure = %+v", f)
+		}
+	})
+	t.Run("reviews", func(t *testing.T) {
+		d := discuss(t, quorum.PhaseReview)
+		if len(d.Answers) != 3 || len(d.Reviews) != 2 || len(d.Ranking) != 3 || !d.Ranked || d.Synthesis != nil {
+			t.Errorf("answers %d, reviews %d, ranking %+v (ranked %v), synthesis %v", len(d.Answers), len(d.Reviews), d.Ranking, d.Ranked, d.Synthesis)
+		}
+	})
+}

@@ -51,6 +51,9 @@
 // and the real error. When fewer than Config.MinModels models are left
 // after a phase (or nobody can write the synthesis) the run fails with a
 // *TooFewError listing every failure. Config.Timeout bounds the whole run.
+// A run that fails or is cancelled still returns its result, with
+// everything that came in before it stopped: answers or plans, reviews or
+// votes, and the ranking they make (but no winning plan).
 //
 // Every model call opens a fresh session, sends one prompt and closes the
 // session (Conversation.Close, which for Copilot deletes it from the CLI,

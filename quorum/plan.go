@@ -22,7 +22,9 @@ import (
 // fails is left out and the run goes on, degraded; too few models left
 // fail it with a *TooFewError. The moderator and review settings of cfg
 // are not used. The returned PlanResult is nil only when the arguments are
-// invalid; after a failed run it holds everything done so far.
+// invalid; after a failed or cancelled run it holds everything done so
+// far: the plans that came in, the votes, and the standings they give, but
+// no Winner.
 func Plan(ctx context.Context, b Backend, task string, cfg Config) (*PlanResult, error) {
 	s, err := cfg.settleFor(b, task, "task")
 	if err != nil {
@@ -43,6 +45,9 @@ func (r *run) plan(p *PlanResult) error {
 	}
 	js, err := r.vote(p, first)
 	if err != nil {
+		// The votes that came in still rank the plans, for the partial
+		// result; no plan wins a run that did not finish.
+		p.Standings = aggregate(first.cands, js)
 		return err
 	}
 	p.elect(first.cands, js)
@@ -86,7 +91,7 @@ func (r *run) propose(p *PlanResult) (firstReplies[Proposal], error) {
 
 // vote runs the vote phase: the whole matrix at once. Voters go in model
 // order, plans in label order; nobody votes on their own plan. It returns
-// every voter's judgement.
+// every voter's judgement, also when the phase ends the run.
 func (r *run) vote(p *PlanResult, first firstReplies[Proposal]) ([]judgement, error) {
 	s := r.s
 	proposers, byLabel := first.models, first.byLabel
@@ -154,10 +159,7 @@ func (r *run) vote(p *PlanResult, first firstReplies[Proposal]) ([]judgement, er
 		}
 		all = append(all, *js[m])
 	}
-	if err := ph.end(dropped, voters); err != nil {
-		return nil, err
-	}
-	return all, nil
+	return all, ph.end(dropped, voters)
 }
 
 // elect ranks the plans by the voters' judgements and names the winner.

@@ -353,3 +353,25 @@ func scoresOf(vs []quorum.Vote) []float64 {
 	}
 	return out
 }
+
+// A plan cancelled in the vote phase keeps the votes that came in and the
+// standings they make, and names no winner.
+func TestPlanCancelKeepsVotes(t *testing.T) {
+	e := newEnv(t, simquorum.Model("m1"), simquorum.Model("m2"), override("m3", quorum.PhaseVote, sim.Always(sim.Hang())))
+	ctx, cancel := context.WithCancel(ctxGuard(t))
+	defer cancel()
+	p, err := quorum.Plan(ctx, e.b, task, quorum.Config{Models: []string{"m1", "m2", "m3"}, Progress: cancelWhen(quorum.PhaseVote, 4, cancel)})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	scored := 0
+	for _, v := range p.Votes {
+		if v.Score > 0 {
+			scored++
+		}
+	}
+	if len(p.Proposals) != 3 || scored != 4 || len(p.Standings) != 3 || p.Standings[0].Scores == 0 || p.Winner != "" || p.Reason != "" {
+		t.Errorf("proposals %d, scored votes %d, standings %+v, winner %q", len(p.Proposals), scored, p.Standings, p.Winner)
+	}
+	e.requireClean(t)
+}

@@ -19,7 +19,8 @@ type Discussion struct {
 	// configured model order of their reviewers. Reviews that failed are in
 	// Failures.
 	Reviews []Review `json:"reviews"`
-	// Ranking is every answer in aggregate order, best first.
+	// Ranking is every answer in aggregate order, best first; after a run
+	// that failed in the review phase, by the reviews that came in.
 	Ranking []Standing `json:"ranking"`
 	// Ranked is false when no review gave a usable score or ranking (review
 	// off, or every review failed): Ranking is then Models' order.
@@ -134,8 +135,10 @@ type PlanResult struct {
 	// included with their error.
 	Votes []Vote `json:"votes"`
 	// Standings are the plans in aggregate order; the first is the winner.
+	// After a failed run they rank the plans by the votes that came in.
 	Standings []Standing `json:"standings"`
 	// Winner is the label of the winning plan; Reason says why it won.
+	// Both are empty when the run failed.
 	Winner string `json:"winner"`
 	Reason string `json:"reason"`
 	Outcome

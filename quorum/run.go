@@ -102,13 +102,13 @@ type firstReplies[T any] struct {
 
 // closeFirstPhase ends the first phase (answers or proposals) the same way
 // for Discuss and Plan: it records each failed call, keeps the replies
-// usable accepts (usable records its own failures; nil accepts all),
-// finishes the phase and stops if the run has ended. Then it deals labels
-// in a seeded order (see shuffle) and hands each kept reply to keep, in
-// configured model order, for the result to hold; only then does it check
-// that enough models are left, so that a failed run still holds what was
-// done. It is a function, not a method, because methods cannot have type
-// parameters.
+// usable accepts (usable records its own failures; nil accepts all) and
+// finishes the phase. Then it deals labels in a seeded order (see shuffle)
+// and hands each kept reply to keep, in configured model order, for the
+// result to hold; only then does it check that the run may go on (its
+// context has not ended, enough models are left), so that a run that
+// failed or was cancelled still holds the replies that came in. It is a
+// function, not a method, because methods cannot have type parameters.
 func closeFirstPhase[T any](r *run, ph *phaseRun, topic string, results []result, usable func(result) bool, keep func(res result, label string) T) (firstReplies[T], error) {
 	var f firstReplies[T]
 	var kept []result
@@ -124,9 +124,6 @@ func closeFirstPhase[T any](r *run, ph *phaseRun, topic string, results []result
 		dropped = append(dropped, res.model)
 	}
 	ph.finish(dropped)
-	if err := r.stopped(ph.phase); err != nil {
-		return f, err
-	}
 	perm := shuffle(len(kept), append([]string{topic}, r.s.Models...)...)
 	f.byLabel = make([]T, len(kept))
 	f.cands = make([]candidate, len(kept))
@@ -138,6 +135,9 @@ func closeFirstPhase[T any](r *run, ph *phaseRun, topic string, results []result
 		f.cands[perm[i]] = candidate{label: l, model: res.model, order: slices.Index(r.s.Models, res.model)}
 		texts[1+perm[i]] = res.reply.Text
 		f.models = append(f.models, res.model)
+	}
+	if err := r.stopped(ph.phase); err != nil {
+		return f, err
 	}
 	if err := r.tooFew(ph.phase, f.models, r.s.MinModels); err != nil {
 		return f, err
