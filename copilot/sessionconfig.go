@@ -19,20 +19,84 @@ type SessionConfig struct {
 	AssignedID bool
 
 	Model string
-	// SystemMessage is appended to the CLI's system prompt.
-	SystemMessage string
-	// WorkingDirectory is the session's working directory on the CLI side.
-	WorkingDirectory string
+	// ReasoningEffort is how hard a model that supports it reasons:
+	// "low", "medium", "high", "xhigh" or "max"; empty is the model's
+	// default.
+	ReasoningEffort string
+	// ReasoningSummary asks a model that supports it for a summary of its
+	// reasoning (protocol.ReasoningSummaryConcise or …Detailed), or for
+	// none (…None); empty is the model's default.
+	ReasoningSummary protocol.ReasoningSummary
+	// ClientName names the application in the User-Agent of the CLI's
+	// model requests.
+	ClientName string
+
+	// SystemMessage is added after the CLI's system prompt; SystemMode
+	// SystemReplace makes it the whole prompt instead, and SystemCustomize
+	// changes the CLI's prompt section by section (SystemSections, keyed
+	// by Section… ids) before adding it.
+	SystemMessage  string
+	SystemMode     SystemMode
+	SystemSections map[string]SectionOverride
+
+	// WorkingDirectory is the session's working directory on the CLI side;
+	// AdditionalDirectories are more directories the agent may use.
+	WorkingDirectory      string
+	AdditionalDirectories []string
+	// ConfigDirectory is where the session keeps its configuration and
+	// state, instead of the CLI's own.
+	ConfigDirectory string
 	// DisableStreaming asks for whole messages instead of text deltas.
 	DisableStreaming bool
 
 	// BuiltinTools names the CLI's own tools (bash, view, edit, ...) the
 	// model may use. nil offers all of them; NoBuiltinTools offers none.
 	BuiltinTools []string
+	// ExcludedTools names tools the model is not offered: built-in ones,
+	// client Tools or MCP servers' tools. It applies besides BuiltinTools.
+	ExcludedTools []string
 	// Tools are client tools, run in this process by their Handler.
 	Tools []Tool
+	// MCPServers are MCP servers whose tools the model may use, by name.
+	MCPServers map[string]MCPServer
+	// CustomAgents are agents of the session's own, to which the main
+	// agent may hand work; Agent, when set, names the one that runs the
+	// session's turns.
+	CustomAgents []CustomAgent
+	Agent        string
+	// SkillDirectories are directories of skills (SKILL.md files) the
+	// agent may load, beside the CLI's own; DisabledSkills names skills it
+	// may not. InstructionDirectories are more directories searched for
+	// custom instruction files (AGENTS.md, copilot-instructions.md, …).
+	SkillDirectories       []string
+	DisabledSkills         []string
+	InstructionDirectories []string
+	// InfiniteSessions, when set, tunes or switches off the compaction
+	// that keeps a long session within the model's context window.
+	InfiniteSessions *InfiniteSessions
+
+	// Provider, when set, is a model provider of your own (bring your own
+	// key: OpenAI-compatible, Azure or Anthropic) that the session uses
+	// instead of GitHub Copilot's; Model is then the provider's model.
+	Provider *protocol.ProviderConfig
+	// GitHubToken authenticates this session as the token's owner, instead
+	// of the CLI's login.
+	GitHubToken string
+
 	// Permissions decides the CLI's permission requests. Default DenyAll.
 	Permissions PermissionPolicy
+	// Hooks are Go functions the CLI calls before and after tool calls,
+	// when a prompt is submitted, and at other points; see Hooks.
+	Hooks *Hooks
+	// OnElicitation fills in the forms the CLI asks the user for
+	// (elicitation.requested: from an MCP server's tool, or another client
+	// calling session.ui.elicitation); setting it tells the CLI at creation
+	// that this client can. It runs on a goroutine of its own, since a
+	// person may take a while; its context ends when the CLI no longer
+	// waits (the request was answered elsewhere or the turn aborted), the
+	// session ends or the client closes, and it must return then. An error
+	// or a nil response cancels the form.
+	OnElicitation func(ctx context.Context, req *protocol.ElicitationRequestedData) (*protocol.UIElicitationResponse, error)
 
 	// OnEvent gets every event of the session, in order, at any time:
 	// during turns (before the turn's own TurnHandlers.OnEvent) and between
@@ -63,6 +127,22 @@ type SessionConfig struct {
 	MaxToolOutputBytes int
 }
 
+// InfiniteSessions tunes how the CLI keeps a long session within the
+// model's context window: it compacts the conversation in the background
+// once the window is BackgroundCompactionThreshold full (a fraction) and
+// makes the session wait for compaction at BufferExhaustionThreshold.
+// Zero thresholds are the CLI's defaults (0.80 and 0.95).
+type InfiniteSessions struct {
+	// Disabled switches compaction off: a session that fills the window
+	// fails.
+	Disabled                      bool
+	BackgroundCompactionThreshold float64
+	BufferExhaustionThreshold     float64
+}
+
+// reasoningEfforts are the values ReasoningEffort takes besides empty.
+var reasoningEfforts = []string{"low", "medium", "high", "xhigh", "max"}
+
 // askUserTool is the CLI's tool through which the model asks the user,
 // with a userInput.request to the client.
 const askUserTool = "ask_user"
@@ -76,7 +156,16 @@ var NoBuiltinTools = []string{}
 // AssignedID, a Profile missing from Profiles, a tool without a name or a
 // handler, with parameters that are not JSON, or with the name of another,
 // a negative MaxToolCalls or MaxToolOutputBytes (zero means no limit), a
-// stage without Wrap.
+// stage without Wrap; a ReasoningEffort or ReasoningSummary the CLI does
+// not know; an unknown SystemMode, SystemReplace without a SystemMessage,
+// SystemSections outside SystemCustomize or with an unknown action; an
+// empty entry in ExcludedTools, DisabledSkills or a directory list; an MCP
+// server that is
+// neither local nor remote, or both; a custom agent without a name or a
+// prompt, or named twice, or an Agent not among them; thresholds of
+// InfiniteSessions outside 0 to 1, or in the wrong order; a Provider
+// without BaseURL or of an unknown Type; Hooks or section Transforms
+// beside the Handlers they would replace.
 func (cfg SessionConfig) Validate() error {
 	if cfg.Model == "" {
 		return invalid(ErrInvalidSessionConfig, "Model is empty; list the available models with Client.Models")
@@ -109,6 +198,73 @@ func (cfg SessionConfig) Validate() error {
 		if st.Wrap == nil {
 			return invalid(ErrInvalidSessionConfig, "Stages[%d] (%q) has no Wrap", i, st.Name)
 		}
+	}
+	return cfg.validateAgentFields()
+}
+
+// validateAgentFields checks the fields that shape the CLI's agent: model
+// options, system prompt, tools and agents, directories, provider, hooks.
+func (cfg SessionConfig) validateAgentFields() error {
+	if err := validateReasoningEffort("ReasoningEffort", cfg.ReasoningEffort); err != nil {
+		return err
+	}
+	switch cfg.ReasoningSummary {
+	case "", protocol.ReasoningSummaryNone, protocol.ReasoningSummaryConcise, protocol.ReasoningSummaryDetailed:
+	default:
+		return invalid(ErrInvalidSessionConfig, "ReasoningSummary %q is not none, concise or detailed", cfg.ReasoningSummary)
+	}
+	if err := cfg.validateSystemPrompt(); err != nil {
+		return err
+	}
+	for _, l := range []struct {
+		field string
+		names []string
+	}{
+		{"ExcludedTools", cfg.ExcludedTools}, {"AdditionalDirectories", cfg.AdditionalDirectories},
+		{"SkillDirectories", cfg.SkillDirectories}, {"DisabledSkills", cfg.DisabledSkills},
+		{"InstructionDirectories", cfg.InstructionDirectories},
+	} {
+		if i := slices.Index(l.names, ""); i >= 0 {
+			return invalid(ErrInvalidSessionConfig, "%s[%d] is empty", l.field, i)
+		}
+	}
+	if err := validateMCPServers("MCPServers", cfg.MCPServers); err != nil {
+		return err
+	}
+	if err := cfg.validateAgents(); err != nil {
+		return err
+	}
+	if is := cfg.InfiniteSessions; is != nil {
+		for _, th := range []struct {
+			field string
+			v     float64
+		}{{"BackgroundCompactionThreshold", is.BackgroundCompactionThreshold}, {"BufferExhaustionThreshold", is.BufferExhaustionThreshold}} {
+			if th.v < 0 || th.v > 1 {
+				return invalid(ErrInvalidSessionConfig, "InfiniteSessions.%s is %v; it is a fraction of the context window, from 0 to 1 (0 means the CLI's default)", th.field, th.v)
+			}
+		}
+		if b, x := is.BackgroundCompactionThreshold, is.BufferExhaustionThreshold; b > 0 && x > 0 && b > x {
+			return invalid(ErrInvalidSessionConfig, "InfiniteSessions.BackgroundCompactionThreshold (%v) is above BufferExhaustionThreshold (%v); compaction must start before the session has to wait for it", b, x)
+		}
+	}
+	if p := cfg.Provider; p != nil {
+		switch {
+		case p.BaseURL == "":
+			return invalid(ErrInvalidSessionConfig, "Provider.BaseURL is empty; it is the provider's API endpoint")
+		case !slices.Contains([]protocol.ProviderConfigType{"", protocol.ProviderConfigTypeOpenai, protocol.ProviderConfigTypeAzure, protocol.ProviderConfigTypeAnthropic}, p.Type):
+			return invalid(ErrInvalidSessionConfig, "Provider.Type %q is not openai, azure or anthropic", p.Type)
+		}
+	}
+	if cfg.Hooks.any() && cfg.Handlers.HooksInvoke != nil {
+		return invalid(ErrInvalidSessionConfig, "Hooks and Handlers.HooksInvoke are both set; both would answer hooks.invoke")
+	}
+	return nil
+}
+
+// validateReasoningEffort checks a reasoning effort, named field in errors.
+func validateReasoningEffort(field, effort string) error {
+	if effort != "" && !slices.Contains(reasoningEfforts, effort) {
+		return invalid(ErrInvalidSessionConfig, "%s %q is not one of %v", field, effort, reasoningEfforts)
 	}
 	return nil
 }
@@ -144,7 +300,16 @@ func (c *Client) prepare(ctx context.Context, cfg SessionConfig) (*Session, prot
 	if s.policy == nil {
 		s.policy = DenyAll
 	}
-	h := &cfg.Handlers
+	h := &cfg.Handlers // s.handlers: what is set here, the session answers with
+	if cfg.Hooks.any() {
+		h.HooksInvoke = cfg.Hooks.invoker(s)
+	}
+	if t := sectionTransformer(cfg.SystemSections, s); t != nil {
+		h.SystemMessageTransform = t
+	}
+	if cfg.OnElicitation != nil {
+		s.onEvent = newElicitations(s, cfg.OnElicitation, cfg.OnEvent).onEvent
+	}
 	params = protocol.SessionCreateParams{
 		SessionID:             id,
 		Model:                 cfg.Model,
@@ -155,10 +320,10 @@ func (c *Client) prepare(ctx context.Context, cfg SessionConfig) (*Session, prot
 		RequestExitPlanMode:   h.ExitPlanModeRequest != nil,
 		RequestAutoModeSwitch: h.AutoModeSwitchRequest != nil,
 		Hooks:                 h.HooksInvoke != nil,
+		RequestElicitation:    cfg.OnElicitation != nil,
+		SystemMessage:         cfg.systemMessage(),
 	}
-	if cfg.SystemMessage != "" {
-		params.SystemMessage = &protocol.SystemMessageConfig{Mode: "append", Content: cfg.SystemMessage}
-	}
+	cfg.agentParams(&params)
 	for _, t := range cfg.Tools {
 		if cfg.Profile != "" && !slices.Contains(allowed, t.Name) {
 			continue // not in the profile: not even declared
@@ -184,6 +349,46 @@ func (c *Client) prepare(ctx context.Context, cfg SessionConfig) (*Session, prot
 	}
 	s.pipeline = buildPipeline(toolStages(cfg, allowed), s.dispatch, s.log)
 	return s, params, nil
+}
+
+// agentParams sets the create params of the fields that shape the CLI's
+// agent; zero values leave the CLI's defaults (the field is not sent).
+func (cfg SessionConfig) agentParams(p *protocol.SessionCreateParams) {
+	p.ClientName = cfg.ClientName
+	p.ReasoningEffort = cfg.ReasoningEffort
+	p.ReasoningSummary = cfg.ReasoningSummary
+	p.AdditionalDirectories = cfg.AdditionalDirectories
+	p.ConfigDir = cfg.ConfigDirectory
+	if len(cfg.ExcludedTools) > 0 {
+		// The CLI ignores excludedTools beside availableTools unless told
+		// to combine them; BuiltinTools and ExcludedTools both apply.
+		p.ExcludedTools = cfg.ExcludedTools
+		p.ToolFilterPrecedence = protocol.ToolFilterExcluded
+	}
+	p.MCPServers = wireMCPServers(cfg.MCPServers)
+	p.CustomAgents = wireAgents(cfg.CustomAgents)
+	if p.MCPServers != nil || slices.ContainsFunc(cfg.CustomAgents, func(a CustomAgent) bool { return len(a.MCPServers) > 0 }) {
+		p.EnvValueMode = protocol.EnvValueDirect
+	}
+	p.Agent = cfg.Agent
+	p.SkillDirectories = cfg.SkillDirectories
+	p.DisabledSkills = cfg.DisabledSkills
+	p.InstructionDirectories = cfg.InstructionDirectories
+	if is := cfg.InfiniteSessions; is != nil {
+		w := &protocol.InfiniteSessionConfig{}
+		if is.Disabled {
+			w.Enabled = new(bool)
+		}
+		if v := is.BackgroundCompactionThreshold; v > 0 {
+			w.BackgroundCompactionThreshold = &v
+		}
+		if v := is.BufferExhaustionThreshold; v > 0 {
+			w.BufferExhaustionThreshold = &v
+		}
+		p.InfiniteSessions = w
+	}
+	p.Provider = cfg.Provider
+	p.GitHubToken = cfg.GitHubToken
 }
 
 // toolStages lists the stages of cfg's tool pipeline, outermost first, in
