@@ -44,25 +44,27 @@ func (s *Session) Ask(ctx context.Context, prompt string) (string, error) {
 // Send starts a turn and returns without reading it: its events go to
 // SessionConfig.OnEvent, and its tool calls, permission requests and
 // requests are answered as Stream's are (or, after Channel, read them
-// yourself).
+// yourself). SendPrompt sends more than text.
 func (s *Session) Send(ctx context.Context, prompt string) (string, error) {
-	return s.send(ctx, prompt)
-}
-
-// send is session.send: the start of a turn. It returns the message id.
-func (s *Session) send(ctx context.Context, prompt string) (string, error) {
-	res, err := s.RPC().Send(ctx, protocol.SessionSendParams{Prompt: prompt})
-	if err != nil {
-		return "", err
-	}
-	return res.MessageID, nil
+	return s.SendPrompt(ctx, Prompt{Text: prompt})
 }
 
 // Stream sends prompt and reads the turn to its end, passing text deltas
 // and events to h as they arrive, and answering tool calls and permission
 // requests through the session's tools and policy. When ctx ends mid-turn,
-// the turn is aborted on the CLI and ctx's error returned.
+// the turn is aborted on the CLI and ctx's error returned. StreamPrompt
+// sends more than text.
 func (s *Session) Stream(ctx context.Context, prompt string, h TurnHandlers) (Reply, error) {
+	return s.StreamPrompt(ctx, Prompt{Text: prompt}, h)
+}
+
+// StreamPrompt is Stream for a Prompt: text with attachments, request
+// headers and the other options of session.send. A p that Prompt.Validate
+// refuses is refused here, before anything is sent.
+func (s *Session) StreamPrompt(ctx context.Context, p Prompt, h TurnHandlers) (Reply, error) {
+	if err := p.Validate(); err != nil {
+		return Reply{}, err
+	}
 	select {
 	case s.turn <- struct{}{}:
 	case <-ctx.Done():
@@ -83,7 +85,7 @@ func (s *Session) Stream(ctx context.Context, prompt string, h TurnHandlers) (Re
 	}
 	start := time.Now()
 	var reply Reply
-	id, err := s.send(ctx, prompt)
+	id, err := s.send(ctx, p)
 	if err != nil {
 		if ctx.Err() != nil {
 			// The send went out before the caller gave up, so the turn may
