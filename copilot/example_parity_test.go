@@ -1,0 +1,124 @@
+package copilot_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"strings"
+
+	"github.com/quorum-go/quorum/copilot"
+	"github.com/quorum-go/quorum/copilot/protocol"
+	"github.com/quorum-go/quorum/internal/sim"
+)
+
+// A prompt with attachments: a file the CLI reads itself (the path is on
+// the CLI's machine) and an image sent inline. Against the real CLI the
+// model gets the file as a tagged-files entry and the image as an image;
+// the simulator's model here only echoes the text.
+func ExampleSession_StreamPrompt() {
+	ctx := context.Background()
+	srv := sim.NewServer(sim.Options{Models: []sim.Model{{ID: "model-a", Respond: sim.Echo}}})
+	defer srv.Close()
+	client, err := copilot.Connect(ctx, srv.Dial(), copilot.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer client.Close()
+	s, err := client.NewSession(ctx, copilot.SessionConfig{Model: "model-a"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Destroy(ctx)
+
+	png := []byte("\x89PNG…") // the bytes of an image
+	reply, err := s.StreamPrompt(ctx, copilot.Prompt{
+		Text: "Summarise the notes and describe the chart.",
+		Attachments: []protocol.Attachment{
+			copilot.FileAttachment("/home/me/notes.md"),
+			copilot.BlobAttachment(png, "image/png", "chart.png"),
+		},
+		RequestHeaders: map[string]string{"X-Request-Source": "example"},
+	}, copilot.TurnHandlers{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(reply.Text)
+	// Output:
+	// echo: Summarise the notes and describe the chart.
+}
+
+// A hook that rewrites every prompt before the model sees it. The real CLI
+// asks the client (hooks.invoke) when a prompt is submitted; the simulator
+// does not run hooks by itself, so here it asks as the CLI would.
+func ExampleHooks() {
+	ctx := context.Background()
+	srv := sim.NewServer(sim.Options{Models: []sim.Model{{ID: "model-a", Respond: sim.Echo}}})
+	defer srv.Close()
+	conn, cli := srv.DialConn()
+	client, err := copilot.Connect(ctx, conn, copilot.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer client.Close()
+
+	s, err := client.NewSession(ctx, copilot.SessionConfig{Model: "model-a", Hooks: &copilot.Hooks{
+		OnUserPromptSubmitted: func(_ context.Context, in copilot.UserPromptSubmittedInput) (*copilot.UserPromptSubmittedOutput, error) {
+			if strings.Contains(in.Prompt, "password") {
+				return &copilot.UserPromptSubmittedOutput{Decision: copilot.HookBlock, Reason: "no secrets, please"}, nil
+			}
+			return &copilot.UserPromptSubmittedOutput{ModifiedPrompt: in.Prompt + " Answer in one sentence."}, nil
+		},
+	}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Destroy(ctx)
+
+	for _, prompt := range []string{"Why is the sky blue?", "What is my password?"} {
+		a := cli.CallSession(ctx, s.ID(), protocol.MethodHooksInvoke, map[string]any{
+			"hookType": protocol.HookTypeUserPromptSubmitted,
+			"input":    map[string]any{"sessionId": s.ID(), "timestamp": 1795400418299, "cwd": "/work", "prompt": prompt},
+		})
+		fmt.Println(string(a.Result))
+	}
+	// Output:
+	// {"output":{"modifiedPrompt":"Why is the sky blue? Answer in one sentence."}}
+	// {"output":{"decision":"block","reason":"no secrets, please"}}
+}
+
+// The model may ask the user a question (the CLI's ask_user tool): a
+// user-input handler answers it, and the model goes on with the answer.
+func ExampleSessionConfig_userInput() {
+	ctx := context.Background()
+	srv := sim.NewServer(sim.Options{Models: []sim.Model{{ID: "model-a", Respond: sim.AskUser(
+		sim.UserQuestion{Question: "Which colour should the button be?", Choices: []string{"red", "blue"}},
+		func(t sim.Turn) sim.Reply {
+			answer, _ := t.UserAnswer()
+			return sim.Text("Making the button " + answer + ".")
+		})}}})
+	defer srv.Close()
+	client, err := copilot.Connect(ctx, srv.Dial(), copilot.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer client.Close()
+
+	cfg := copilot.SessionConfig{Model: "model-a"}
+	cfg.Handlers.UserInputRequest = func(_ context.Context, q *protocol.UserInputRequestParams) (*protocol.UserInputResponse, error) {
+		fmt.Printf("asked %q, choosing from %v\n", q.Question, q.Choices)
+		return &protocol.UserInputResponse{Answer: q.Choices[len(q.Choices)-1]}, nil
+	}
+	s, err := client.NewSession(ctx, cfg)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Destroy(ctx)
+	answer, err := s.Ask(ctx, "Style the button.")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(answer)
+	// Output:
+	// asked "Which colour should the button be?", choosing from [red blue]
+	// Making the button blue.
+}
