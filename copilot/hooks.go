@@ -208,8 +208,8 @@ type AgentStopOutput struct {
 	Reason   string `json:"reason,omitempty"`
 }
 
-// any reports whether a hook is set.
-func (h *Hooks) any() bool {
+// set reports whether a hook is set.
+func (h *Hooks) set() bool {
 	return h != nil && (h.OnPreToolUse != nil || h.OnPostToolUse != nil || h.OnPostToolUseFailure != nil ||
 		h.OnUserPromptSubmitted != nil || h.OnSessionStart != nil || h.OnSessionEnd != nil ||
 		h.OnErrorOccurred != nil || h.OnAgentStop != nil)

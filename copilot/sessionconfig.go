@@ -255,7 +255,7 @@ func (cfg SessionConfig) validateAgentFields() error {
 			return invalid(ErrInvalidSessionConfig, "Provider.Type %q is not openai, azure or anthropic", p.Type)
 		}
 	}
-	if cfg.Hooks.any() && cfg.Handlers.HooksInvoke != nil {
+	if cfg.Hooks.set() && cfg.Handlers.HooksInvoke != nil {
 		return invalid(ErrInvalidSessionConfig, "Hooks and Handlers.HooksInvoke are both set; both would answer hooks.invoke")
 	}
 	return nil
@@ -301,7 +301,7 @@ func (c *Client) prepare(ctx context.Context, cfg SessionConfig) (*Session, prot
 		s.policy = DenyAll
 	}
 	h := &cfg.Handlers // s.handlers: what is set here, the session answers with
-	if cfg.Hooks.any() {
+	if cfg.Hooks.set() {
 		h.HooksInvoke = cfg.Hooks.invoker(s)
 	}
 	if t := sectionTransformer(cfg.SystemSections, s); t != nil {
