@@ -107,7 +107,7 @@ func permissionLabel(p *session.PermissionRequest) string {
 	return fmt.Sprintf("%s permission was denied by the session's policy", p.Kind)
 }
 
-// declineModelSwitch answers auto_mode_switch.requested: the CLI, after a
+// answerModelSwitch answers auto_mode_switch.requested: the CLI, after a
 // rate limit, asks whether to go on with the auto model, and waits, idle,
 // until answered. With SessionConfig.Handlers.AutoModeSwitchRequest set,
 // the session was created with requestAutoModeSwitch, and the CLI asks the
@@ -116,7 +116,7 @@ func permissionLabel(p *session.PermissionRequest) string {
 // event is left alone, so that the handler is asked once. Without the
 // handler the answer is no: the caller chose the model, and the
 // session.error before the question already says why the turn failed.
-func (s *Session) declineModelSwitch(ctx context.Context, ev Event) {
+func (s *Session) answerModelSwitch(ctx context.Context, ev Event) {
 	if s.handlers.AutoModeSwitchRequest != nil {
 		return
 	}

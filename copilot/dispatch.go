@@ -113,7 +113,7 @@ func (s *Session) between(ctx context.Context, m session.Message) {
 	s.notify(ev)
 	switch ev.Type {
 	case protocol.EventAutoModeSwitchRequested:
-		s.declineModelSwitch(ctx, ev)
+		s.answerModelSwitch(ctx, ev)
 	case protocol.EventExternalToolRequested:
 		t, ok := session.ToolRequestOf(ev)
 		if !ok {

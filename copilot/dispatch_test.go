@@ -253,3 +253,23 @@ func TestConnectionRequestsAreAnswered(t *testing.T) {
 		t.Fatalf("refused: %+v", a)
 	}
 }
+
+// Sub-agents' deltas are asked for only when wanted, and only when the
+// session streams at all.
+func TestStreamSubAgentsAsksForTheirDeltas(t *testing.T) {
+	c, _ := simClient(t, sim.Options{Models: []sim.Model{model("m", sim.Echo)}})
+	ctx := testutil.Context(t, hangGuard)
+	for _, tc := range []struct {
+		cfg  SessionConfig
+		want bool
+	}{
+		{SessionConfig{Model: "m"}, false},
+		{SessionConfig{Model: "m", StreamSubAgents: true}, true},
+		{SessionConfig{Model: "m", StreamSubAgents: true, DisableStreaming: true}, false},
+	} {
+		_, p, err := c.prepare(ctx, tc.cfg)
+		if err != nil || p.IncludeSubAgentStreamingEvents != tc.want {
+			t.Errorf("%+v: includeSubAgentStreamingEvents = %v, %v", tc.cfg, p.IncludeSubAgentStreamingEvents, err)
+		}
+	}
+}

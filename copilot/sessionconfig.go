@@ -48,6 +48,11 @@ type SessionConfig struct {
 	ConfigDirectory string
 	// DisableStreaming asks for whole messages instead of text deltas.
 	DisableStreaming bool
+	// StreamSubAgents streams sub-agents' text deltas too (to
+	// TurnHandlers.OnAgentDelta); without it the CLI sends only their
+	// whole messages. Either way their text is kept apart from the main
+	// reply, in Reply.AgentText.
+	StreamSubAgents bool
 
 	// BuiltinTools names the CLI's own tools (bash, view, edit, ...) the
 	// model may use. nil offers all of them; NoBuiltinTools offers none.
@@ -311,17 +316,18 @@ func (c *Client) prepare(ctx context.Context, cfg SessionConfig) (*Session, prot
 		s.onEvent = newElicitations(s, cfg.OnElicitation, cfg.OnEvent).onEvent
 	}
 	params = protocol.SessionCreateParams{
-		SessionID:             id,
-		Model:                 cfg.Model,
-		WorkingDirectory:      cfg.WorkingDirectory,
-		Streaming:             !cfg.DisableStreaming,
-		RequestPermission:     true,
-		RequestUserInput:      h.UserInputRequest != nil,
-		RequestExitPlanMode:   h.ExitPlanModeRequest != nil,
-		RequestAutoModeSwitch: h.AutoModeSwitchRequest != nil,
-		Hooks:                 h.HooksInvoke != nil,
-		RequestElicitation:    cfg.OnElicitation != nil,
-		SystemMessage:         cfg.systemMessage(),
+		SessionID:                      id,
+		Model:                          cfg.Model,
+		WorkingDirectory:               cfg.WorkingDirectory,
+		Streaming:                      !cfg.DisableStreaming,
+		IncludeSubAgentStreamingEvents: cfg.StreamSubAgents && !cfg.DisableStreaming,
+		RequestPermission:              true,
+		RequestUserInput:               h.UserInputRequest != nil,
+		RequestExitPlanMode:            h.ExitPlanModeRequest != nil,
+		RequestAutoModeSwitch:          h.AutoModeSwitchRequest != nil,
+		Hooks:                          h.HooksInvoke != nil,
+		RequestElicitation:             cfg.OnElicitation != nil,
+		SystemMessage:                  cfg.systemMessage(),
 	}
 	cfg.agentParams(&params)
 	for _, t := range cfg.Tools {

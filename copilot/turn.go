@@ -122,10 +122,8 @@ func (s *Session) observe(ctx context.Context, h TurnHandlers, reply *Reply) *se
 				}
 			case protocol.EventAutoModeSwitchRequested:
 				// After a rate limit the CLI asks whether to switch models
-				// and waits, idle, until answered. We never switch: the
-				// caller chose the model. The session.error before it
-				// already carries the reason.
-				s.declineModelSwitch(ctx, ev)
+				// and waits, idle, until answered (see answerModelSwitch).
+				s.answerModelSwitch(ctx, ev)
 			}
 			if h.OnEvent != nil {
 				h.OnEvent(ev)

@@ -260,6 +260,9 @@ type SessionCreateParams struct {
 	Model            string `json:"model,omitempty"`
 	WorkingDirectory string `json:"workingDirectory,omitempty"`
 	Streaming        bool   `json:"streaming"`
+	// IncludeSubAgentStreamingEvents streams sub-agents' deltas too (as
+	// events with an agentId); without it only their whole messages come.
+	IncludeSubAgentStreamingEvents bool `json:"includeSubAgentStreamingEvents,omitempty"`
 	// RequestPermission makes the CLI ask (permission.requested) before a
 	// tool without SkipPermission runs; without it such tools are denied.
 	RequestPermission bool                 `json:"requestPermission"`
