@@ -71,9 +71,23 @@
 // Package protocol is generated from the pinned CLI's schemas; its
 // COVERAGE.md counts what is typed per area.
 //
+// # Prompts, configuration and hooks
+//
+// StreamPrompt and SendPrompt take a Prompt: text with attachments (files,
+// directories, selections, images), a send mode (enqueue, or immediate
+// steering of the running turn) and request headers. SessionConfig covers
+// what the CLI can be configured with at creation — reasoning effort, the
+// system prompt (append, replace, or customize its sections), available
+// and excluded tools, MCP servers, custom agents, skill and instruction
+// directories, infinite sessions, a bring-your-own-key provider, a GitHub
+// token — and Hooks, typed callbacks around tool use, prompts and the
+// session's life, built on the CLI's hooks.invoke request.
+//
 // # Tools and permissions
 //
-// Client tools (SessionConfig.Tools) are Go functions the model may call.
+// Client tools (SessionConfig.Tools) are Go functions the model may call;
+// DefineTool builds one from a typed function, its JSON schema derived
+// from the argument type, and a handler may return a rich ToolResult.
 // Calls arrive as protocol-3 external_tool.requested events or as the older
 // tool.call request, and are answered automatically. Each call passes the
 // session's tool pipeline, a chain of stages assembled at creation: a trace
@@ -84,8 +98,20 @@
 //
 // Permission requests go to SessionConfig.Permissions, which denies
 // everything by default: choose ApproveAll or your own policy explicitly,
-// or mark trusted tools SkipPermission. SessionConfig.BuiltinTools set to
-// NoBuiltinTools switches the CLI's own tools (shell, files, web) off.
+// or mark trusted tools SkipPermission. A policy sees the request typed by
+// kind (shell, write, read, url, mcp, …) and returns a decision: approve
+// once, for the session or for a location, or reject, with feedback the
+// model reads. SessionConfig.BuiltinTools set to NoBuiltinTools switches
+// the CLI's own tools (shell, files, web) off.
+//
+// # Managing sessions
+//
+// The CLI keeps sessions on disk. Session.Destroy only disconnects one (it
+// stays listed and can be resumed); Session.Delete and Client.DeleteSession
+// remove it. Client.ListSessions, SessionMetadata, LastSessionID and the
+// foreground session calls read them; Client.OnLifecycle reports sessions
+// created, updated and deleted; Session.SetModel switches the model for
+// the next request.
 //
 // # Failure and restart
 //
