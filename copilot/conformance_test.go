@@ -288,7 +288,7 @@ func TestRealCLIKilledMidStream(t *testing.T) {
 	for i := 0; i < n; i++ {
 		<-started
 	}
-	pid := c.cur.child.cmd.Process.Pid
+	pid := childPID(c)
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}

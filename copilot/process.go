@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -37,22 +38,17 @@ type child struct {
 	outputs    []*os.File     // our ends of the pipes the drains read
 }
 
-var portLine = regexp.MustCompile(`listening on port (\d+)`)
-
-// startChild starts the CLI in headless server mode and connects to it.
-// Everything it starts is stopped again if it fails.
-func startChild(ctx context.Context, o Options) (*child, error) {
-	bin, err := FindCLI(o.CLIPath)
-	if err != nil {
-		return nil, err
-	}
+// childCommand is the command that runs the CLI at bin as a headless
+// server, as o says. o's slices are copied, never appended to: the
+// caller's Env keeps its contents (and the token stays out of it).
+func childCommand(bin string, o Options) *exec.Cmd {
 	args := []string{"--headless", "--no-auto-update", "--no-auto-login"}
 	if o.Transport == TCP {
 		args = append(args, "--port", "0")
 	} else {
 		args = append(args, "--stdio")
 	}
-	env := o.Env
+	env := slices.Clone(o.Env)
 	if env == nil {
 		env = os.Environ()
 	}
@@ -77,6 +73,19 @@ func startChild(ctx context.Context, o Options) (*child, error) {
 	cmd := newCmd(bin, args...)
 	cmd.Dir = o.WorkingDir
 	cmd.Env = env
+	return cmd
+}
+
+var portLine = regexp.MustCompile(`listening on port (\d+)`)
+
+// startChild starts the CLI in headless server mode and connects to it.
+// Everything it starts is stopped again if it fails.
+func startChild(ctx context.Context, o Options) (*child, error) {
+	bin, err := FindCLI(o.CLIPath)
+	if err != nil {
+		return nil, err
+	}
+	cmd := childCommand(bin, o)
 	// Its own process group, so that Close can end the CLI and anything it
 	// started without touching ours.
 	if cmd.SysProcAttr == nil {
@@ -127,7 +136,7 @@ func startChild(ctx context.Context, o Options) (*child, error) {
 		return nil, fmt.Errorf("copilot: starting %s: %w", bin, err)
 	}
 	closeAll(theirs) // the child holds them now; keeping ours would hide its EOF
-	c.log.Debug().Int("pid", cmd.Process.Pid).Strs("args", args).Msg("started the Copilot CLI")
+	c.log.Debug().Int("pid", cmd.Process.Pid).Strs("args", cmd.Args[1:]).Msg("started the Copilot CLI")
 
 	go func() {
 		c.exitErr = cmd.Wait()

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -47,7 +48,7 @@ func TestStartStdioAndTCP(t *testing.T) {
 			if err != nil || !strings.Contains(a, "[simulated") {
 				t.Fatalf("%q %v", a, err)
 			}
-			pid := c.cur.child.cmd.Process.Pid
+			pid := childPID(c)
 			if err := c.Close(); err != nil {
 				t.Fatal(err)
 			}
@@ -143,7 +144,7 @@ func TestChildKilledMidStreamAndRestart(t *testing.T) {
 		}()
 	}
 	<-started
-	old := c.cur.child.cmd.Process.Pid
+	old := childPID(c)
 	syscall.Kill(old, syscall.SIGKILL)
 	wg.Wait()
 	close(errs)
@@ -167,7 +168,7 @@ func TestChildKilledMidStreamAndRestart(t *testing.T) {
 	if a, err := s.Ask(ctx, "back?"); err != nil || a == "" {
 		t.Fatalf("%q %v", a, err)
 	}
-	if c.Restarts() != 1 || c.cur.child.cmd.Process.Pid == old {
+	if c.Restarts() != 1 || childPID(c) == old {
 		t.Fatalf("restarts = %d", c.Restarts())
 	}
 }
@@ -205,4 +206,30 @@ func TestStopDoesNotWaitForADetachedGrandchild(t *testing.T) {
 	if b, err := os.ReadFile(pidFile); err == nil {
 		exec.Command("kill", strings.TrimSpace(string(b))).Run()
 	}
+}
+
+// The caller's Options.Env is copied, not appended to: a backing array
+// with room to spare does not receive the token (issue: Start appended it
+// into the caller's array).
+func TestChildCommandLeavesTheCallersEnvAlone(t *testing.T) {
+	env := make([]string, 1, 8)
+	env[0] = "A=1"
+	cmd := childCommand("/bin/copilot", Options{Env: env, AuthToken: "secret"})
+	if spare := env[:2]; spare[1] != "" {
+		t.Fatalf("the caller's array was written: %q", spare)
+	}
+	if !slices.Contains(cmd.Env, "COPILOT_SDK_AUTH_TOKEN=secret") || !slices.Contains(cmd.Env, "A=1") {
+		t.Fatalf("child env %q", cmd.Env)
+	}
+	if slices.ContainsFunc(cmd.Args, func(a string) bool { return strings.Contains(a, "secret") }) {
+		t.Fatalf("the token is on the command line: %q", cmd.Args)
+	}
+}
+
+// childPID is the pid of the client's current child, read under the lock
+// a restart takes to replace it.
+func childPID(c *Client) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cur.child.cmd.Process.Pid
 }
