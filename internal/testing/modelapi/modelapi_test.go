@@ -633,8 +633,14 @@ func TestDelaysHonourCancel(t *testing.T) {
 		}
 		errc <- err
 	}()
+	// A request that fails at once (a dial error) must fail the test, not
+	// leave it waiting for a request the server never sees.
 	for s.Active() != 1 {
-		time.Sleep(time.Millisecond)
+		select {
+		case err := <-errc:
+			t.Fatalf("the request ended before the server took it: %v", err)
+		case <-time.After(time.Millisecond):
+		}
 	}
 	cancel()
 	if err := <-errc; !errors.Is(err, context.Canceled) {
