@@ -67,7 +67,7 @@ func (r *Router) CreateAssigned(ctx context.Context, params, result any) (*sessi
 	err = r.Call(ctx, r.cfg.CreateMethod, params, &raw)
 	var id string
 	if err == nil {
-		if id = sessionIDOf(raw); id == "" {
+		if id = string(sessionIDOf(raw)); id == "" {
 			err = fmt.Errorf("%w: %.200s", ErrNoSessionID, raw)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/quorum-go/quorum/copilot/protocol"
+	"github.com/quorum-go/quorum/internal/wire"
 	"github.com/quorum-go/quorum/session"
 )
 
@@ -20,23 +21,27 @@ func (h handler) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Reque
 }
 
 func (r *Router) handle(req *jsonrpc2.Request) {
-	// The stream detached the params (see wire/detach.go); a message it
-	// decoded whole carries them in req.
-	params, ok := r.stream.TakeParams()
-	if !ok && req.Params != nil {
-		params = *req.Params
+	// The stream detached the params and found params.sessionId in the same
+	// pass (see wire/detach.go); a message it decoded whole carries its
+	// params in req, and the session id is read from them here.
+	d, ok := r.stream.TakeDetached()
+	if !ok {
+		if req.Params != nil {
+			d.Params = *req.Params
+		}
+		d.Route = sessionIDOf(d.Params)
 	}
 	if req.Notif {
 		if req.Method == protocol.NotificationSessionEvent {
-			r.routeTo(sessionIDOf(params), session.NewNotification(req.Method, params))
+			r.routeTo(d.Route, session.NewNotification(req.Method, d.Params))
 			return
 		}
-		r.publish(session.NewNotification(req.Method, params))
+		r.publish(session.NewNotification(req.Method, d.Params))
 		return
 	}
-	m := session.NewRequest(req.Method, req.ID, params, r.conn)
-	if id := sessionIDOf(params); id != "" {
-		r.routeTo(id, m)
+	m := session.NewRequest(req.Method, req.ID, d.Params, r.conn)
+	if len(d.Route) > 0 {
+		r.routeTo(d.Route, m)
 		return
 	}
 	// A request for the whole connection (host.*, installations.confirm,
@@ -49,16 +54,20 @@ func (r *Router) handle(req *jsonrpc2.Request) {
 // routeTo delivers m to session id's channel, or drops it (answering it, if
 // it is a request). An id with no route may be a server-assigned session
 // whose creation is in flight: the creation decides about it (hold.go).
-func (r *Router) routeTo(id string, m session.Message) {
+//
+// id is the session id's bytes, as the stream found them; looking it up
+// converts it without a copy, and only the rare paths that keep it make a
+// string of it.
+func (r *Router) routeTo(id []byte, m session.Message) {
 	r.mu.Lock()
-	rt := r.routes[id]
-	taken := rt == nil && r.creating.takeLocked(id, m)
+	rt := r.routes[string(id)]
+	taken := rt == nil && r.creating != nil && r.creating.takeLocked(string(id), m)
 	r.mu.Unlock()
 	if taken {
 		return
 	}
 	if rt == nil {
-		r.dropUnknown(id, m)
+		r.dropUnknown(string(id), m)
 		return
 	}
 	r.deliver(rt, m)
@@ -98,16 +107,22 @@ func (r *Router) refuse(id jsonrpc2.ID, code int64, message string) {
 	}
 }
 
-// sessionIDOf reads params.sessionId, decoding nothing else into memory.
-func sessionIDOf(params json.RawMessage) string {
-	if len(params) == 0 {
-		return ""
+// sessionIDOf reads params.sessionId, decoding nothing else into memory,
+// for a message the stream decoded whole and for create results. It finds
+// what the stream's scan finds: the last sessionId member of an object
+// whose value is a string; nil for anything else.
+func sessionIDOf(params json.RawMessage) []byte {
+	var id []byte
+	if !wire.Members(params, func(key []byte, escaped bool, value []byte) {
+		if escaped || string(key) != "sessionId" {
+			return
+		}
+		id = nil
+		if s, ok := wire.String(value); ok {
+			id = []byte(s)
+		}
+	}) {
+		return nil
 	}
-	var p struct {
-		SessionID string `json:"sessionId"`
-	}
-	if json.Unmarshal(params, &p) != nil {
-		return ""
-	}
-	return p.SessionID
+	return id
 }

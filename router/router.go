@@ -63,7 +63,7 @@ func New(rwc io.ReadWriteCloser, cfg Config) (*Router, error) {
 	r.stream = wire.NewStream(rwc, wire.Limits{
 		MaxFrameBytes:        cfg.MaxFrameBytes,
 		MaxWriteBacklogBytes: cfg.MaxWriteBacklogBytes,
-	}, wire.Hooks{Malformed: r.onMalformed, DetachParams: true})
+	}, wire.Hooks{Malformed: r.onMalformed, DetachParams: true, RouteKey: "sessionId"})
 	// jsonrpc2's read loop is the one reader. Responses reach us through
 	// OnRecv (see call.go for why we correlate them ourselves); requests and
 	// notifications through handler.

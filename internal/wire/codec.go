@@ -25,9 +25,12 @@ type Codec struct {
 	body, line []byte
 
 	// With detach, the params of a request or notification are kept here
-	// for TakeParams instead of being decoded into v (see detach.go).
-	detach bool
-	params json.RawMessage
+	// for TakeDetached instead of being decoded into v (see detach.go).
+	detach   bool
+	routeKey string
+	kept     bool
+	detached Detached
+	methods  map[string]string // interned method names
 }
 
 // NewCodec returns a codec with the given limits. malformed, if not nil, is
@@ -75,7 +78,7 @@ func (c *Codec) ReadObject(stream *bufio.Reader, v any) error {
 			}
 			return fmt.Errorf("wire: reading a %d-byte frame body: %w", n, err)
 		}
-		c.params = nil
+		c.kept, c.detached = false, Detached{}
 		if c.detach && c.decodeDetached(body, v) {
 			return nil
 		}

@@ -57,31 +57,31 @@ func TestDetachedParams(t *testing.T) {
 	if err := c.ReadObject(r, &m); err != nil {
 		t.Fatal(err)
 	}
-	p, ok := s.TakeParams()
+	p, ok := takeParams(s)
 	if !ok || m.Req == nil || m.Req.Method != "session.event" || !m.Req.Notif || m.Req.Params != nil ||
 		string(p) != `{"sessionId":"s1","event":{"type":"x"}}` {
 		t.Fatalf("notification: %+v params %s %v", m.Req, p, ok)
 	}
-	if _, ok := s.TakeParams(); ok {
+	if _, ok := takeParams(s); ok {
 		t.Fatal("params were handed out twice")
 	}
 
 	m = anyMsg{}
 	c.ReadObject(r, &m)
-	p, ok = s.TakeParams()
+	p, ok = takeParams(s)
 	if !ok || m.Req.Notif || m.Req.ID != (jsonrpc2.ID{Str: "r1", IsString: true}) || string(p) != `{"sessionId":"s2"}` {
 		t.Fatalf("request: %+v params %s", m.Req, p)
 	}
 
 	m = anyMsg{}
 	c.ReadObject(r, &m)
-	if _, ok := s.TakeParams(); ok || m.Resp == nil || string(*m.Resp.Result) != `{"ok":true}` {
+	if _, ok := takeParams(s); ok || m.Resp == nil || string(*m.Resp.Result) != `{"ok":true}` {
 		t.Fatalf("a response is decoded whole: %+v", m)
 	}
 
 	m = anyMsg{}
 	c.ReadObject(r, &m)
-	if p, ok := s.TakeParams(); ok || m.Req.Method != "ping" || p != nil {
+	if p, ok := takeParams(s); ok || m.Req.Method != "ping" || p != nil {
 		t.Fatalf("no params: %+v %s", m.Req, p)
 	}
 
@@ -89,11 +89,16 @@ func TestDetachedParams(t *testing.T) {
 	// so whatever the decoder thinks of it stands.
 	m = anyMsg{}
 	c.ReadObject(r, &m)
-	if _, ok := s.TakeParams(); ok {
+	if _, ok := takeParams(s); ok {
 		t.Fatal("an ambiguous message was detached")
 	}
 	m = anyMsg{}
 	if err := c.ReadObject(r, &m); err != nil || m.Req.Method != "after" {
 		t.Fatalf("%v %+v", err, m.Req)
 	}
+}
+
+func takeParams(s *Stream) (json.RawMessage, bool) {
+	d, ok := s.TakeDetached()
+	return d.Params, ok
 }

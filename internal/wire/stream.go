@@ -31,9 +31,13 @@ type Stream struct {
 // Hooks observe a Stream. Each may be nil; none may block.
 type Hooks struct {
 	// DetachParams keeps the params of requests and notifications aside for
-	// TakeParams instead of decoding them into ReadObject's value; see
+	// TakeDetached instead of decoding them into ReadObject's value; see
 	// detach.go for why.
 	DetachParams bool
+	// RouteKey names the member of an object params whose string value
+	// TakeDetached reports as Route, found in the same pass (the router's
+	// is "sessionId"). Empty: none.
+	RouteKey string
 
 	// Malformed is called for every skipped frame (see Codec.ReadObject),
 	// on the reading goroutine. body is valid only during the call.
@@ -129,5 +133,6 @@ func (s *Stream) WriteFailed() <-chan struct{} { return s.out.failed }
 func newCodec(limits Limits, hooks Hooks) *Codec {
 	c := NewCodec(limits, hooks.Malformed)
 	c.detach = hooks.DetachParams
+	c.routeKey = hooks.RouteKey
 	return c
 }
