@@ -1,0 +1,144 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// kind is the type of a setting's value: how text is checked, parsed into
+// Settings and written to the file.
+type kind int
+
+const (
+	kindString kind = iota
+	kindList        // comma-separated text, or a JSON list of strings
+	kindWords       // space-separated text, or a JSON list of strings
+	kindBool
+	kindInt      // a non-negative integer
+	kindCount    // a positive integer
+	kindDuration // a positive Go duration ("90s", "5m")
+	kindEnum
+)
+
+// Key is one setting: its name (in the file, and the flag that sets it),
+// its environment variable, its built-in default and what it means.
+type Key struct {
+	Name    string
+	Env     string
+	Default string
+	Help    string
+	kind    kind
+	values  []string // kindEnum: the allowed values
+	// set stores a checked value in Settings.
+	set func(s *Settings, v string)
+}
+
+// Keys are every setting, in display order.
+var Keys = []Key{
+	{Name: "models", Env: "QUORUM_MODELS", Help: "participant models, comma-separated (default: the first three the CLI offers)",
+		kind: kindList, set: func(s *Settings, v string) { s.Models = splitList(v) }},
+	{Name: "moderator", Env: "QUORUM_MODERATOR", Help: "the moderator model of discussions (default: the first participant)",
+		set: func(s *Settings, v string) { s.Moderator = v }},
+	{Name: "review", Env: "QUORUM_REVIEW", Default: "true", Help: "peer review in discussions",
+		kind: kindBool, set: func(s *Settings, v string) { s.Review = parseBool(v) }},
+	{Name: "reviewers", Env: "QUORUM_REVIEWERS", Default: "0", Help: "answers each reviewer sees (0: all the others)",
+		kind: kindInt, set: func(s *Settings, v string) { s.Reviewers, _ = strconv.Atoi(v) }},
+	{Name: "phase-timeout", Env: "QUORUM_PHASE_TIMEOUT", Default: "5m", Help: "time limit of each phase",
+		kind: kindDuration, set: func(s *Settings, v string) { s.PhaseTimeout, _ = time.ParseDuration(v) }},
+	{Name: "timeout", Env: "QUORUM_TIMEOUT", Default: "15m", Help: "time limit of the whole run",
+		kind: kindDuration, set: func(s *Settings, v string) { s.Timeout, _ = time.ParseDuration(v) }},
+	{Name: "concurrency", Env: "QUORUM_CONCURRENCY", Default: "8", Help: "sessions running at once",
+		kind: kindCount, set: func(s *Settings, v string) { s.Concurrency, _ = strconv.Atoi(v) }},
+	{Name: "cli-path", Env: "COPILOT_CLI_PATH", Help: "the Copilot CLI binary (default: `copilot` on PATH)",
+		set: func(s *Settings, v string) { s.CLIPath = v }},
+	{Name: "cli-args", Env: "QUORUM_CLI_ARGS", Help: "extra arguments for the Copilot CLI, separated by spaces (no quoting), such as --disable-builtin-mcps",
+		kind: kindWords, set: func(s *Settings, v string) { s.CLIArgs = strings.Fields(v) }},
+	{Name: "transport", Env: "QUORUM_TRANSPORT", Default: "stdio", Help: "how to talk to the CLI: stdio or tcp",
+		kind: kindEnum, values: []string{"stdio", "tcp"}, set: func(s *Settings, v string) { s.Transport = v }},
+	{Name: "output", Env: "QUORUM_OUTPUT", Default: "text", Help: "result format: text, markdown or json",
+		kind: kindEnum, values: []string{"text", "markdown", "json"}, set: func(s *Settings, v string) { s.Output = v }},
+	{Name: "no-color", Env: "NO_COLOR", Default: "false", Help: "no colour in terminal output (NO_COLOR: any value means yes)",
+		kind: kindBool, set: func(s *Settings, v string) { s.NoColor = parseBool(v) }},
+}
+
+// Lookup returns the key called name.
+func Lookup(name string) (Key, bool) {
+	for _, k := range Keys {
+		if k.Name == name {
+			return k, true
+		}
+	}
+	return Key{}, false
+}
+
+// Names lists every key's name, in display order.
+func Names() []string {
+	names := make([]string, len(Keys))
+	for i, k := range Keys {
+		names[i] = k.Name
+	}
+	return names
+}
+
+// Values are the allowed values of an enumerated key (output, transport),
+// for help and shell completion; nil for the others.
+func (k Key) Values() []string { return k.values }
+
+// Check reports whether v is a valid value of k, saying what a valid one
+// looks like when it is not. The empty value is valid for every key whose
+// default is empty.
+func (k Key) Check(v string) error {
+	if v == "" && k.Default == "" {
+		return nil
+	}
+	switch k.kind {
+	case kindBool:
+		if _, err := strconv.ParseBool(v); err != nil {
+			return errors.New("must be true or false")
+		}
+	case kindInt, kindCount:
+		n, err := strconv.Atoi(v)
+		switch {
+		case err != nil:
+			return errors.New("must be a whole number")
+		case n < 0:
+			return errors.New("must not be negative")
+		case n == 0 && k.kind == kindCount:
+			return errors.New("must be at least 1")
+		}
+	case kindDuration:
+		d, err := time.ParseDuration(v)
+		switch {
+		case err != nil:
+			return errors.New(`must be a duration such as "90s", "5m" or "1h30m"`)
+		case d <= 0:
+			return errors.New("must be positive")
+		}
+	case kindEnum:
+		for _, x := range k.values {
+			if v == x {
+				return nil
+			}
+		}
+		return fmt.Errorf("must be one of %s", strings.Join(k.values, ", "))
+	}
+	return nil
+}
+
+func parseBool(v string) bool {
+	b, _ := strconv.ParseBool(v)
+	return b
+}
+
+func splitList(v string) []string {
+	var out []string
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
