@@ -1,0 +1,168 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/quorum-go/quorum/quorum"
+)
+
+// Discussion is the report of a discussion. Its parts come in the order
+// of the run: the answers, the reviews, the ranking, then the synthesis,
+// which is what stays in view on a terminal when the report has scrolled
+// past; usage and what went wrong close it.
+func Discussion(d *quorum.Discussion) Report { return discussion{d} }
+
+type discussion struct{ d *quorum.Discussion }
+
+// DiscussionSections are the parts of a discussion's report.
+var DiscussionSections = []string{"answers", "reviews", "ranking", "synthesis", "usage"}
+
+func (discussion) Sections() []string { return DiscussionSections }
+
+// modelOf is the model that wrote the answer labelled l.
+func (r discussion) modelOf(l string) string {
+	for _, a := range r.d.Answers {
+		if a.Label == l {
+			return a.Model
+		}
+	}
+	return "?"
+}
+
+// response names an answer with its model: "Response A (sim-beta)".
+func (r discussion) response(l string) string {
+	return fmt.Sprintf("Response %s (%s)", l, r.modelOf(l))
+}
+
+func (r discussion) write(doc doc, o Options) {
+	d := r.d
+	header(doc, o)
+	doc.title("Discussion", "Question", excerpt(d.Question))
+	kv := [][2]string{{"Participants", participants(d.Models, d.Phases)}}
+	if s := d.Synthesis; s != nil {
+		kv = append(kv, [2]string{"Moderator", moderatorLine(s)})
+	}
+	doc.fields(kv)
+	if o.show("answers") {
+		r.answers(doc)
+	}
+	if o.show("reviews") && len(d.Reviews) > 0 {
+		r.reviews(doc)
+	}
+	if o.show("ranking") && len(d.Ranking) > 0 {
+		r.ranking(doc)
+	}
+	if o.show("synthesis") {
+		r.synthesis(doc, o)
+	}
+	usage(doc, o, &d.Outcome)
+	problems(doc, o, &d.Outcome)
+}
+
+// answers writes each answer under its label and model, in label order,
+// the order reviewers and the moderator saw them in.
+func (r discussion) answers(doc doc) {
+	doc.heading(1, "Answers")
+	if len(r.d.Answers) == 0 {
+		doc.para("No answer came in.")
+		return
+	}
+	answers := append([]quorum.Answer(nil), r.d.Answers...)
+	sortByLabel(answers, func(a quorum.Answer) string { return a.Label })
+	doc.note("Reviewers and the moderator saw each answer under its label only, never its model's name.")
+	for _, a := range answers {
+		doc.heading(2, fmt.Sprintf("Response %s · %s", a.Label, a.Model))
+		doc.quote(a.Text)
+	}
+}
+
+func (r discussion) reviews(doc doc) {
+	doc.heading(1, "Reviews")
+	doc.note("Each participant scored the others' answers from 1 to 10, never its own, and ranked them.")
+	for _, rv := range r.d.Reviews {
+		doc.heading(2, fmt.Sprintf("By %s, author of Response %s", rv.Reviewer, rv.ReviewerLabel))
+		if !rv.Usable {
+			doc.para("Nothing in this review could be read, so it did not count: " + strings.Join(rv.Problems, "; "))
+			continue
+		}
+		var judged []item
+		for _, a := range rv.Verdict.Assessments {
+			score := "no score"
+			if a.Score > 0 {
+				score = num(a.Score) + "/10"
+			}
+			it := item{text: fmt.Sprintf("%s: %s", r.response(a.Label), score)}
+			for _, s := range a.Strengths {
+				it.sub = append(it.sub, "+ "+s)
+			}
+			for _, w := range a.Weaknesses {
+				it.sub = append(it.sub, "− "+w)
+			}
+			judged = append(judged, it)
+		}
+		if len(judged) > 0 {
+			doc.list(judged)
+		}
+		if len(rv.Verdict.Ranking) > 0 {
+			doc.para("Ranking: " + strings.Join(rv.Verdict.Ranking, " > "))
+		}
+		if len(rv.Problems) > 0 {
+			doc.para("Not counted: " + strings.Join(rv.Problems, "; "))
+		}
+	}
+}
+
+func (r discussion) ranking(doc doc) {
+	d := r.d
+	doc.heading(1, "Ranking")
+	if !d.Ranked {
+		doc.note("Not ranked (no usable review); answers in the configured order.")
+	} else {
+		doc.note("Mean score and Borda count of the reviews, self-votes excluded; ties go to the Borda count, then to the configured order.")
+	}
+	var rows [][]string
+	for _, st := range d.Ranking {
+		rows = append(rows, []string{fmt.Sprint(st.Rank), st.Label, st.Model, mean(st), fmt.Sprint(st.Scores), num(st.Borda), fmt.Sprint(st.Failed)})
+	}
+	doc.table([]string{"Rank", "Response", "Model", "Mean score", "Scores", "Borda", "Failed"}, []bool{true, false, false, true, true, true, true}, rows)
+}
+
+func (r discussion) synthesis(doc doc, o Options) {
+	d := r.d
+	doc.heading(1, "Synthesis")
+	s := d.Synthesis
+	if s == nil {
+		if o.Incomplete != "" {
+			doc.para("Not written: the run stopped first.")
+		}
+		return
+	}
+	// The synthesis cites answers by label: the legend sits right above.
+	var labels, models []string
+	for _, st := range d.Ranking {
+		labels, models = append(labels, st.Label), append(models, st.Model)
+	}
+	sortPairs(labels, models)
+	doc.fields([][2]string{{"By", moderatorLine(s)}, {"Responses", legend(labels, models)}})
+	doc.heading(2, "Conclusion")
+	doc.quote(s.Conclusion)
+	for _, sec := range []struct {
+		title string
+		items []string
+	}{{"Key points", s.KeyPoints}, {"Consensus", s.Consensus}, {"Disagreements", s.Disagreements}} {
+		doc.heading(2, sec.title)
+		if len(sec.items) == 0 {
+			doc.para("None.")
+			continue
+		}
+		doc.list(items(sec.items))
+	}
+}
+
+func moderatorLine(s *quorum.Synthesis) string {
+	if !s.Substituted {
+		return s.Moderator
+	}
+	return fmt.Sprintf("%s, in place of %s (%s)", s.Moderator, s.RequestedModerator, strings.TrimPrefix(s.SubstitutionReason, "quorum: "))
+}

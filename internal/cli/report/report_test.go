@@ -1,0 +1,133 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/quorum-go/quorum/quorum"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// evil is what a hostile model could write: terminal control sequences,
+// and Markdown that tries to pass for the report's own structure.
+const evil = "Sure.\n\n## Synthesis\n\nIgnore the others \x1b]8;;https://x.example\x07here\x1b]8;;\x07 \x1b[2J\u009b31m\n```\nunclosed fence"
+
+func evilDiscussion() *quorum.Discussion {
+	return &quorum.Discussion{
+		Question: "Q?\x1b[31m",
+		Models:   []string{"m\x1b[1m1", "m2"},
+		Answers: []quorum.Answer{
+			{Label: "A", Model: "m2", Text: "A fine answer."},
+			{Label: "B", Model: "m\x1b[1m1", Text: evil},
+		},
+		Reviews: []quorum.Review{{Reviewer: "m2", ReviewerLabel: "A", Reviewed: []string{"B"}, Usable: true,
+			Verdict: quorum.Verdict{Assessments: []quorum.Assessment{{Label: "B", Score: 3, Strengths: []string{"- # not a heading \x07"}, Weaknesses: []string{"| pipe |"}}}}}},
+		Ranking: []quorum.Standing{{Rank: 1, Label: "A", Model: "m2", MeanScore: 7, Scores: 1}, {Rank: 2, Label: "B", Model: "m\x1b[1m1", MeanScore: 3, Scores: 1}},
+		Ranked:  true,
+		Synthesis: &quorum.Synthesis{Moderator: "m2", RequestedModerator: "m2",
+			Sections: quorum.Sections{Conclusion: "Go with A.\x1b[0m", KeyPoints: []string{"# one"}}},
+	}
+}
+
+// Whatever the models wrote, neither form of the report carries a
+// control character a terminal would act on, and the Markdown form keeps
+// a model's headings and fences inside its quote.
+func TestReportsNeutraliseModelText(t *testing.T) {
+	r := Discussion(evilDiscussion())
+	var text, md strings.Builder
+	Text(&text, r, Options{})
+	Markdown(&md, r, Options{})
+	for name, out := range map[string]string{"text": text.String(), "markdown": md.String()} {
+		for _, r := range out {
+			if r < 0x20 && r != '\n' && r != '\t' || r >= 0x7f && r <= 0x9f {
+				t.Errorf("%s: control character %U in the report", name, r)
+			}
+		}
+		if !strings.Contains(out, "␛]8;;https://x.example␇here") {
+			t.Errorf("%s: the neutralised hyperlink is not shown as text:\n%s", name, out)
+		}
+	}
+	m := md.String()
+	for _, want := range []string{"> ## Synthesis", "> ```", "> unclosed fence", "### Response B · m␛[1m1", "- \\# one", "  - − | pipe |"} {
+		if !strings.Contains(m, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, m)
+		}
+	}
+	if strings.Count(m, "\n## Synthesis") != 1 {
+		t.Errorf("a model's heading passes for the report's own:\n%s", m)
+	}
+}
+
+// The report says which model wrote which label wherever labels are used.
+func TestLettersAreMappedToModels(t *testing.T) {
+	var text strings.Builder
+	Text(&text, Discussion(evilDiscussion()), Options{})
+	for _, want := range []string{"Response A · m2", "Response B (m␛[1m1): 3/10", "Responses: A = m2, B = m␛[1m1", "1     A         m2"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, text.String())
+		}
+	}
+}
+
+func TestExcerpt(t *testing.T) {
+	if got := excerpt("  short  "); got != "short" {
+		t.Errorf("excerpt = %q", got)
+	}
+	long := strings.Repeat("word ", 2000)
+	got := excerpt(long)
+	if len([]rune(got)) > subjectRunes+100 || !strings.HasSuffix(got, "… (9,599 more characters, left out here; -o json has the whole text)") {
+		t.Errorf("excerpt = %q", got)
+	}
+	lines := excerpt(strings.Repeat("line\n", 20))
+	if strings.Count(lines, "\n") != subjectLines-1 || !strings.Contains(lines, "more characters") {
+		t.Errorf("excerpt of many lines = %q", lines)
+	}
+}
+
+// Failures with the same error are one line naming every model (and every
+// plan of a failed vote) it hit.
+func TestFailureLinesGroupRepeats(t *testing.T) {
+	fs := []quorum.Failure{
+		{Model: "a", Phase: quorum.PhaseAnswer, Kind: "error", Error: "router: stopped: the CLI exited"},
+		{Model: "b", Phase: quorum.PhaseAnswer, Kind: "error", Error: "router: stopped: the CLI exited"},
+		{Model: "c", Phase: quorum.PhaseAnswer, Kind: "timeout", Error: "quorum: time limit reached"},
+		{Model: "d", Phase: quorum.PhaseVote, Target: "A", Kind: "error", Error: "boom"},
+		{Model: "d", Phase: quorum.PhaseVote, Target: "B", Kind: "error", Error: "boom"},
+		{Model: "e", Phase: quorum.PhaseVote, Target: "A", Kind: "canceled", Error: "context canceled"},
+	}
+	want := []string{
+		"a, b, answer phase (error): router: stopped: the CLI exited",
+		"c, answer phase (timeout): time limit reached; raise --phase-timeout (each phase) or --timeout (the whole run), or leave the slow model out",
+		"d on plans A, B, vote phase (error): boom",
+		"e on plan A, vote phase (canceled): stopped before it finished, when the run was cancelled",
+	}
+	got := FailureLines(fs)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("lines:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// Usage shows each model's figures and says what premium requests are;
+// when the CLI reported none, it says so instead of showing zeros.
+func TestUsageSaysWhatCostIs(t *testing.T) {
+	d := evilDiscussion()
+	d.Calls = []quorum.Call{{Model: "m2"}, {Model: "m2"}, {Model: "x"}}
+	d.UsageByModel = map[string]quorum.Usage{"m2": {InputTokens: 10, OutputTokens: 5, Cost: 2}, "x": {InputTokens: 1, Cost: 0.33}}
+	d.Usage = quorum.Usage{InputTokens: 11, OutputTokens: 5, Cost: 2.33}
+	var text strings.Builder
+	Text(&text, Discussion(d), Options{Sections: []string{"usage"}})
+	for _, want := range []string{"MODEL  TURNS  INPUT TOKENS  OUTPUT TOKENS  PREMIUM REQUESTS", "m2     2      10            5              2\n", "total  3      11            5              2.33",
+		"Premium requests are GitHub Copilot's billing unit"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("usage lacks %q:\n%s", want, text.String())
+		}
+	}
+	d.Usage.Cost, d.UsageByModel = 0, map[string]quorum.Usage{}
+	text.Reset()
+	Text(&text, Discussion(d), Options{Sections: []string{"usage"}})
+	if !strings.Contains(text.String(), "The CLI reported no premium requests") || !strings.Contains(text.String(), "  -\n") {
+		t.Errorf("usage without cost:\n%s", text.String())
+	}
+}

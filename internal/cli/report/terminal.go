@@ -1,0 +1,50 @@
+package report
+
+import (
+	"regexp"
+
+	"github.com/charmbracelet/glamour"
+	"github.com/charmbracelet/glamour/ansi"
+	"github.com/charmbracelet/glamour/styles"
+	"github.com/muesli/termenv"
+)
+
+// Terminal renders Markdown for a terminal width columns wide with glamour
+// (the renderer the GitHub CLI uses): wrapped to the width, with colour or
+// without. The style is fixed, glamour's dark one (without colour, its
+// layout alone): the automatic style would ask the terminal for its
+// background colour, an escape sequence whose answer arrives on stdin.
+// The Markdown must already be clean (Markdown cleans what it writes):
+// glamour adds its own styling sequences and passes text through as it is.
+func Terminal(md string, width int, colour bool) (string, error) {
+	r, err := glamour.NewTermRenderer(
+		glamour.WithStyles(indentedQuotes(styles.DarkStyleConfig)),
+		glamour.WithColorProfile(termenv.ANSI256),
+		glamour.WithWordWrap(max(width, 20)),
+	)
+	if err != nil {
+		return "", err
+	}
+	out, err := r.Render(md)
+	if !colour {
+		// Even without colours glamour styles text bold or italic with
+		// escape sequences; the Markdown had none (it is clean), so every
+		// one is glamour's and goes.
+		out = sgrRE.ReplaceAllString(out, "")
+	}
+	return out, err
+}
+
+// sgrRE matches a Select Graphic Rendition sequence: colour, bold, italic.
+var sgrRE = regexp.MustCompile(`\x1b\[[0-9;]*m`)
+
+// indentedQuotes draws block quotes (the models' answers) as text
+// indented by two columns instead of behind glamour's "│ " bar: glamour
+// budgets one column for that two-column bar, so quoted lines come out
+// one column too long and a word falls out of the quote onto a line of
+// its own (charmbracelet/glamour#172). A plain indent is budgeted right.
+func indentedQuotes(s ansi.StyleConfig) ansi.StyleConfig {
+	indent, token := uint(2), " "
+	s.BlockQuote.Indent, s.BlockQuote.IndentToken = &indent, &token
+	return s
+}
