@@ -2,76 +2,116 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
+	"time"
 
 	"github.com/quorum-go/quorum/copilot"
+	"github.com/quorum-go/quorum/internal/cli/sanitize"
+	"github.com/quorum-go/quorum/quorum"
+	"github.com/spf13/cobra"
 )
 
-// askResult is `quorum ask -o json`.
+// askResult is the result of `quorum ask -o json`.
 type askResult struct {
-	Simulated  bool          `json:"simulated"`
-	Model      string        `json:"model"`
-	Question   string        `json:"question"`
-	Answer     string        `json:"answer"`
-	DurationMS int64         `json:"duration_ms"`
-	Usage      copilot.Usage `json:"usage"`
+	Model     string `json:"model"`
+	Question  string `json:"question"`
+	Answer    string `json:"answer"`
+	ElapsedMS int64  `json:"elapsedMs"`
+	// Usage is in the quorum package's terms, as in discuss and plan.
+	Usage quorum.Usage `json:"usage"`
 }
 
-func runAsk(ctx context.Context, inv *invocation) error {
+func (e *env) askCmd() *cobra.Command {
+	return e.newCommand(&cobra.Command{
+		Use:   "ask <question>",
+		Short: "Ask one model, streamed straight to the terminal",
+		Long: `Ask one model one question, in a session of its own with the CLI's tools
+switched off; the answer streams to stdout as it is written. With -o json,
+the answer comes whole at the end, in the envelope every command uses:
+  {"command": "ask", "simulated", "status", "error", "result":
+   {"model", "question", "answer", "elapsedMs", "usage"}}
+A question of - is read from stdin (up to 1 MiB). An answer cut short by
+Ctrl-C or a failure is still printed, in every format.`,
+		Example: `  $ quorum ask "What does errgroup.WithContext do?"
+  $ quorum ask -m gpt-5 --json answer "Explain CRDTs in one paragraph" | jq -r .answer`,
+		Args: exactArgs("a question (quote it; - reads it from stdin)"),
+	}, cmdSpec{one: true, connects: true, output: true, progress: true, timeout: true}, runAsk)
+}
+
+func runAsk(inv *invocation) error {
+	parent := inv.cmd.Context()
 	q, err := inv.topic("question")
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, inv.cfg.duration("timeout"))
+	ctx, cancel := context.WithTimeout(parent, inv.s.Timeout)
 	defer cancel()
 	c, closeClient, err := inv.connect(ctx)
 	if err != nil {
 		return err
 	}
 	defer closeClient()
-	models, err := inv.resolveModels(ctx, c, 1)
+	model, err := inv.resolveModel(ctx, c)
 	if err != nil {
 		return err
 	}
-	s, err := c.NewSession(ctx, copilot.SessionConfig{Model: models[0], BuiltinTools: copilot.NoBuiltinTools})
+	s, err := c.NewSession(ctx, copilot.SessionConfig{Model: model, BuiltinTools: copilot.NoBuiltinTools})
 	if err != nil {
 		return err
 	}
 	defer s.Destroy(context.WithoutCancel(ctx))
-	jsonOut := inv.cfg.str("output") == "json"
-	if !jsonOut && !inv.o.quiet {
-		label := models[0]
+	jsonOut := inv.s.Output == "json"
+	if !inv.o.quiet {
+		label := model
 		if inv.simulated() {
 			label += ", simulated"
 		}
 		fmt.Fprintf(inv.e.stderr, "quorum: asking %s\n", label)
 	}
-	var h copilot.TurnHandlers
-	var wrote strings.Builder
-	if !jsonOut {
-		h.OnDelta = func(d string) {
-			wrote.WriteString(d)
-			fmt.Fprint(inv.e.stdout, d)
+	var streamed strings.Builder
+	h := copilot.TurnHandlers{OnDelta: func(d string) {
+		streamed.WriteString(d)
+		if !jsonOut {
+			io.WriteString(inv.e.stdout, sanitize.Text(d))
 		}
+		if hook := inv.e.onEvent; hook != nil {
+			hook(quorum.Event{Kind: quorum.Delta, Model: model, Text: d})
+		}
+	}}
+	start := time.Now()
+	r, runErr := s.Stream(ctx, q, h)
+	if r.Text == "" {
+		r.Text = streamed.String() // cut short: what had streamed
 	}
-	r, err := s.Stream(ctx, q, h)
-	if err != nil {
-		if wrote.Len() > 0 {
-			fmt.Fprintln(inv.e.stdout)
-		}
-		return err
+	var in *Interrupted
+	if runErr != nil && errors.Is(parent.Err(), context.Canceled) { // Ctrl-C, SIGTERM
+		in = interrupted(parent)
+		runErr = in
 	}
 	if jsonOut {
-		enc := json.NewEncoder(inv.e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(askResult{Simulated: inv.simulated(), Model: models[0], Question: q,
-			Answer: r.Text, DurationMS: r.Duration.Milliseconds(), Usage: r.Usage})
+		status, errText := statusOK, ""
+		switch {
+		case in != nil:
+			status, errText = statusInterrupted, "the answer was "+in.what()+" before it was complete"
+		case runErr != nil:
+			status, errText = statusFailed, runErr.Error()
+		}
+		u := quorum.Usage{Calls: 1, InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens,
+			CacheReadTokens: r.Usage.CacheReadTokens, CacheWriteTokens: r.Usage.CacheWriteTokens, Cost: r.Usage.Cost}
+		res := askResult{Model: model, Question: q, Answer: r.Text, ElapsedMS: time.Since(start).Milliseconds(), Usage: u}
+		if err := inv.writeJSON(res, status, errText); err != nil {
+			return err
+		}
+		return runErr
 	}
-	if wrote.Len() == 0 { // a non-streaming model
-		fmt.Fprint(inv.e.stdout, r.Text)
+	if streamed.Len() == 0 && r.Text != "" { // a model that does not stream
+		io.WriteString(inv.e.stdout, sanitize.Text(r.Text))
 	}
-	fmt.Fprintln(inv.e.stdout)
-	return nil
+	if r.Text != "" {
+		fmt.Fprintln(inv.e.stdout)
+	}
+	return runErr
 }

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os/exec"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/quorum-go/quorum/copilot"
+	"github.com/quorum-go/quorum/internal/cli/config"
 	"github.com/quorum-go/quorum/internal/sim"
 	"github.com/quorum-go/quorum/quorum"
 )
@@ -19,8 +21,9 @@ type pace struct{ first, chunk time.Duration }
 // defaultSimPace makes the simulated demo look live without being slow.
 var defaultSimPace = pace{first: 150 * time.Millisecond, chunk: 25 * time.Millisecond}
 
-// connect returns a client: the Copilot CLI started as a child, or with
-// --sim the simulator in-process. close releases it.
+// connect returns a client: the Copilot CLI started as a child and logged
+// in, or with --sim the simulator in-process. close releases it. Every
+// error says what to do, in the command's terms (startError).
 func (inv *invocation) connect(ctx context.Context) (c *copilot.Client, close func(), err error) {
 	if inv.o.sim {
 		p := defaultSimPace
@@ -39,37 +42,134 @@ func (inv *invocation) connect(ctx context.Context) (c *copilot.Client, close fu
 		}
 		return c, func() { c.Close(); srv.Close() }, nil
 	}
+	if _, err := inv.findCLI(); err != nil {
+		return nil, nil, err
+	}
 	tr := copilot.Stdio
-	if inv.cfg.str("transport") == "tcp" {
+	if inv.s.Transport == "tcp" {
 		tr = copilot.TCP
 	}
 	c, err = copilot.Start(ctx, copilot.Options{
-		CLIPath:   inv.cfg.str("cli-path"),
-		Args:      strings.Fields(inv.cfg.str("cli-args")),
+		CLIPath:   inv.s.CLIPath,
+		Args:      inv.s.CLIArgs,
 		Transport: tr,
 		Logger:    &inv.log,
 	})
-	if errors.Is(err, copilot.ErrCLINotFound) {
-		return nil, nil, fmt.Errorf("%w\nTo try quorum without the Copilot CLI, add --sim.", err)
-	}
 	if err != nil {
-		return nil, nil, err
+		if ctx.Err() != nil {
+			return nil, nil, err // interrupted or timed out: no advice needed
+		}
+		return nil, nil, inv.startError(err)
 	}
-	if err := c.RequireAuth(ctx); err != nil {
+	if err := inv.requireAuth(ctx, c); err != nil {
 		c.Close()
 		return nil, nil, err
 	}
 	return c, func() { c.Close() }, nil
 }
 
-// simulated says whether results come from the simulator, for labels.
-func (inv *invocation) simulated() bool { return inv.o.sim }
+// simHint ends every start-up failure: there is a way to try quorum anyway.
+const simHint = "To try quorum without the Copilot CLI or a login, add --sim."
+
+// startError is a start-up failure for a person at the command line: the
+// copilot package's errors name its Options fields, the command's name its
+// flags; and every one ends with simHint.
+func (inv *invocation) startError(err error) error {
+	msg := strings.TrimPrefix(err.Error(), "copilot: ")
+	var ve *copilot.VersionError
+	switch {
+	case errors.As(err, &ve):
+		msg = fmt.Sprintf("the Copilot CLI %s speaks protocol version %d, quorum speaks %d; install a matching CLI (npm install -g @github/copilot) or a newer quorum", ve.CLIVersion, ve.Got, ve.Want)
+	case errors.Is(err, copilot.ErrStartTimeout):
+		msg = "the Copilot CLI did not start in time (" + msg + "); run it alone (copilot --version) to see what it says, or add -v for the connection's log"
+	}
+	return fmt.Errorf("starting the Copilot CLI: %s\n%s", msg, simHint)
+}
+
+// findCLI returns the CLI binary the command would run: --cli-path (or
+// COPILOT_CLI_PATH, or the config file), else copilot on PATH. Its error
+// names where the path came from and how to install the CLI.
+func (inv *invocation) findCLI() (string, error) {
+	if p := inv.s.CLIPath; p != "" {
+		path, err := exec.LookPath(p)
+		if err != nil {
+			o := inv.loaded.Origin("cli-path")
+			from := o.Detail
+			if o.Source == config.SourceEnv {
+				from = "$" + from
+			}
+			return "", fmt.Errorf("the Copilot CLI named by %s (%s) cannot be run: %v; fix the path, or install the CLI with npm install -g @github/copilot\n%s",
+				from, p, unwrapExec(err), simHint)
+		}
+		return path, nil
+	}
+	path, err := exec.LookPath("copilot")
+	if err != nil {
+		return "", fmt.Errorf("the GitHub Copilot CLI was not found on PATH; install it with npm install -g @github/copilot, or name its binary with --cli-path or $COPILOT_CLI_PATH\n%s", simHint)
+	}
+	return path, nil
+}
+
+func unwrapExec(err error) error {
+	var ee *exec.Error
+	if errors.As(err, &ee) {
+		return ee.Err
+	}
+	return err
+}
+
+// tokenVars are the environment variables that hand the CLI a token, in
+// its order of precedence (the SDK's own first: copilot passes it on).
+var tokenVars = []string{"COPILOT_SDK_AUTH_TOKEN", "COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"}
+
+// requireAuth checks the CLI's login. The CLI says "not authenticated"
+// both when it has no login and when the token it was given did not pass
+// (invalid, expired, or GitHub out of reach), so a token in the
+// environment changes the message: it is the token, or the network, that
+// failed, and `copilot login` would not help.
+func (inv *invocation) requireAuth(ctx context.Context, c *copilot.Client) error {
+	st, err := c.AuthStatus(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		return fmt.Errorf("asking the Copilot CLI for its login failed: %v\n%s", err, simHint)
+	}
+	if st.IsAuthenticated {
+		return nil
+	}
+	said := ""
+	if st.StatusMessage != "" {
+		said = fmt.Sprintf(" (the CLI says: %s)", st.StatusMessage)
+	}
+	for _, v := range tokenVars {
+		if inv.e.getenv(v) != "" {
+			return fmt.Errorf("the Copilot CLI could not log in with the token in $%s%s: the token is invalid or expired, or GitHub could not be reached; check the token, and the network or proxy (HTTPS_PROXY)\n%s", v, said, simHint)
+		}
+	}
+	return fmt.Errorf("the Copilot CLI is not logged in%s, or could not reach GitHub to check its login; run copilot login, or set GH_TOKEN to a token with Copilot access\n%s", said, simHint)
+}
+
+// listModels lists the models the CLI offers. It is the first call to
+// GitHub that a command makes, so it is where a refused token or a
+// network that does not reach GitHub shows: the CLI's login check does
+// not contact GitHub.
+func (inv *invocation) listModels(ctx context.Context, c *copilot.Client) ([]copilot.Model, error) {
+	ms, err := c.Models(ctx)
+	if err != nil {
+		if msg, ok := inv.explainAPIError("listing the CLI's models", err); ok && ctx.Err() == nil {
+			return nil, errors.New(msg)
+		}
+		return nil, fmt.Errorf("listing the CLI's models: %w", err)
+	}
+	return ms, nil
+}
 
 // offeredModels lists the ids of the models the CLI offers, in its order.
-func offeredModels(ctx context.Context, c *copilot.Client) ([]string, error) {
-	offered, err := c.Models(ctx)
+func (inv *invocation) offeredModels(ctx context.Context, c *copilot.Client) ([]string, error) {
+	offered, err := inv.listModels(ctx, c)
 	if err != nil {
-		return nil, fmt.Errorf("listing the CLI's models: %w", err)
+		return nil, err
 	}
 	ids := make([]string, len(offered))
 	for i, m := range offered {
@@ -78,24 +178,27 @@ func offeredModels(ctx context.Context, c *copilot.Client) ([]string, error) {
 	return ids, nil
 }
 
-// resolveModels returns the configured models, checked against what the CLI
-// offers; with none configured, the first n it offers.
-func (inv *invocation) resolveModels(ctx context.Context, c *copilot.Client, n int) ([]string, error) {
-	ids, err := offeredModels(ctx, c)
+// resolveModel returns ask's model, checked against what the CLI offers;
+// with none configured, the first it offers.
+func (inv *invocation) resolveModel(ctx context.Context, c *copilot.Client) (string, error) {
+	ids, err := inv.offeredModels(ctx, c)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	requested := inv.cfg.list("models")
-	if len(requested) == 0 {
+	if len(inv.s.Models) == 0 {
 		if len(ids) == 0 {
-			return nil, errors.New("the Copilot CLI offers no models")
+			return "", errors.New("the Copilot CLI offers no models")
 		}
-		return ids[:min(n, len(ids))], nil
+		return ids[0], nil
 	}
-	if err := checkOffered(ids, requested...); err != nil {
-		return nil, err
+	if len(inv.s.Models) > 1 && !inv.flagGiven("model") {
+		return "", usagef("quorum ask asks one model, and the settings name %d (%s, from %s); pick one with -m",
+			len(inv.s.Models), strings.Join(inv.s.Models, ", "), inv.loaded.Origin("models").Detail)
 	}
-	return requested, nil
+	if err := checkOffered(ids, inv.s.Models[0]); err != nil {
+		return "", err
+	}
+	return inv.s.Models[0], nil
 }
 
 // resolveQuorum returns the participants and the moderator of a discussion
@@ -104,11 +207,11 @@ func (inv *invocation) resolveModels(ctx context.Context, c *copilot.Client, n i
 // participants; with no moderator configured it is the first participant,
 // or on --sim simquorum's moderator ("" leaves the choice to quorum).
 func (inv *invocation) resolveQuorum(ctx context.Context, c *copilot.Client) (models []string, moderator string, err error) {
-	ids, err := offeredModels(ctx, c)
+	ids, err := inv.offeredModels(ctx, c)
 	if err != nil {
 		return nil, "", err
 	}
-	models, moderator = inv.cfg.list("models"), inv.cfg.str("moderator")
+	models, moderator = inv.s.Models, inv.s.Moderator
 	if inv.o.sim {
 		if parts, mod, ok := simDefaults(ids); ok {
 			if len(models) == 0 {
@@ -124,7 +227,7 @@ func (inv *invocation) resolveQuorum(ctx context.Context, c *copilot.Client) (mo
 	}
 	check := models
 	if moderator != "" {
-		check = append(append([]string(nil), models...), moderator)
+		check = append(slices.Clone(models), moderator)
 	}
 	if err := checkOffered(ids, check...); err != nil {
 		return nil, "", err

@@ -143,34 +143,43 @@ func TestBinary(t *testing.T) {
 		}
 	})
 
-	// SIGINT (Ctrl-C) in the middle of a run: exit 130, "interrupted".
-	t.Run("interrupt", func(t *testing.T) {
-		t.Parallel()
-		cmd := command(t, "discuss", "--sim", goldenTopic)
-		stderr, err := cmd.StderrPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var stdout bytes.Buffer
-		cmd.Stdout = &stdout
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(stderr)
-		var rest strings.Builder
-		for sc.Scan() {
-			if strings.Contains(sc.Text(), "answer phase started") {
-				if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-					t.Fatal(err)
-				}
-				break
+	// SIGINT (Ctrl-C) or SIGTERM in the middle of a run, once an answer
+	// came in: exit 130 or 143, saying so, and the answers that came in
+	// are printed, marked incomplete.
+	for _, c := range []struct {
+		sig  syscall.Signal
+		code int
+		says string
+	}{{syscall.SIGINT, ExitInterrupted, "interrupted by Ctrl-C"}, {syscall.SIGTERM, ExitTerminated, "terminated by SIGTERM"}} {
+		t.Run(c.sig.String(), func(t *testing.T) {
+			t.Parallel()
+			cmd := command(t, "discuss", "--sim", goldenTopic)
+			stderr, err := cmd.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-		b, _ := io.ReadAll(stderr)
-		rest.Write(b)
-		err = cmd.Wait()
-		if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted || !strings.Contains(rest.String(), "interrupted") || stdout.Len() != 0 {
-			t.Errorf("exit %d (%v), stdout %q, stderr after the signal %q", code, err, stdout.String(), rest.String())
-		}
-	})
+			var stdout bytes.Buffer
+			cmd.Stdout = &stdout
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			sc := bufio.NewScanner(stderr)
+			for sc.Scan() {
+				if strings.Contains(sc.Text(), "quorum: answer: ✓") {
+					if err := cmd.Process.Signal(c.sig); err != nil {
+						t.Fatal(err)
+					}
+					break
+				}
+			}
+			rest, _ := io.ReadAll(stderr)
+			err = cmd.Wait()
+			if code := cmd.ProcessState.ExitCode(); code != c.code || !strings.Contains(string(rest), "turns were aborted, sessions destroyed and the CLI stopped") {
+				t.Errorf("exit %d (%v), stderr after the signal %q", code, err, rest)
+			}
+			if out := stdout.String(); !strings.Contains(out, "INCOMPLETE: the discussion was "+c.says+" in the answer phase") || !strings.Contains(out, "Response A · sim-") {
+				t.Errorf("stdout does not hold the answers that came in, marked incomplete:\n%s", out)
+			}
+		})
+	}
 }

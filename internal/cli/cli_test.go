@@ -3,10 +3,11 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -71,196 +72,158 @@ func (h *harness) runContext(ctx context.Context, args ...string) outcome {
 	return outcome{out.String(), errb.String(), ExitCode(err), err}
 }
 
+// configFile is where the harness's config file is.
+func (h *harness) configFile() string { return filepath.Join(h.cfgDir, "quorum", "config.json") }
+
 func (h *harness) writeConfig(body string) {
-	dir := filepath.Join(h.cfgDir, "quorum")
-	os.MkdirAll(dir, 0o755)
-	if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte(body), 0o644); err != nil {
+	os.MkdirAll(filepath.Dir(h.configFile()), 0o755)
+	if err := os.WriteFile(h.configFile(), []byte(body), 0o644); err != nil {
 		h.t.Fatal(err)
 	}
 }
 
-func TestUsageErrorsExitTwo(t *testing.T) {
+// Mistakes on the command line exit 2 with one line saying what is wrong
+// and where help is, never a dump of every flag.
+func TestUsageErrors(t *testing.T) {
 	h := newHarness(t)
-	for _, args := range [][]string{
-		{},
-		{"bogus"},
-		{"ask", "--sim"},                    // no question
-		{"ask", "--sim", "a", "b"},          // two
-		{"ask", "--sim", "-o", "yaml", "q"}, // bad output
-		{"ask", "--sim", "--nope", "q"},     // unknown flag
-		{"completion", "tcsh"},
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "no command given"},
+		{[]string{"bogus"}, `unknown command "bogus" for "quorum" (commands: ask, completion, config, discuss, models, plan, version)`},
+		{[]string{"dicsuss", "x"}, `unknown command "dicsuss" for "quorum"; did you mean discuss?`},
+		{[]string{"help", "foo"}, `unknown command "foo" for "quorum"`},
+		{[]string{"ask", "--sim"}, "quorum ask needs a question"},
+		{[]string{"ask", "--sim", "a", "b"}, `quorum ask takes a question (quote it; - reads it from stdin), got 2 arguments ("a" "b")`},
+		{[]string{"ask", "--sim", "-o", "yaml", "q"}, `invalid argument "yaml" for --output: must be one of text, markdown, json`},
+		{[]string{"ask", "--sim", "--modle", "x", "q"}, "unknown flag: --modle; did you mean --model?"},
+		{[]string{"ask", "--sim", "--nope", "q"}, "unknown flag: --nope"},
+		{[]string{"ask", "--sim", "-m", "sim-alpha", "-m", "sim-beta", "q"}, "given twice (sim-alpha, then sim-beta): quorum ask asks one model"},
+		{[]string{"ask", "--sim", "-m", "sim-alpha,sim-beta", "q"}, "quorum ask asks one model"},
+		{[]string{"plan", "--sim", "--moderator", "sim-beta", "t"}, "quorum plan does not take --moderator (quorum discuss does)"},
+		{[]string{"plan", "--sim", "--no-review", "t"}, "quorum plan does not take --no-review (quorum discuss does)"},
+		{[]string{"plan", "--sim", "--reviewers", "1", "t"}, "quorum plan does not take --reviewers"},
+		{[]string{"discuss", "--sim", "--timeout", "soon", "q"}, `invalid argument "soon" for "--timeout" flag`},
+		{[]string{"discuss", "--sim", "-j", "0", "q"}, `invalid argument "0" for --concurrency: must be at least 1`},
+		{[]string{"discuss", "--sim", "--show", "everything", "q"}, `--show: no section "everything" in the discuss report (sections: answers, reviews, ranking, synthesis, usage)`},
+		{[]string{"discuss", "--sim", "-o", "json", "--show", "ranking", "q"}, "--show picks sections of the text and markdown reports"},
+		{[]string{"discuss", "--sim", "--json", "nope", "q"}, `--json: discuss has no field "nope" (fields: answers, calls,`},
+		{[]string{"discuss", "--sim", "--json"}, "--json needs the fields to print, comma-separated; quorum discuss has: answers, calls,"},
+		{[]string{"discuss", "--sim", "-o", "markdown", "--json", "answers", "q"}, "if any flags in the group [output json] are set none of the others can be"},
+		{[]string{"version", "extra"}, `quorum version takes no arguments, got "extra"`},
+		{[]string{"models", "--sim", "extra"}, `quorum models takes no arguments`},
+		{[]string{"config", "frob"}, `unknown command "frob" for "quorum config"`},
+		{[]string{"config", "get"}, "quorum config get needs a setting's name"},
+		{[]string{"config", "get", "timout"}, `unknown setting "timout"; did you mean timeout?`},
+		{[]string{"config", "get", "colour"}, `unknown setting "colour" (settings: models, moderator,`},
+		{[]string{"config", "set", "timeout", "soon"}, `timeout="soon": must be a duration such as "90s", "5m" or "1h30m"`},
+		{[]string{"completion", "tcsh"}, `unknown command "tcsh" for "quorum completion"`},
 	} {
-		o := h.run(args...)
-		if o.code != ExitUsage || !strings.Contains(o.stderr, "quorum") {
-			t.Errorf("%q: code %d, stderr %q", args, o.code, o.stderr)
+		o := h.run(c.args...)
+		if o.code != ExitUsage || !strings.Contains(o.stderr, c.want) {
+			t.Errorf("%q: exit %d, stderr:\n%s\nwant it to contain %q", c.args, o.code, o.stderr, c.want)
+		}
+		if lines := strings.Count(o.stderr, "\n"); len(c.args) > 0 && lines > 3 {
+			t.Errorf("%q: %d lines on stderr for a usage error:\n%s", c.args, lines, o.stderr)
+		}
+		if o.stdout != "" {
+			t.Errorf("%q: stdout %q", c.args, o.stdout)
 		}
 	}
+	// The pointer to help names the command that went wrong.
+	if o := h.run("plan", "--sim", "--bogus", "t"); !strings.HasSuffix(o.stderr, "Run 'quorum plan --help' for usage.\n") {
+		t.Errorf("stderr = %q", o.stderr)
+	}
 }
 
-func TestAskSimStreamsToStdout(t *testing.T) {
+// `quorum help discuss` and `quorum discuss --help` print the same help
+// on stdout: usage, the command's own flags in sections with defaults,
+// examples; a command does not list flags it does not take.
+func TestHelp(t *testing.T) {
 	h := newHarness(t)
-	o := h.run("ask", "--sim", "What is a goroutine?")
-	if o.code != ExitOK {
-		t.Fatalf("code %d: %s", o.code, o.stderr)
+	a, b, c := h.run("help", "discuss"), h.run("discuss", "--help"), h.run("discuss", "-h")
+	if a.code != 0 || a.stdout != b.stdout || b.stdout != c.stdout || a.stderr != "" {
+		t.Fatalf("help discuss (exit %d) and discuss --help differ:\n%s\n---\n%s", a.code, a.stdout, b.stdout)
 	}
-	if !strings.HasPrefix(o.stdout, "[simulated sim-alpha]") || !strings.Contains(o.stdout, "goroutine") || !strings.HasSuffix(o.stdout, "\n") {
-		t.Errorf("stdout = %q", o.stdout)
-	}
-	if !strings.Contains(o.stderr, "simulated") {
-		t.Errorf("stderr does not say the answer is simulated: %q", o.stderr)
-	}
-	// -q: nothing on stderr; the result alone on stdout.
-	if o := h.run("ask", "-q", "--sim", "x"); o.stderr != "" || o.stdout == "" {
-		t.Errorf("quiet: stderr %q", o.stderr)
-	}
-}
-
-func TestAskJSONAndStdinTopic(t *testing.T) {
-	h := newHarness(t)
-	h.stdin = "  Why test?\n"
-	o := h.run("ask", "--sim", "-m", "sim-beta", "-o", "json", "-")
-	if o.code != ExitOK {
-		t.Fatalf("code %d: %s", o.code, o.stderr)
-	}
-	var r askResult
-	if err := json.Unmarshal([]byte(o.stdout), &r); err != nil {
-		t.Fatalf("%v: %s", err, o.stdout)
-	}
-	if !r.Simulated || r.Model != "sim-beta" || r.Question != "Why test?" || !strings.Contains(r.Answer, "[simulated sim-beta]") {
-		t.Errorf("result = %+v", r)
-	}
-	h.stdin = "   "
-	if o := h.run("ask", "--sim", "-"); o.code != ExitUsage {
-		t.Errorf("empty stdin topic: code %d", o.code)
-	}
-}
-
-func TestUnknownModelListsAvailable(t *testing.T) {
-	o := newHarness(t).run("ask", "--sim", "-m", "gpt-99", "q")
-	if o.code != ExitUsage || !strings.Contains(o.stderr, "gpt-99") || !strings.Contains(o.stderr, "sim-alpha") {
-		t.Fatalf("code %d: %s", o.code, o.stderr)
-	}
-}
-
-func TestModels(t *testing.T) {
-	h := newHarness(t)
-	o := h.run("models", "--sim")
-	if o.code != ExitOK || !strings.Contains(o.stdout, "simulated") || !strings.Contains(o.stdout, "sim-moderator") {
-		t.Fatalf("%d %q %q", o.code, o.stdout, o.stderr)
-	}
-	o = h.run("models", "--sim", "--output=json")
-	var r struct {
-		Simulated bool
-		Models    []struct{ ID string }
-	}
-	if err := json.Unmarshal([]byte(o.stdout), &r); err != nil || !r.Simulated || len(r.Models) != 4 {
-		t.Fatalf("%v %s", err, o.stdout)
-	}
-}
-
-func TestMissingCLISaysHowToInstallAndMentionsSim(t *testing.T) {
-	h := newHarness(t)
-	h.env["PATH"] = t.TempDir()
-	t.Setenv("PATH", t.TempDir())
-	t.Setenv("COPILOT_CLI_PATH", "")
-	o := h.run("ask", "q")
-	if o.code != ExitFailure || !strings.Contains(o.stderr, "npm install -g @github/copilot") || !strings.Contains(o.stderr, "--sim") {
-		t.Fatalf("%d %q", o.code, o.stderr)
-	}
-}
-
-// Flags beat the environment, which beats the file, which beats defaults;
-// `quorum config` says where each value came from.
-func TestConfigPrecedence(t *testing.T) {
-	h := newHarness(t)
-	h.writeConfig(`{"models": ["file-a", "file-b"], "moderator": "file-mod", "timeout": "20m", "review": false}`)
-	h.env["QUORUM_MODERATOR"] = "env-mod"
-	h.env["QUORUM_TIMEOUT"] = "30m"
-	o := h.run("config", "-o", "json", "--timeout", "40m")
-	if o.code != ExitOK {
-		t.Fatalf("%d %s", o.code, o.stderr)
-	}
-	var r struct {
-		File     string
-		Settings []setting
-	}
-	if err := json.Unmarshal([]byte(o.stdout), &r); err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]setting{}
-	for _, s := range r.Settings {
-		got[s.Key] = s
-	}
-	want := map[string][2]string{
-		"models":      {"file-a,file-b", sourceFile},
-		"moderator":   {"env-mod", sourceEnv},
-		"timeout":     {"40m", sourceFlag},
-		"review":      {"false", sourceFile},
-		"concurrency": {"8", sourceDefault},
-	}
-	for k, w := range want {
-		if got[k].Value != w[0] || got[k].Source != w[1] {
-			t.Errorf("%s = %+v, want %s from %s", k, got[k], w[0], w[1])
+	for _, want := range []string{"USAGE\n  quorum discuss <topic> [flags]", "PARTICIPANTS FLAGS\n  -m, --model model", "--moderator model",
+		"RUN FLAGS", "(default 5m0s)", "OUTPUT FLAGS", `-o, --output format   result format: text, markdown or json (default "text")`,
+		"COPILOT CLI FLAGS", "--sim", "EXAMPLES\n  $ quorum discuss", "Exit codes", "130", "143", `"status"`} {
+		if !strings.Contains(a.stdout, want) {
+			t.Errorf("discuss help lacks %q:\n%s", want, a.stdout)
 		}
 	}
-	if !strings.HasSuffix(r.File, filepath.Join("quorum", "config.json")) {
-		t.Errorf("file = %s", r.File)
-	}
-	// Text form names the source too.
-	if o := h.run("config", "-m", "x"); !strings.Contains(o.stdout, "env QUORUM_MODERATOR") || !strings.Contains(o.stdout, "flag --model") {
-		t.Errorf("config text: %s", o.stdout)
-	}
-}
-
-func TestBadConfigIsAUsageError(t *testing.T) {
-	h := newHarness(t)
-	h.writeConfig(`{"concurrency": "lots"}`)
-	if o := h.run("config"); o.code != ExitUsage || !strings.Contains(o.stderr, "concurrency") {
-		t.Errorf("%d %s", o.code, o.stderr)
-	}
-	h.writeConfig(`{"colour": "yes"}`)
-	if o := h.run("config"); o.code != ExitUsage || !strings.Contains(o.stderr, "unknown setting") {
-		t.Errorf("%d %s", o.code, o.stderr)
-	}
-	h.writeConfig(`not json`)
-	if o := h.run("config"); o.code != ExitUsage {
-		t.Errorf("%d %s", o.code, o.stderr)
-	}
-}
-
-func TestVersionAndCompletion(t *testing.T) {
-	h := newHarness(t)
-	if o := h.run("version"); o.code != 0 || !strings.HasPrefix(o.stdout, "quorum ") {
-		t.Errorf("%q", o.stdout)
-	}
-	for _, sh := range []string{"bash", "zsh", "fish"} {
-		o := h.run("completion", sh)
-		if o.code != 0 || !strings.Contains(o.stdout, "discuss") || !strings.Contains(o.stdout, "quorum") {
-			t.Errorf("%s: %q", sh, o.stdout)
+	plan := h.run("plan", "--help").stdout
+	for _, absent := range []string{"--moderator", "--no-review", "--reviewers"} {
+		if strings.Contains(plan, absent) {
+			t.Errorf("plan's help lists %s, which plan does not take", absent)
 		}
 	}
+	version := h.run("help", "version").stdout
+	for _, absent := range []string{"--sim", "--model", "--transcript", "--quiet"} {
+		if strings.Contains(version, absent) {
+			t.Errorf("version's help lists %s", absent)
+		}
+	}
+	root := h.run("--help")
+	for _, want := range []string{"COMMANDS", "discuss:", "plan:", "config:", "completion:", "Exit codes"} {
+		if !strings.Contains(root.stdout, want) {
+			t.Errorf("root help lacks %q:\n%s", want, root.stdout)
+		}
+	}
+	if o := h.run("--version"); o.code != ExitOK || o.stdout != "quorum devel\n" {
+		t.Errorf("--version: exit %d, %q", o.code, o.stdout)
+	}
+	if o := h.run(); o.code != ExitUsage || !strings.Contains(o.stderr, "COMMANDS") {
+		t.Errorf("quorum alone: exit %d, stderr %q", o.code, o.stderr)
+	}
 }
 
-func TestInterspersedFlags(t *testing.T) {
-	fs := commandFlags("x", &bytes.Buffer{}, &opts{}, &[]flagValue{}, true)
-	pos, err := parseInterspersed(fs, []string{"topic one", "-q", "--", "-not-a-flag"})
-	if err != nil || len(pos) != 2 || pos[0] != "topic one" || pos[1] != "-not-a-flag" {
-		t.Fatalf("%q %v", pos, err)
+// Short flags bundle, as with every pflag command: -qj1 is -q -j 1.
+func TestBundledShortFlags(t *testing.T) {
+	o := newHarness(t).run("discuss", "--sim", "-qj1", "-o", "json", goldenTopic)
+	if o.code != ExitOK || o.stderr != "" {
+		t.Fatalf("exit %d, stderr %q", o.code, o.stderr)
+	}
+	if !strings.Contains(o.stdout, `"status": "ok"`) {
+		t.Errorf("stdout = %.200s", o.stdout)
 	}
 }
 
 func TestExitCodes(t *testing.T) {
-	cases := map[error]int{
-		nil:              ExitOK,
-		usagef("x"):      ExitUsage,
-		ErrDegraded:      ExitDegraded,
-		errInterrupted:   ExitInterrupted,
-		context.Canceled: ExitInterrupted,
-		os.ErrNotExist:   ExitFailure,
+	cases := []struct {
+		err  error
+		want int
+	}{
+		{nil, ExitOK},
+		{usagef("x"), ExitUsage},
+		{ErrDegraded, ExitDegraded},
+		{&Interrupted{Signal: os.Interrupt}, ExitInterrupted},
+		{&Interrupted{Signal: syscall.SIGTERM}, ExitTerminated},
+		{context.Canceled, ExitInterrupted},
+		{os.ErrNotExist, ExitFailure},
+		{errors.Join(errors.New("x"), &Interrupted{Signal: syscall.SIGTERM}), ExitTerminated},
 	}
-	for err, want := range cases {
-		if got := ExitCode(err); got != want {
-			t.Errorf("ExitCode(%v) = %d, want %d", err, got, want)
+	for _, c := range cases {
+		if got := ExitCode(c.err); got != c.want {
+			t.Errorf("ExitCode(%v) = %d, want %d", c.err, got, c.want)
 		}
 	}
+}
+
+// Cancelling Run's context with an *Interrupted cause (what WithSignals
+// does on SIGTERM) gives that signal's exit status.
+func TestCancelCauseNamesTheSignal(t *testing.T) {
+	h := newHarness(t)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	h.onEvent = func(ev quorum.Event) {
+		if ev.Kind == quorum.PhaseStarted {
+			cancel(&Interrupted{Signal: syscall.SIGTERM})
+		}
+	}
+	o := h.runContext(ctx, "discuss", "--sim", "-q", goldenTopic)
+	if o.code != ExitTerminated || !strings.Contains(o.stderr, "quorum: terminated (SIGTERM); turns were aborted") {
+		t.Errorf("exit %d, stderr %q", o.code, o.stderr)
+	}
+	cancel(nil)
 }

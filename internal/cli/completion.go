@@ -2,58 +2,156 @@ package cli
 
 import (
 	"context"
-	"fmt"
+	"io"
 	"strings"
+	"time"
+
+	"github.com/quorum-go/quorum/internal/cli/config"
+	"github.com/rs/zerolog"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
-const flagWords = "--model --moderator --review --no-review --reviewers --phase-timeout --timeout --concurrency --cli-path --cli-args --transport --output --transcript --quiet --verbose --no-color --sim --config --help"
-
-func runCompletion(_ context.Context, inv *invocation) error {
-	if len(inv.args) != 1 {
-		return usagef("quorum completion takes one shell: bash, zsh or fish")
-	}
-	cmds := strings.Join(append(commandNames(), "help"), " ")
-	switch inv.args[0] {
-	case "bash":
-		fmt.Fprintf(inv.e.stdout, `# quorum bash completion; add to ~/.bashrc: source <(quorum completion bash)
-_quorum() {
-	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
-	if [ "$COMP_CWORD" -eq 1 ]; then
-		COMPREPLY=($(compgen -W "%s" -- "$cur")); return
-	fi
-	case "$prev" in
-	-o|--output) COMPREPLY=($(compgen -W "text markdown json" -- "$cur")); return ;;
-	--transport) COMPREPLY=($(compgen -W "stdio tcp" -- "$cur")); return ;;
-	--transcript|--config|--cli-path) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	esac
-	if [ "${COMP_WORDS[1]}" = completion ]; then
-		COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur")); return
-	fi
-	COMPREPLY=($(compgen -W "%s" -- "$cur"))
-}
-complete -F _quorum quorum
-`, cmds, flagWords)
-	case "zsh":
-		fmt.Fprintf(inv.e.stdout, `#compdef quorum
-# quorum zsh completion; add to ~/.zshrc: source <(quorum completion zsh)
-_quorum() {
-	if (( CURRENT == 2 )); then
-		compadd %s
-	else
-		compadd -- %s
-	fi
-}
-compdef _quorum quorum
-`, cmds, flagWords)
-	case "fish":
-		fmt.Fprintf(inv.e.stdout, "# quorum fish completion; save as ~/.config/fish/completions/quorum.fish\n")
-		fmt.Fprintf(inv.e.stdout, "complete -c quorum -f -n '__fish_use_subcommand' -a '%s'\n", cmds)
-		for _, f := range strings.Fields(flagWords) {
-			fmt.Fprintf(inv.e.stdout, "complete -c quorum -l %s\n", strings.TrimPrefix(f, "--"))
+// setupCompletion gives every flag whose values are known its completion:
+// model ids from the CLI (or with --sim from the simulator), formats,
+// transports, report sections, JSON fields. Cobra writes the scripts for
+// bash, zsh, fish and PowerShell (quorum completion SHELL); they call
+// `quorum __complete …`, which ends here.
+func (e *env) setupCompletion(root *cobra.Command) {
+	if c, _, err := root.Find([]string{"completion"}); err == nil && c != root {
+		c.Short = "Print a shell completion script (bash, zsh, fish, powershell)"
+		// Cobra's completion command prints its help and exits 0 for a
+		// shell it does not know; that is a usage error.
+		c.Args = noArgs
+		c.RunE = func(cmd *cobra.Command, _ []string) error {
+			e.help(cmd, e.stderr)
+			return usagef("name a shell: bash, zsh, fish or powershell")
 		}
-		fmt.Fprintln(inv.e.stdout, "complete -c quorum -s o -l output -xa 'text markdown json'")
-	default:
-		return usagef("unknown shell %q: use bash, zsh or fish", inv.args[0])
+	}
+	if bash, _, err := root.Find([]string{"completion", "bash"}); err == nil && bash.Name() == "bash" {
+		bash.RunE = func(cmd *cobra.Command, _ []string) error {
+			noDesc, _ := cmd.Flags().GetBool("no-descriptions")
+			if _, err := io.WriteString(cmd.OutOrStdout(), bashPrelude); err != nil {
+				return err
+			}
+			return cmd.Root().GenBashCompletionV2(cmd.OutOrStdout(), !noDesc)
+		}
+	}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			var fn cobra.CompletionFunc
+			switch f.Name {
+			case "model", "moderator":
+				fn = e.completeModels
+			case "output", "transport":
+				k, _ := config.Lookup(f.Name)
+				fn = fixed(k.Values()...)
+			case "show":
+				fn = fixed(sectionsOf(commandName(c))...)
+			case "json":
+				fn = fixed(jsonFields(commandName(c))...)
+			}
+			if fn != nil {
+				_ = c.RegisterFlagCompletionFunc(f.Name, fn)
+			}
+		})
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(root)
+}
+
+// bashPrelude goes before cobra's bash script, which needs one function
+// of the bash-completion package: without the package (minimal systems,
+// containers) it stands in for that function, reading the words from the
+// command line as typed, so that "--output=json" stays one word as the
+// script expects; with the package, it does nothing.
+const bashPrelude = `# quorum: a stand-in for bash-completion's _get_comp_words_by_ref, used
+# only when the bash-completion package is not loaded.
+if ! declare -F _get_comp_words_by_ref >/dev/null 2>&1; then
+_get_comp_words_by_ref() {
+    local line=${COMP_LINE:0:COMP_POINT}
+    read -ra words <<< "$line"
+    [[ $line == *[[:space:]] || ${#words[@]} -eq 0 ]] && words+=("")
+    cword=$(( ${#words[@]} - 1 ))
+    cur=${words[cword]}
+    prev=${words[cword-1]}
+}
+fi
+`
+
+// fixed completes a comma-separated list from values.
+func fixed(values ...string) cobra.CompletionFunc {
+	return func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		return commaList(values, toComplete), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+	}
+}
+
+// commaList completes the last item of a comma-separated list: every
+// value not listed yet, after what was typed up to the last comma.
+func commaList(values []string, toComplete string) []string {
+	done, prefix := []string(nil), ""
+	if i := strings.LastIndexByte(toComplete, ','); i >= 0 {
+		prefix = toComplete[:i+1]
+		done = strings.Split(toComplete[:i], ",")
+	}
+	var out []string
+	for _, v := range values {
+		id, _, _ := strings.Cut(v, "\t")
+		skip := false
+		for _, d := range done {
+			skip = skip || d == id
+		}
+		if !skip {
+			out = append(out, prefix+v)
+		}
+	}
+	return out
+}
+
+// completeModels completes model ids: those the CLI offers, or with --sim
+// the simulator's. It reads the settings like the command would (so
+// --cli-path and the config file count), and gives up quietly after a
+// few seconds: a shell waiting on a slow CLI is worse than no completion.
+func (e *env) completeModels(cmd *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	sim, _ := cmd.Flags().GetBool("sim")
+	path, _ := cmd.Flags().GetString("config")
+	loaded, _ := config.Load(config.Layers{Path: path, Getenv: e.getenv, ConfigDir: e.configDir, Flags: flagValues(cmd.Flags())})
+	inv := &invocation{e: e, cmd: cmd, o: &opts{sim: sim}, s: loaded.Settings, loaded: loaded, log: zerolog.Nop()}
+	ctx, cancel := context.WithTimeout(cmd.Context(), 15*time.Second)
+	defer cancel()
+	c, closeClient, err := inv.connect(ctx)
+	if err != nil {
+		cobra.CompDebugln("quorum: completing models: "+err.Error(), true)
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	defer closeClient()
+	ms, err := inv.listModels(ctx, c)
+	if err != nil {
+		cobra.CompDebugln("quorum: completing models: "+err.Error(), true)
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	values := make([]string, len(ms))
+	for i, m := range ms {
+		values[i] = m.ID
+		if m.Name != "" && m.Name != m.ID {
+			values[i] += "\t" + m.Name
+		}
+	}
+	directive := cobra.ShellCompDirectiveNoFileComp
+	if cmd.Flags().Lookup("model").Value.Type() == "stringSlice" {
+		directive |= cobra.ShellCompDirectiveNoSpace // more may follow after a comma
+		return commaList(values, toComplete), directive
+	}
+	return values, directive
+}
+
+// sectionsOf are the report sections of command, for --show.
+func sectionsOf(command string) []string {
+	if k, ok := quorumKinds[command]; ok {
+		return k.sections
 	}
 	return nil
 }

@@ -1,35 +1,209 @@
 package cli
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
+	"strings"
 	"text/tabwriter"
+
+	"github.com/quorum-go/quorum/internal/cli/config"
+	"github.com/quorum-go/quorum/internal/cli/sanitize"
+	"github.com/spf13/cobra"
 )
 
-func runConfig(_ context.Context, inv *invocation) error {
-	eff := inv.cfg.effective()
-	if inv.cfg.str("output") == "json" {
-		enc := json.NewEncoder(inv.e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
-			File     string    `json:"file"`
-			Settings []setting `json:"settings"`
-		}{inv.cfg.path, eff})
+// configResult is the result of `quorum config -o json`.
+type configResult struct {
+	// File is the config file consulted; FileError why it could not be
+	// used, if so.
+	File      string          `json:"file"`
+	FileError string          `json:"fileError,omitempty"`
+	Settings  []config.Origin `json:"settings"`
+}
+
+// configGetResult is the result of `quorum config get KEY -o json`.
+type configGetResult struct {
+	config.Origin
+}
+
+func (e *env) configCmd() *cobra.Command {
+	keys := make([]string, len(config.Keys))
+	for i, k := range config.Keys {
+		keys[i] = fmt.Sprintf("  %-14s %s (%s)", k.Name, k.Help, k.Env)
 	}
-	fmt.Fprintf(inv.e.stdout, "config file: %s\n\n", inv.cfg.path)
-	tw := tabwriter.NewWriter(inv.e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "KEY\tVALUE\tFROM")
-	for _, s := range eff {
-		from := s.Source
-		if s.Detail != "" {
-			from += " " + s.Detail
+	cmd := e.newCommand(&cobra.Command{
+		Use:   "config",
+		Short: "Show, get and set settings, and where each comes from",
+		Long: `Show the effective settings and where each value came from. Flags beat
+environment variables, which beat the config file, which beats the built-in
+defaults. The file is quorum/config.json in your user config directory
+(--config or $QUORUM_CONFIG name another); 'quorum config set' writes it.
+
+Settings:
+` + strings.Join(keys, "\n") + `
+
+A broken config file stops every command that runs models, with its line and
+column (exit status 1); config and version still work, and config set can
+repair a setting the file gives a wrong value.`,
+		Example: `  $ quorum config
+  $ quorum config set models gpt-5,claude-sonnet-4.5,gemini-2.5-pro
+  $ quorum config get timeout
+  $ quorum config unset moderator`,
+		Args: noArgs,
+	}, cmdSpec{output: true}, runConfigList)
+	get := e.newCommand(&cobra.Command{
+		Use:   "get <setting>",
+		Short: "Print one setting's effective value",
+		Long: `Print one setting's effective value; with -o json, where it came from too:
+  {"command": "config get", "status", "result": {"key", "value", "source", "detail"}}`,
+		Args:              exactArgs("a setting's name"),
+		ValidArgsFunction: completeSettings,
+	}, cmdSpec{output: true}, runConfigGet)
+	set := e.newCommand(&cobra.Command{
+		Use:               "set <setting> <value>",
+		Short:             "Write a setting into the config file",
+		Long:              "Write a setting into the config file, creating it if needed and keeping the others.\nThe value is checked first.",
+		Args:              exactArgs("a setting's name", "its value"),
+		ValidArgsFunction: completeSettings,
+	}, cmdSpec{}, runConfigSet)
+	unset := e.newCommand(&cobra.Command{
+		Use:               "unset <setting>",
+		Short:             "Remove a setting from the config file",
+		Args:              exactArgs("a setting's name"),
+		ValidArgsFunction: completeSettings,
+	}, cmdSpec{}, runConfigUnset)
+	cmd.AddCommand(get, set, unset)
+	return cmd
+}
+
+// completeSettings completes a setting's name, and for set its values
+// when they are a fixed list.
+func completeSettings(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+	switch len(args) {
+	case 0:
+		var out []string
+		for _, k := range config.Keys {
+			out = append(out, k.Name+"\t"+k.Help)
 		}
-		v := s.Value
+		return out, cobra.ShellCompDirectiveNoFileComp
+	case 1:
+		if k, ok := config.Lookup(args[0]); ok && cmd.Name() == "set" {
+			return k.Values(), cobra.ShellCompDirectiveNoFileComp
+		}
+	}
+	return nil, cobra.ShellCompDirectiveNoFileComp
+}
+
+// warnFileProblem reports a broken config file, or environment variable,
+// as a warning: config and version show what they can, and exit 0, so
+// that the problem can be seen and repaired; the commands that run models
+// refuse to start until it is.
+func (inv *invocation) warnFileProblem() error {
+	if err := inv.loadErr; err != nil {
+		fmt.Fprintf(inv.e.stderr, "quorum: warning: %s\n(commands that run models will not start until it is fixed)\n", sanitize.Text(err.Error()))
+	}
+	return nil
+}
+
+func runConfigList(inv *invocation) error {
+	l := inv.loaded
+	res := configResult{File: l.File, Settings: l.Origins}
+	if l.FileErr != nil {
+		res.FileError = l.FileErr.Error()
+	}
+	if inv.s.Output == "json" {
+		if err := inv.writeJSON(res, statusOK, ""); err != nil {
+			return err
+		}
+		return inv.warnFileProblem()
+	}
+	w := inv.e.stdout
+	file := l.File
+	if file == "" {
+		file = "none (no user config directory)"
+	}
+	fmt.Fprintf(w, "config file: %s", file)
+	if l.FileErr != nil {
+		fmt.Fprint(w, " (not used: it is broken, see below)")
+	}
+	fmt.Fprint(w, "\n\n")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SETTING\tVALUE\tFROM")
+	for _, o := range l.Origins {
+		from := string(o.Source)
+		if o.Detail != "" {
+			from += " " + o.Detail
+		}
+		v := o.Value
 		if v == "" {
 			v = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Key, v, from)
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", o.Key, sanitize.Line(v), from)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return inv.warnFileProblem()
+}
+
+func runConfigGet(inv *invocation) error {
+	if _, ok := config.Lookup(inv.args[0]); !ok {
+		return unknownSetting(inv.args[0])
+	}
+	o := inv.loaded.Origin(inv.args[0])
+	if inv.s.Output == "json" {
+		if err := inv.writeJSON(configGetResult{o}, statusOK, ""); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintln(inv.e.stdout, sanitize.Line(o.Value))
+	}
+	return inv.warnFileProblem()
+}
+
+func runConfigSet(inv *invocation) error {
+	key, value := inv.args[0], inv.args[1]
+	k, ok := config.Lookup(key)
+	if !ok {
+		return unknownSetting(key)
+	}
+	if err := k.Check(value); err != nil {
+		return usagef("%s=%q: %v", key, value, err)
+	}
+	if err := config.Set(inv.loaded.File, key, value); err != nil {
+		return err
+	}
+	inv.noteOverride(key)
+	return nil
+}
+
+func runConfigUnset(inv *invocation) error {
+	if _, ok := config.Lookup(inv.args[0]); !ok {
+		return unknownSetting(inv.args[0])
+	}
+	if err := config.Unset(inv.loaded.File, inv.args[0]); err != nil {
+		return err
+	}
+	inv.noteOverride(inv.args[0])
+	return nil
+}
+
+// noteOverride warns when the environment will hide what was just
+// written to the file.
+func (inv *invocation) noteOverride(key string) {
+	if o := inv.loaded.Origin(key); o.Source == config.SourceEnv {
+		fmt.Fprintf(inv.e.stderr, "quorum: note: $%s is set, and beats the config file\n", o.Detail)
+	}
+}
+
+func unknownSetting(name string) error {
+	msg := fmt.Sprintf("unknown setting %q (settings: %s)", name, strings.Join(config.Names(), ", "))
+	best, bestD := "", 3
+	for _, n := range config.Names() {
+		if d := distance(name, n); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	if best != "" {
+		msg = fmt.Sprintf("unknown setting %q; did you mean %s?", name, best)
+	}
+	return &UsageError{Msg: msg}
 }

@@ -4,19 +4,27 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"syscall"
 )
 
 // Exit codes, decided here and nowhere else.
 const (
-	ExitOK          = 0   // the run succeeded
-	ExitFailure     = 1   // the run failed: nothing usable came out
-	ExitUsage       = 2   // the command line or configuration is wrong
+	ExitOK          = 0   // the command succeeded
+	ExitFailure     = 1   // it failed: nothing usable came out, or the configuration is broken
+	ExitUsage       = 2   // the command line is wrong
 	ExitDegraded    = 3   // a result was printed, but some models dropped out
-	ExitInterrupted = 130 // cancelled by Ctrl-C (128 + SIGINT)
+	ExitInterrupted = 130 // stopped by Ctrl-C (128 + SIGINT)
+	ExitTerminated  = 143 // stopped by SIGTERM (128 + SIGTERM)
 )
 
-// UsageError is a mistake in the command line or configuration.
-type UsageError struct{ Msg string }
+// UsageError is a mistake on the command line: the command, a flag, an
+// argument. Run prints it with a pointer to the command's help.
+type UsageError struct {
+	Msg string
+	// cmd is the command whose help to point at ("quorum discuss").
+	cmd string
+}
 
 func (e *UsageError) Error() string { return e.Msg }
 
@@ -26,18 +34,41 @@ func usagef(format string, args ...any) error {
 
 // ErrDegraded reports a run that printed its result although some models
 // dropped out; the reasons were printed with the result.
-var ErrDegraded = errors.New("the run was degraded: some models dropped out (see above)")
+var ErrDegraded = errors.New("the run was degraded: some models dropped out (see the result)")
 
-// errInterrupted is what a Ctrl-C becomes.
-var errInterrupted = errors.New("interrupted")
+// Interrupted is the error of a command stopped by a signal, and the
+// cause of the context that WithSignals cancels.
+type Interrupted struct{ Signal os.Signal }
 
-// ExitCode maps Run's error to the process exit code.
+func (e *Interrupted) Error() string {
+	if e.Signal == syscall.SIGTERM {
+		return "terminated (SIGTERM)"
+	}
+	return "interrupted (Ctrl-C)"
+}
+
+// what says what happened, for a sentence: "interrupted by Ctrl-C",
+// "terminated by SIGTERM".
+func (e *Interrupted) what() string {
+	if e.Signal == syscall.SIGTERM {
+		return "terminated by SIGTERM"
+	}
+	return "interrupted by Ctrl-C"
+}
+
+// ExitCode maps Run's error to the process exit status.
 func ExitCode(err error) int {
 	var ue *UsageError
+	var in *Interrupted
 	switch {
 	case err == nil:
 		return ExitOK
-	case errors.Is(err, errInterrupted), errors.Is(err, context.Canceled):
+	case errors.As(err, &in):
+		if in.Signal == syscall.SIGTERM {
+			return ExitTerminated
+		}
+		return ExitInterrupted
+	case errors.Is(err, context.Canceled):
 		return ExitInterrupted
 	case errors.As(err, &ue):
 		return ExitUsage

@@ -1,113 +1,221 @@
 package cli
 
 import (
-	"flag"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/quorum-go/quorum/internal/cli/config"
+	"github.com/spf13/pflag"
 )
 
-// opts are the command-line options that are not configuration settings.
+// Flag annotations: what the rest of the command needs to know about a
+// flag beyond pflag's own fields.
+const (
+	// annSetting names the setting (package config) a flag sets: its value
+	// goes on top of the file and the environment.
+	annSetting = "quorum-setting"
+	// annInvert marks a boolean flag that sets its setting to the
+	// opposite of its value (--no-review sets review=false).
+	annInvert = "quorum-invert"
+	// annGroup is the help section a flag is listed under.
+	annGroup = "quorum-group"
+)
+
+// The help sections of flags, in the order help shows them.
+const (
+	groupParticipants = "PARTICIPANTS"
+	groupRun          = "RUN"
+	groupOutput       = "OUTPUT"
+	groupCLI          = "COPILOT CLI"
+	groupConfig       = "CONFIGURATION"
+)
+
+var flagGroups = []string{groupParticipants, groupRun, groupOutput, groupCLI, groupConfig}
+
+// opts are the command-line options that are not settings.
 type opts struct {
 	configPath string
-	transcript string
+	sim        bool
 	quiet      bool
 	verbose    bool
-	sim        bool
-	help       bool
+	transcript string
+	show       []string
+	json       []string
+	// model is ask's one model (-m once).
+	model string
 }
 
-// flagValue is one configuration flag as given on the command line.
-type flagValue struct{ key, value, flag string }
+// cmdSpec says which flags a command takes.
+type cmdSpec struct {
+	// quorum: discuss or plan (models, run limits, transcript, --show);
+	// moderated: discuss (moderator, review).
+	quorum, moderated bool
+	// one: ask (one model).
+	one bool
+	// connects: the command talks to the CLI (connection flags, --sim);
+	// cliPath: it only looks for the CLI (--cli-path).
+	connects, cliPath bool
+	// output: the command prints a result (-o, --json).
+	output bool
+	// progress: the command reports progress on stderr (-q, --no-color).
+	progress bool
+	// timeout: the command takes --timeout.
+	timeout bool
+}
 
-// commandFlags declares the flags of a command. Configuration flags are
-// recorded, not applied: they go on top of the file and environment,
-// which are read only once --config is known.
-func commandFlags(name string, stderr io.Writer, o *opts, given *[]flagValue, withQuorum bool) *flag.FlagSet {
-	fs := flag.NewFlagSet("quorum "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	record := func(key, flagName string) func(string) error {
-		return func(v string) error {
-			*given = append(*given, flagValue{key, v, "--" + flagName})
-			return nil
+// flagBuilder declares a command's flags.
+type flagBuilder struct {
+	fs *pflag.FlagSet
+	o  *opts
+}
+
+// setting declares the flag of setting key, in help group group.
+func (b flagBuilder) setting(key, name, short, usage, group string) *pflag.Flag {
+	k, ok := config.Lookup(key)
+	if !ok {
+		panic("cli: no setting " + key)
+	}
+	switch key {
+	case "phase-timeout", "timeout":
+		d, _ := time.ParseDuration(k.Default)
+		b.fs.DurationP(name, short, d, usage)
+	case "reviewers", "concurrency":
+		n, _ := strconv.Atoi(k.Default)
+		b.fs.IntP(name, short, n, usage)
+	case "no-color":
+		b.fs.BoolP(name, short, false, usage)
+	default:
+		b.fs.StringP(name, short, k.Default, usage)
+	}
+	f := b.fs.Lookup(name)
+	annotate(f, annSetting, key)
+	annotate(f, annGroup, group)
+	return f
+}
+
+func annotate(f *pflag.Flag, key, value string) {
+	if f.Annotations == nil {
+		f.Annotations = map[string][]string{}
+	}
+	f.Annotations[key] = []string{value}
+}
+
+func group(f *pflag.Flag, g string) { annotate(f, annGroup, g) }
+
+// declare declares the flags spec asks for.
+func (b flagBuilder) declare(spec cmdSpec) {
+	fs, o := b.fs, b.o
+	switch {
+	case spec.quorum:
+		fs.StringSliceP("model", "m", nil, "a participant `model`; repeat, or separate with commas, for several (default: the first three the CLI offers)")
+		f := fs.Lookup("model")
+		annotate(f, annSetting, "models")
+		group(f, groupParticipants)
+	case spec.one:
+		fs.VarP(&onceValue{v: &o.model}, "model", "m", "the `model` to ask (default: the first the CLI offers)")
+		f := fs.Lookup("model")
+		annotate(f, annSetting, "models")
+		group(f, groupParticipants)
+	}
+	if spec.moderated {
+		b.setting("moderator", "moderator", "", "the `model` that writes the synthesis (default: the first participant)", groupParticipants)
+		fs.Bool("no-review", false, "skip peer review: the synthesis works from the answers alone")
+		f := fs.Lookup("no-review")
+		annotate(f, annSetting, "review")
+		annotate(f, annInvert, "true")
+		group(f, groupParticipants)
+		b.setting("reviewers", "reviewers", "", "each reviewer scores `N` of the other answers; 0 for all of them", groupParticipants)
+	}
+	if spec.quorum {
+		b.setting("phase-timeout", "phase-timeout", "", "time limit of each phase; a model still running then is dropped", groupRun)
+	}
+	if spec.timeout {
+		b.setting("timeout", "timeout", "", "time limit of the whole command", groupRun)
+	}
+	if spec.quorum {
+		b.setting("concurrency", "concurrency", "j", "at most `N` sessions open at once", groupRun)
+		fs.StringVar(&o.transcript, "transcript", "", "write every prompt, reply and event as JSON lines to `file`")
+		group(fs.Lookup("transcript"), groupRun)
+	}
+	if spec.output {
+		b.setting("output", "output", "o", "result `format`: text, markdown or json", groupOutput)
+		fs.StringSliceVar(&o.json, "json", nil, "print these `fields` of the result as JSON (a comma-separated list; --json with no list names them)")
+		group(fs.Lookup("json"), groupOutput)
+	}
+	if spec.quorum {
+		fs.StringSliceVar(&o.show, "show", nil, "show only these `sections` of the report, comma-separated (default: all)")
+		group(fs.Lookup("show"), groupOutput)
+	}
+	if spec.progress {
+		fs.BoolVarP(&o.quiet, "quiet", "q", false, "no progress on stderr")
+		group(fs.Lookup("quiet"), groupOutput)
+		b.setting("no-color", "no-color", "", "no colour (also: NO_COLOR set to anything)", groupOutput)
+	}
+	if spec.connects {
+		fs.BoolVar(&o.sim, "sim", false, "run on the simulated Copilot server built into quorum: no CLI or login needed")
+		group(fs.Lookup("sim"), groupCLI)
+	}
+	if spec.connects || spec.cliPath {
+		b.setting("cli-path", "cli-path", "", "the Copilot CLI `binary` (default: $COPILOT_CLI_PATH, then copilot on PATH)", groupCLI)
+	}
+	if spec.connects {
+		b.setting("cli-args", "cli-args", "", "extra `arguments` for the Copilot CLI, separated by spaces", groupCLI)
+		b.setting("transport", "transport", "", "the `transport` to the CLI: stdio or tcp", groupCLI)
+		fs.BoolVarP(&o.verbose, "verbose", "v", false, "structured logs of the connection on stderr")
+		group(fs.Lookup("verbose"), groupCLI)
+	}
+	fs.StringVar(&o.configPath, "config", "", "the config `file` (default: $QUORUM_CONFIG, then quorum/config.json in the user config directory)")
+	group(fs.Lookup("config"), groupConfig)
+}
+
+// flagValues are the settings given as flags on cmd's command line.
+func flagValues(fs *pflag.FlagSet) []config.FlagValue {
+	var out []config.FlagValue
+	fs.Visit(func(f *pflag.Flag) {
+		key := first(f.Annotations[annSetting])
+		if key == "" {
+			return
 		}
-	}
-	var models []string
-	addModel := func(v string) error {
-		models = append(models, strings.Split(v, ",")...)
-		// Every -m adds to one list: record the whole list each time; the
-		// last record holds them all.
-		*given = append(*given, flagValue{"models", strings.Join(models, ","), "--model"})
-		return nil
-	}
-	fs.Func("model", "a model to use; repeat for several (`ID`)", addModel)
-	fs.Func("m", "shorthand for --model", addModel)
-	fs.StringVar(&o.configPath, "config", "", "the config `file` (default: $QUORUM_CONFIG, then the user config dir's quorum/config.json)")
-	fs.Func("cli-path", "the Copilot CLI `binary`", record("cli-path", "cli-path"))
-	fs.Func("cli-args", "extra `arguments` for the Copilot CLI, separated by spaces (such as --disable-builtin-mcps)", record("cli-args", "cli-args"))
-	fs.Func("transport", "`stdio` or tcp, how to talk to the CLI", record("transport", "transport"))
-	fs.Func("timeout", "time limit of the whole run (`duration`)", record("timeout", "timeout"))
-	output := record("output", "output")
-	fs.Func("output", "result `format`: text, markdown or json", output)
-	fs.Func("o", "shorthand for --output", output)
-	fs.BoolFunc("no-color", "no colour", func(v string) error {
-		return record("no-color", "no-color")(boolText(v))
+		v := f.Value.String()
+		switch val := f.Value.(type) {
+		case pflag.SliceValue:
+			v = strings.Join(val.GetSlice(), ",")
+		}
+		if first(f.Annotations[annInvert]) != "" {
+			b, _ := strconv.ParseBool(v)
+			v = strconv.FormatBool(!b)
+		}
+		out = append(out, config.FlagValue{Key: key, Value: v, Flag: "--" + f.Name})
 	})
-	fs.BoolVar(&o.quiet, "quiet", false, "no progress output")
-	fs.BoolVar(&o.quiet, "q", false, "shorthand for --quiet")
-	fs.BoolVar(&o.verbose, "verbose", false, "structured logs on stderr")
-	fs.BoolVar(&o.verbose, "v", false, "shorthand for --verbose")
-	fs.BoolVar(&o.sim, "sim", false, "run on the simulated Copilot server built into quorum (no login needed)")
-	fs.BoolVar(&o.help, "help", false, "show help")
-	fs.BoolVar(&o.help, "h", false, "show help")
-	if withQuorum {
-		fs.Func("moderator", "the moderator `model`", record("moderator", "moderator"))
-		fs.BoolFunc("review", "peer review in discussions (default true)", func(v string) error {
-			return record("review", "review")(boolText(v))
-		})
-		fs.BoolFunc("no-review", "skip peer review", func(v string) error {
-			b, err := strconv.ParseBool(boolText(v))
-			if err != nil {
-				return err
-			}
-			return record("review", "no-review")(strconv.FormatBool(!b))
-		})
-		fs.Func("reviewers", "answers each reviewer sees, 0 for all (`N`)", record("reviewers", "reviewers"))
-		fs.Func("phase-timeout", "time limit of each phase (`duration`)", record("phase-timeout", "phase-timeout"))
-		conc := record("concurrency", "concurrency")
-		fs.Func("concurrency", "sessions running at once (`N`)", conc)
-		fs.Func("j", "shorthand for --concurrency", conc)
-		fs.StringVar(&o.transcript, "transcript", "", "write every prompt, response and event as JSON lines to `file`")
-	}
-	return fs
+	return out
 }
 
-func boolText(v string) string {
-	if v == "" {
-		return "true"
+func first(xs []string) string {
+	if len(xs) == 0 {
+		return ""
 	}
-	return v
+	return xs[0]
 }
 
-// parseInterspersed parses flags wherever they stand among the positional
-// arguments, as people type them: quorum discuss "topic" -m a -m b.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return positional, nil
-		}
-		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
-			return append(positional, rest...), nil
-		}
-		positional = append(positional, rest[0])
-		args = rest[1:]
-	}
+// onceValue is a flag that may be given once: ask asks one model, so a
+// second -m is a mistake, not a choice between two.
+type onceValue struct {
+	v   *string
+	set bool
 }
 
-func (f flagValue) String() string { return fmt.Sprintf("%s=%s", f.flag, f.value) }
+func (o *onceValue) Set(s string) error {
+	if o.set {
+		return fmt.Errorf("given twice (%s, then %s): quorum ask asks one model; for several, use quorum discuss", *o.v, s)
+	}
+	if strings.Contains(s, ",") {
+		return fmt.Errorf("quorum ask asks one model; for several, use quorum discuss")
+	}
+	*o.v, o.set = s, true
+	return nil
+}
+
+func (o *onceValue) String() string { return *o.v }
+func (o *onceValue) Type() string   { return "string" }

@@ -5,45 +5,75 @@ import (
 	"encoding/json"
 	"fmt"
 	"text/tabwriter"
+
+	"github.com/quorum-go/quorum/copilot/protocol"
+	"github.com/quorum-go/quorum/internal/cli/sanitize"
+	"github.com/spf13/cobra"
 )
 
-func runModels(ctx context.Context, inv *invocation) error {
-	if len(inv.args) > 0 {
-		return usagef("quorum models takes no arguments")
-	}
-	ctx, cancel := context.WithTimeout(ctx, inv.cfg.duration("timeout"))
+// modelsResult is the result of `quorum models -o json`.
+type modelsResult struct {
+	Models []modelInfo `json:"models"`
+}
+
+type modelInfo struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Multiplier is how many premium requests one request to the model
+	// counts, when the CLI says.
+	Multiplier *float64 `json:"multiplier,omitempty"`
+}
+
+func (e *env) modelsCmd() *cobra.Command {
+	return e.newCommand(&cobra.Command{
+		Use:   "models",
+		Short: "List the models the Copilot CLI offers",
+		Long: `List the models the Copilot CLI offers: the ids that -m and --moderator take,
+their names, and how many premium requests (GitHub Copilot's billing unit)
+one request to each counts. With -o json:
+  {"command": "models", "simulated", "status", "result":
+   {"models": [{"id", "name", "multiplier"}]}}`,
+		Example: `  $ quorum models
+  $ quorum models --json models | jq -r '.models[].id'`,
+		Args: noArgs,
+	}, cmdSpec{connects: true, output: true, timeout: true}, runModels)
+}
+
+func runModels(inv *invocation) error {
+	ctx, cancel := context.WithTimeout(inv.cmd.Context(), inv.s.Timeout)
 	defer cancel()
 	c, closeClient, err := inv.connect(ctx)
 	if err != nil {
 		return err
 	}
 	defer closeClient()
-	ms, err := c.Models(ctx)
+	ms, err := inv.listModels(ctx, c)
 	if err != nil {
 		return err
 	}
-	if inv.cfg.str("output") == "json" {
-		type model struct {
-			ID   string `json:"id"`
-			Name string `json:"name,omitempty"`
+	res := modelsResult{Models: []modelInfo{}}
+	for _, m := range ms {
+		info := modelInfo{ID: m.ID, Name: m.Name}
+		var full protocol.Model
+		if json.Unmarshal(m.Raw, &full) == nil && full.Billing != nil {
+			info.Multiplier = full.Billing.Multiplier
 		}
-		out := struct {
-			Simulated bool    `json:"simulated"`
-			Models    []model `json:"models"`
-		}{Simulated: inv.simulated(), Models: []model{}}
-		for _, m := range ms {
-			out.Models = append(out.Models, model{m.ID, m.Name})
-		}
-		enc := json.NewEncoder(inv.e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		res.Models = append(res.Models, info)
+	}
+	if inv.s.Output == "json" {
+		return inv.writeJSON(res, statusOK, "")
 	}
 	if inv.simulated() {
 		fmt.Fprintln(inv.e.stdout, "# simulated models (--sim)")
 	}
 	tw := tabwriter.NewWriter(inv.e.stdout, 0, 4, 2, ' ', 0)
-	for _, m := range ms {
-		fmt.Fprintf(tw, "%s\t%s\n", m.ID, m.Name)
+	fmt.Fprintln(tw, "ID\tNAME\tPREMIUM REQUESTS PER REQUEST")
+	for _, m := range res.Models {
+		mult := "-"
+		if m.Multiplier != nil {
+			mult = num(*m.Multiplier)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", sanitize.Line(m.ID), sanitize.Line(m.Name), mult)
 	}
 	return tw.Flush()
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -10,6 +9,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/quorum-go/quorum/internal/cli/report"
+	"github.com/quorum-go/quorum/internal/cli/sanitize"
 	"github.com/quorum-go/quorum/quorum"
 )
 
@@ -34,8 +35,8 @@ func (inv *invocation) newProgress(header string) progress {
 		v.start(header)
 		return v
 	}
-	fmt.Fprintln(inv.e.stderr, header)
-	return &plainView{w: inv.e.stderr, failed: map[turnKey]bool{}}
+	fmt.Fprintln(inv.e.stderr, sanitize.Line(header))
+	return &plainView{w: inv.e.stderr, failed: map[turnKey]bool{}, repeats: repeats{}}
 }
 
 type nopProgress struct{}
@@ -43,22 +44,27 @@ type nopProgress struct{}
 func (nopProgress) event(quorum.Event) {}
 func (nopProgress) close()             {}
 
-// modelErr is the real error of a model's failure, without the model and
-// phase that the display shows anyway, and what to do about it.
-func modelErr(err error) string {
-	var me *quorum.ModelError
-	if errors.As(err, &me) {
-		err = me.Err
-	}
-	return withAdvice(strings.TrimPrefix(err.Error(), "quorum: "), err)
-}
-
 // who is a model, with the plan it votes on if any.
 func who(ev quorum.Event) string {
 	if ev.Target == "" || ev.Phase == quorum.PhaseReview || ev.Phase == quorum.PhaseAnswer {
-		return ev.Model
+		return sanitize.Line(ev.Model)
 	}
-	return ev.Model + " on " + targetNoun(ev.Phase) + " " + ev.Target
+	return sanitize.Line(ev.Model) + " on " + report.TargetNoun(ev.Phase) + " " + ev.Target
+}
+
+// repeats shortens a failure that another model already had: when the
+// CLI dies, every model fails with the same long message, which is shown
+// once; the others say whose it was.
+type repeats map[string]string
+
+// say returns msg, the error of model's failure, or a pointer to the
+// first model that had it.
+func (r repeats) say(model, msg string) string {
+	if first, ok := r[msg]; ok && first != model {
+		return "the same error as " + first
+	}
+	r[msg] = model
+	return msg
 }
 
 // turnKey names one model turn within a run.
@@ -81,10 +87,11 @@ func parseFailure(ev quorum.Event, failed map[turnKey]bool) bool {
 
 // plainView writes one line per step, nothing redrawn: for logs and pipes.
 type plainView struct {
-	mu     sync.Mutex
-	w      io.Writer
-	failed map[turnKey]bool // turns whose failure was reported
-	closed bool
+	mu      sync.Mutex
+	w       io.Writer
+	failed  map[turnKey]bool // turns whose failure was reported
+	repeats repeats
+	closed  bool
 }
 
 func (v *plainView) event(ev quorum.Event) {
@@ -96,24 +103,24 @@ func (v *plainView) event(ev quorum.Event) {
 	p := ev.Phase
 	switch ev.Kind {
 	case quorum.PhaseStarted:
-		fmt.Fprintf(v.w, "quorum: %s phase started: %s\n", p, ev.Text)
+		fmt.Fprintf(v.w, "quorum: %s phase started: %s\n", p, sanitize.Line(ev.Text))
 	case quorum.ModelFinished:
 		if ev.Err != nil {
 			v.failed[turnKey{ev.Phase, ev.Model, ev.Target}] = true
-			fmt.Fprintf(v.w, "quorum: %s: ✗ %s failed after %s: %s\n", p, who(ev), fmtDuration(ev.Elapsed), modelErr(ev.Err))
+			fmt.Fprintf(v.w, "quorum: %s: ✗ %s failed after %s: %s\n", p, who(ev), fmtDuration(ev.Elapsed), v.repeats.say(ev.Model, report.ModelError(ev.Err)))
 			return
 		}
 		fmt.Fprintf(v.w, "quorum: %s: ✓ %s done in %s (%d chars)\n", p, who(ev), fmtDuration(ev.Elapsed), utf8.RuneCountInString(ev.Text))
 	case quorum.ReviewParsed, quorum.VoteCast, quorum.ProposalParsed:
 		if parseFailure(ev, v.failed) {
-			fmt.Fprintf(v.w, "quorum: %s: ✗ %s: %s\n", p, who(ev), modelErr(ev.Err))
+			fmt.Fprintf(v.w, "quorum: %s: ✗ %s: %s\n", p, who(ev), v.repeats.say(ev.Model, report.ModelError(ev.Err)))
 		}
 	case quorum.ModeratorReplaced:
-		fmt.Fprintf(v.w, "quorum: %s: %s\n", p, strings.TrimPrefix(ev.Text, "quorum: "))
+		fmt.Fprintf(v.w, "quorum: %s: %s\n", p, sanitize.Line(strings.TrimPrefix(ev.Text, "quorum: ")))
 	case quorum.PhaseFinished:
 		line := fmt.Sprintf("quorum: %s phase finished in %s", p, fmtDuration(ev.Elapsed))
 		if ev.Text != "" {
-			line += "; " + ev.Text
+			line += "; " + sanitize.Line(ev.Text)
 		}
 		fmt.Fprintln(v.w, line)
 	}
@@ -151,11 +158,12 @@ type liveView struct {
 	colour bool
 	now    func() time.Time
 
-	rows   []*liveRow       // the running phase's models, in order of appearance
-	failed map[turnKey]bool // turns whose failure was counted
-	drawn  int              // live lines on screen, above the cursor
-	frame  int              // spinner frame
-	dirty  bool             // state changed since the last draw
+	rows    []*liveRow       // the running phase's models, in order of appearance
+	failed  map[turnKey]bool // turns whose failure was counted
+	repeats repeats
+	drawn   int  // live lines on screen, above the cursor
+	frame   int  // spinner frame
+	dirty   bool // state changed since the last draw
 	// closed: the view is finished; nothing more is drawn.
 	closed bool
 
@@ -179,13 +187,13 @@ type liveRow struct {
 }
 
 func newLiveView(w io.Writer, width int, colour bool, now func() time.Time) *liveView {
-	return &liveView{w: w, width: width, colour: colour, now: now, failed: map[turnKey]bool{}}
+	return &liveView{w: w, width: width, colour: colour, now: now, failed: map[turnKey]bool{}, repeats: repeats{}}
 }
 
 // start draws the header and starts the spinner.
 func (v *liveView) start(header string) {
 	v.mu.Lock()
-	v.draw([]string{v.fit(header)})
+	v.draw([]string{v.fit(sanitize.Line(header))})
 	v.mu.Unlock()
 	v.stop, v.done = make(chan struct{}), make(chan struct{})
 	go v.tickLoop()
@@ -271,7 +279,7 @@ func (v *liveView) event(ev quorum.Event) {
 		if ev.Err != nil {
 			v.failed[turnKey{ev.Phase, ev.Model, ev.Target}] = true
 			r.failed++
-			r.reason = modelErr(ev.Err)
+			r.reason = v.repeats.say(ev.Model, report.ModelError(ev.Err))
 		} else {
 			r.ok++
 		}
@@ -280,7 +288,7 @@ func (v *liveView) event(ev quorum.Event) {
 			r := v.row(ev.Phase, ev.Model)
 			r.ok = max(r.ok-1, 0)
 			r.failed++
-			r.reason = modelErr(ev.Err)
+			r.reason = v.repeats.say(ev.Model, report.ModelError(ev.Err))
 		}
 	case quorum.ModeratorReplaced:
 		v.row(ev.Phase, ev.Model)
@@ -292,7 +300,7 @@ func (v *liveView) event(ev quorum.Event) {
 // line is a live row as drawn.
 func (v *liveView) line(r *liveRow) string {
 	var glyph, s string
-	prefix := fmt.Sprintf("%-9s %-14s ", r.phase, r.model)
+	prefix := fmt.Sprintf("%-9s %-14s ", r.phase, sanitize.Line(r.model))
 	turns := ""
 	if n := r.ok + r.failed + r.running; n > 1 {
 		turns = fmt.Sprintf(" %d/%d", r.ok+r.failed, n)
@@ -416,6 +424,14 @@ func (v *liveView) paint(s, code string) string {
 		return s
 	}
 	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}
+
+// fmtDuration is a short, human duration: 0.4s, 12.3s, 2m5s.
+func fmtDuration(d time.Duration) string {
+	if d < time.Minute {
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	return d.Round(time.Second).String()
 }
 
 // oneLine is the first line of s.

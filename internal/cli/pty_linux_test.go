@@ -12,7 +12,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
+	"github.com/quorum-go/quorum/internal/sim"
+	"github.com/quorum-go/quorum/internal/simquorum"
 	"github.com/quorum-go/quorum/quorum"
 	"golang.org/x/sys/unix"
 )
@@ -49,12 +52,34 @@ func openPTY(cols, rows int) (master, slave *os.File, err error) {
 	return master, slave, nil
 }
 
-// `quorum discuss --sim` on a terminal: live model lines redrawn in place,
-// each model's line ending with ✓, and a final screen that holds the
-// header, the finished lines and the result, with no spinner left over.
-func TestTerminalView(t *testing.T) {
+// capturePTY opens a pseudo-terminal of cols×rows for the command to
+// write to in-process, and reads everything written there; finish closes
+// the command's side and returns it.
+func capturePTY(t *testing.T, cols, rows int) (slave *os.File, finish func() []byte) {
+	t.Helper()
+	master, slave, err := openPTY(cols, rows)
+	if err != nil {
+		t.Fatalf("a pseudo-terminal is needed: %v", err)
+	}
+	raw := make(chan []byte, 1)
+	go func() {
+		b, _ := io.ReadAll(master) // EIO once the slave is closed
+		raw <- b
+	}()
+	return slave, func() []byte {
+		slave.Close()
+		b := <-raw
+		master.Close()
+		return b
+	}
+}
+
+// runOnTerminal runs the quorum binary with a pseudo-terminal of
+// width×50 as its terminal (stdin, stdout, stderr) and returns everything
+// it wrote there.
+func runOnTerminal(t *testing.T, width int, args ...string) []byte {
+	t.Helper()
 	bin := quorumBinary(t)
-	const width = 100
 	master, slave, err := openPTY(width, 50)
 	if err != nil {
 		t.Fatalf("a pseudo-terminal is needed: %v", err)
@@ -62,7 +87,7 @@ func TestTerminalView(t *testing.T) {
 	defer master.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "discuss", "--sim", goldenTopic)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = append(cleanEnv(t), "TERM=xterm-256color")
 	cmd.Dir = t.TempDir()
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
@@ -92,67 +117,140 @@ func TestTerminalView(t *testing.T) {
 	if werr != nil {
 		t.Fatalf("%v:\n%s", werr, out)
 	}
+	return out
+}
 
-	stream := string(out)
-	if !strings.Contains(stream, "\x1b[3A") || !strings.Contains(stream, "\x1b[J") {
-		t.Errorf("the live lines were not redrawn in place (no cursor up, no erase):\n%q", stream)
-	}
-	// A live line: spinner, phase, model, what it does, characters, time.
-	if !spinningRE.MatchString(stream) {
-		t.Errorf("no live line with a spinner:\n%q", stream)
-	}
+// `quorum discuss --sim` on terminals of two widths: live model lines
+// redrawn in place, each model's line ending with ✓, then the report as
+// rendered Markdown (glamour), wrapped to the terminal's width: every
+// stage under its heading, the answers' text folded onto more lines on
+// the narrower terminal, no line wider than the terminal.
+func TestTerminalView(t *testing.T) {
+	lines := map[int]int{}
+	for _, width := range []int{64, 120} {
+		t.Run(fmt.Sprint(width), func(t *testing.T) {
+			out := runOnTerminal(t, width, "discuss", "--sim", goldenTopic)
+			stream := string(out)
+			if !strings.Contains(stream, "\x1b[3A") || !strings.Contains(stream, "\x1b[J") {
+				t.Errorf("the live lines were not redrawn in place (no cursor up, no erase):\n%q", stream)
+			}
+			if !spinningRE.MatchString(stream) {
+				t.Errorf("no live line with a spinner:\n%q", stream)
+			}
+			if !strings.Contains(stream, "\x1b[38;5;") {
+				t.Errorf("the report is not rendered in colour on a terminal")
+			}
 
-	scr := &screen{}
-	scr.Write(out)
-	lines := scr.text()
-	final := strings.Join(lines, "\n")
-	for _, l := range lines {
-		if isSpinner(l) {
-			t.Errorf("a spinner line is left on the final screen: %q\n%s", l, final)
-		}
-		if strings.Contains(l, "waiting") {
-			t.Errorf("a waiting line is left on the final screen: %q", l)
-		}
+			scr := &screen{}
+			scr.Write(out)
+			screenLines := scr.text()
+			final := strings.Join(screenLines, "\n")
+			for _, l := range screenLines {
+				if isSpinner(l) {
+					t.Errorf("a spinner line is left on the final screen: %q", l)
+				}
+				if n := utf8.RuneCountInString(l); n > width {
+					t.Errorf("a line of %d columns on a terminal of %d: %q", n, width, l)
+				}
+			}
+			if !strings.HasPrefix(final, "quorum: discussing with sim-alpha, sim-beta, sim-gamma; mode") {
+				t.Errorf("final screen does not start with the header:\n%s", final)
+			}
+			for _, p := range []struct{ phase, model string }{
+				{"answer   ", "sim-alpha"}, {"answer   ", "sim-beta"}, {"answer   ", "sim-gamma"},
+				{"review   ", "sim-alpha"}, {"review   ", "sim-beta"}, {"review   ", "sim-gamma"}, {"synthesis", "sim-moderator"},
+			} {
+				if !strings.Contains(final, fmt.Sprintf("✓ %s %-14s done ", p.phase, p.model)) {
+					t.Errorf("no finished ✓ line for %s in the %s phase:\n%s", p.model, p.phase, final)
+				}
+			}
+			// The report follows the progress lines and holds every stage,
+			// in order, rendered: Markdown's markers are drawn, not shown.
+			i := strings.Index(final, "SIMULATED RUN (--sim)")
+			if i < 0 || strings.Contains(final[i:], "✓ ") {
+				t.Fatalf("the report does not follow the progress lines:\n%s", final)
+			}
+			report := final[i:]
+			at := 0
+			for _, want := range []string{"Discussion", "Question: Should we adopt Go", "## Answers", "### Response A · sim-beta",
+				"## Reviews", "## Ranking", "## Synthesis", "Responses: A = sim-beta, B = sim-alpha, C = sim-gamma", "### Conclusion", "## Usage", "Premium requests"} {
+				j := strings.Index(report[at:], want)
+				if j < 0 {
+					t.Fatalf("the report lacks %q after what came before:\n%s", want, report)
+				}
+				at += j
+			}
+			for _, raw := range []string{"**Question:**", "| Rank |", "|---:|"} {
+				if strings.Contains(report, raw) {
+					t.Errorf("raw Markdown %q on the terminal:\n%s", raw, report)
+				}
+			}
+			lines[width] = len(screenLines)
+		})
 	}
-	if !strings.HasPrefix(final, "quorum: discussing with sim-alpha, sim-beta, sim-gamma; moderator sim-moderator (simulated)\n") {
-		t.Errorf("final screen does not start with the header:\n%s", final)
-	}
-	for _, p := range []struct{ phase, model string }{
-		{"answer   ", "sim-alpha"}, {"answer   ", "sim-beta"}, {"answer   ", "sim-gamma"},
-		{"review   ", "sim-alpha"}, {"review   ", "sim-beta"}, {"review   ", "sim-gamma"}, {"synthesis", "sim-moderator"},
-	} {
-		if !strings.Contains(final, fmt.Sprintf("✓ %s %-14s done ", p.phase, p.model)) {
-			t.Errorf("no finished ✓ line for %s in the %s phase:\n%s", p.model, p.phase, final)
-		}
-	}
-	// The result follows the progress lines, after a blank line, and ends
-	// the screen.
-	i := strings.Index(final, "SIMULATED RUN (--sim)")
-	if i < 0 || !strings.HasPrefix(final[strings.LastIndex(final[:i-1], "\n")+1:], "\n") ||
-		!strings.HasPrefix(final[strings.LastIndex(final[:i-2], "\n")+1:], "✓ synthesis sim-moderator  done ") ||
-		!strings.Contains(final[i:], "\nConclusion\n") || !strings.HasPrefix(lines[len(lines)-1], "Usage:") {
-		t.Errorf("the screen does not end with the result:\n%s", final)
-	}
-	if strings.Contains(final[max(i, 0):], "✓") {
-		t.Errorf("progress drawn inside the result:\n%s", final)
+	if lines[64] <= lines[120] {
+		t.Errorf("the narrower terminal took %d lines, the wider %d: the report was not wrapped to the width", lines[64], lines[120])
 	}
 }
+
+// What models write reaches the terminal inside the rendered report with
+// its control sequences neutralised: an OSC 8 hyperlink, a screen clear, a
+// title change and a C1 control show as text; the only escape sequences
+// on stdout are the renderer's own colours (SGR); with --no-color there
+// are none at all. Ordinary Unicode is kept.
+func TestRenderedReportNeutralisesModelText(t *testing.T) {
+	const evil = "Fine answer \x1b]8;;https://evil.example\x07click\x1b]8;;\x07 \x1b[2J\x1b]0;pwned\x07 \u009b31m naïve 日本語 🚀"
+	for _, colour := range []bool{true, false} {
+		slave, finish := capturePTY(t, 100, 40)
+		var stderr strings.Builder
+		e := &env{
+			stdin: strings.NewReader(""), stdout: slave, stderr: &stderr,
+			getenv:    func(k string) string { return map[string]string{"TERM": "xterm-256color"}[k] },
+			configDir: func() (string, error) { return t.TempDir(), nil },
+			simPace:   &pace{},
+			simModels: simWith(simquorum.Model("sim-beta").With(sim.Rule{Name: "evil", Match: simquorum.Is(quorum.PhaseAnswer),
+				Respond: sim.Always(sim.Text(evil))})),
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		args := []string{"discuss", "--sim", "-q", goldenTopic}
+		if !colour {
+			args = append(args, "--no-color")
+		}
+		err := e.run(ctx, args)
+		cancel()
+		out := string(finish())
+		if err != nil {
+			t.Fatalf("colour %v: %v\n%s", colour, err, stderr.String())
+		}
+		for _, bad := range []string{"\x1b]", "\x1b[2J", "\u009b", "\x07"} {
+			if strings.Contains(out, bad) {
+				t.Errorf("colour %v: %q reached the terminal", colour, bad)
+			}
+		}
+		if left := sgrRE.ReplaceAllString(out, ""); strings.Contains(left, "\x1b") {
+			i := strings.Index(left, "\x1b")
+			t.Errorf("colour %v: an escape sequence other than a colour: %q", colour, left[max(0, i-20):min(len(left), i+20)])
+		}
+		if !colour && strings.Contains(out, "\x1b") {
+			t.Errorf("escape sequences despite --no-color")
+		}
+		plain := sgrRE.ReplaceAllString(out, "")
+		for _, want := range []string{"␛]8;;https://evil.example␇click", "␛[2J", "naïve 日本語 🚀"} {
+			if !strings.Contains(plain, want) {
+				t.Errorf("colour %v: the terminal lacks %q", colour, want)
+			}
+		}
+	}
+}
+
+var sgrRE = regexp.MustCompile(`\x1b\[[0-9;]*m`)
 
 // The live view in-process, with a pseudo-terminal as stderr: the spinner's
 // ticker and quorum's progress calls run side by side (the race detector
 // watches them), and the ticker is gone when Run returns (TestMain's leak
 // check).
 func TestLiveViewInProcess(t *testing.T) {
-	master, slave, err := openPTY(80, 40)
-	if err != nil {
-		t.Fatalf("a pseudo-terminal is needed: %v", err)
-	}
-	defer master.Close()
-	raw := make(chan []byte, 1)
-	go func() {
-		b, _ := io.ReadAll(master) // EIO once the slave is closed
-		raw <- b
-	}()
+	slave, finish := capturePTY(t, 80, 40)
 	var stdout strings.Builder
 	e := &env{
 		stdin: strings.NewReader(""), stdout: &stdout, stderr: slave,
@@ -164,10 +262,9 @@ func TestLiveViewInProcess(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	err = e.run(ctx, []string{"discuss", "--sim", "--no-color", goldenTopic})
-	slave.Close()
-	out := <-raw
-	if ExitCode(err) != ExitDegraded || !strings.Contains(stdout.String(), "Degraded: 1 failure") {
+	err := e.run(ctx, []string{"discuss", "--sim", "--no-color", goldenTopic})
+	out := finish()
+	if ExitCode(err) != ExitDegraded || !strings.Contains(stdout.String(), "DEGRADED") {
 		t.Fatalf("exit %d (%v):\n%s", ExitCode(err), err, stdout.String())
 	}
 	if strings.Contains(string(out), "m✓") || strings.Contains(string(out), "\x1b[0m") {

@@ -4,116 +4,133 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
-	"time"
 
+	"github.com/quorum-go/quorum/internal/cli/report"
 	"github.com/quorum-go/quorum/quorum"
+	"github.com/spf13/cobra"
 )
-
-// The long help of discuss and plan.
-const (
-	discussHelp = `Every participant answers in its own session, all at once. The answers are
-relabelled Response A, B, ... so nobody knows who wrote what; each
-participant scores and ranks the others' answers (never its own); the mean
-score and the Borda count, self-votes excluded, rank them; and the moderator
-writes a synthesis: Conclusion, Key points, Consensus, Disagreements. If
-the moderator fails, the best-ranked participant takes its place.
-
-Participants default to the first three models the CLI offers (with --sim:
-sim-alpha, sim-beta and sim-gamma, moderated by sim-moderator); the
-moderator defaults to the first participant.
-` + quorumOutputHelp
-	planHelp = `Every participant proposes a plan (title, numbered steps, risks), all at
-once. Each plan is then scored from 1 to 10 by every other participant; the
-highest mean score wins, ties going to the Borda count, then to fewer failed
-votes, then to the order of the models.
-
-Participants default to the first three models the CLI offers (with --sim:
-sim-alpha, sim-beta and sim-gamma).
-` + quorumOutputHelp
-	quorumOutputHelp = `
-A model that fails or times out (--phase-timeout) is left out of the later
-phases and the run goes on, degraded; the run fails when fewer than two
-models are left.
-
-The result goes to stdout, progress to stderr: on a terminal one live line
-per model, otherwise plain lines; nothing with -q. Output formats (-o):
-text (default) and markdown print the result for people; json prints one
-object,
-  {"simulated": false, "command": "discuss" or "plan", "result": {...}}
-whose result is the quorum package's result schema: for discuss question,
-models, answers, reviews, ranking, ranked, synthesis; for plan task, models,
-proposals, votes, standings, winner, reason; for both degraded, failures,
-phases, calls, usage, usageByModel, startedAt, elapsedMs and error (set
-when the run failed). Durations are milliseconds in fields ending in Ms;
-lists are [] when empty, never null. --sim results say "simulated": true,
-and text and markdown start with a line saying so.
-
---transcript FILE writes every prompt, reply and event as JSON lines.
-
-Exit codes: 0 success; 1 failure (nothing usable: every model's error is
-printed, and with -o json the partial result with its error); 2 usage error;
-3 degraded (the result is printed with a Degraded section naming each
-failure); 130 interrupted (turns aborted, sessions destroyed, CLI stopped).
-`
-)
-
-// report is a finished (or failed) discussion or plan, ready to print.
-type report interface {
-	outcome() *quorum.Outcome
-	// result is what the JSON output holds under "result".
-	result() any
-	text(w io.Writer)
-	markdown(w io.Writer)
-}
 
 // quorumKind is what differs between discuss and plan.
 type quorumKind struct {
-	what string // the positional argument: "topic" or "task"
-	noun string // "discussion" or "plan"
-	verb string // for the progress header: "discussing" or "planning"
-	run  func(ctx context.Context, b quorum.Backend, topic string, cfg quorum.Config) (report, error)
+	what     string // the positional argument: "topic" or "task"
+	noun     string // "discussion" or "plan"
+	verb     string // for the progress header: "discussing" or "planning"
+	sections []string
+	run      func(ctx context.Context, b quorum.Backend, topic string, cfg quorum.Config) (report.Report, *quorum.Outcome, any, error)
 	// moderated: the run has a moderator.
 	moderated bool
 }
 
-var (
-	discussKind = quorumKind{what: "topic", noun: "discussion", verb: "discussing", moderated: true,
-		run: func(ctx context.Context, b quorum.Backend, topic string, cfg quorum.Config) (report, error) {
+var quorumKinds = map[string]quorumKind{
+	"discuss": {what: "topic", noun: "discussion", verb: "discussing", moderated: true, sections: report.DiscussionSections,
+		run: func(ctx context.Context, b quorum.Backend, topic string, cfg quorum.Config) (report.Report, *quorum.Outcome, any, error) {
 			d, err := quorum.Discuss(ctx, b, topic, cfg)
 			if d == nil {
-				return nil, err
+				return nil, nil, nil, err
 			}
-			return discussReport{d}, err
-		}}
-	planKind = quorumKind{what: "task", noun: "plan", verb: "planning",
-		run: func(ctx context.Context, b quorum.Backend, task string, cfg quorum.Config) (report, error) {
+			return report.Discussion(d), &d.Outcome, d, err
+		}},
+	"plan": {what: "task", noun: "plan", verb: "planning", sections: report.PlanSections,
+		run: func(ctx context.Context, b quorum.Backend, task string, cfg quorum.Config) (report.Report, *quorum.Outcome, any, error) {
 			p, err := quorum.Plan(ctx, b, task, cfg)
 			if p == nil {
-				return nil, err
+				return nil, nil, nil, err
 			}
-			return planReport{p}, err
-		}}
-)
+			return report.Plan(p), &p.Outcome, p, err
+		}},
+}
 
-func runDiscuss(ctx context.Context, inv *invocation) error { return inv.runQuorum(ctx, discussKind) }
-func runPlan(ctx context.Context, inv *invocation) error    { return inv.runQuorum(ctx, planKind) }
+// outputHelp is the part of discuss's and plan's help about what they
+// print and how they end.
+const outputHelp = `
+A model that fails or times out (--phase-timeout) is left out of the later
+phases and the run goes on, degraded; the run fails when fewer than two
+models are left.
 
-// runQuorum runs a discussion or a plan: check the command line, open the
+The result goes to stdout, progress to stderr (on a terminal one live line
+per model, otherwise plain lines; nothing with -q). On a terminal the report
+is rendered Markdown wrapped to its width; otherwise plain text. -o markdown
+prints the Markdown; -o json prints one object,
+  {"command", "simulated", "status", "error", "result"}
+whose result is the quorum package's result schema (go doc
+github.com/quorum-go/quorum/quorum %s). --json FIELDS prints only those
+fields. A run that fails or is interrupted still prints what it collected,
+in every format, marked incomplete with the reason (status "failed" or
+"interrupted"); the exit status says what happened.
+
+Exit codes: 0 success; 1 failure; 2 usage error; 3 degraded (the result
+names each failure); 130 interrupted (Ctrl-C), 143 terminated (SIGTERM):
+turns aborted, sessions destroyed, the CLI stopped.`
+
+func (e *env) discussCmd() *cobra.Command {
+	return e.newCommand(&cobra.Command{
+		Use:   "discuss <topic>",
+		Short: "A discussion: every model answers, they review each other, a moderator synthesises",
+		Long: `Every participant answers in its own session, all at once. The answers are
+relabelled Response A, B, ... so nobody knows who wrote what; each participant
+scores and ranks the others' answers (never its own); the mean score and the
+Borda count, self-votes excluded, rank them; and the moderator writes a
+synthesis: conclusion, key points, consensus, disagreements. If the moderator
+fails, the best-ranked participant takes its place.
+
+The report shows every stage: each answer under its model's name, each
+review, the ranking, the synthesis (with the letters mapped to models), then
+usage per model. --show picks sections: answers, reviews, ranking,
+synthesis, usage.
+
+Participants default to the first three models the CLI offers (with --sim:
+sim-alpha, sim-beta and sim-gamma, moderated by sim-moderator). A topic of
+- is read from stdin (up to 1 MiB).
+` + fmt.Sprintf(outputHelp, "Discussion"),
+		Example: `  $ quorum discuss "Should we shard the database?"
+  $ quorum discuss -m gpt-5,claude-sonnet-4.5 --moderator gpt-5 "Tabs or spaces?"
+  $ quorum discuss --show synthesis,ranking "Is Rust worth it for us?"
+  $ git diff | quorum discuss -o markdown - > review.md`,
+		Args: exactArgs("a topic (quote it; - reads it from stdin)"),
+	}, cmdSpec{quorum: true, moderated: true, connects: true, output: true, progress: true, timeout: true},
+		func(inv *invocation) error { return inv.runQuorum(quorumKinds["discuss"]) })
+}
+
+func (e *env) planCmd() *cobra.Command {
+	return e.newCommand(&cobra.Command{
+		Use:   "plan <task>",
+		Short: "Ensemble planning: every model proposes a plan, the others score it, the best wins",
+		Long: `Every participant proposes a plan (title, numbered steps, risks), all at once.
+Each plan is then scored from 1 to 10 by every other participant; the highest
+mean score wins, ties going to the Borda count, then to fewer failed votes,
+then to the order of the models.
+
+The report shows every proposal under its model's name, every vote with its
+reasoning, the standings, then the winning plan and usage per model. --show
+picks sections: proposals, votes, standings, winner, usage.
+
+Participants default to the first three models the CLI offers (with --sim:
+sim-alpha, sim-beta and sim-gamma). A task of - is read from stdin (up to
+1 MiB).
+` + fmt.Sprintf(outputHelp, "PlanResult"),
+		Example: `  $ quorum plan "Migrate our CI to GitHub Actions"
+  $ quorum plan -m gpt-5 -m claude-sonnet-4.5 --show winner "Add SSO to the admin app"
+  $ quorum plan -q --json winner,standings "Split the monolith" | jq .`,
+		Args: exactArgs("a task (quote it; - reads it from stdin)"),
+	}, cmdSpec{quorum: true, connects: true, output: true, progress: true, timeout: true},
+		func(inv *invocation) error { return inv.runQuorum(quorumKinds["plan"]) })
+}
+
+// runQuorum runs a discussion or a plan: read the topic, open the
 // transcript, connect, resolve the models, run with live progress on
-// stderr, then print the result on stdout. A degraded result is printed
-// and then reported as ErrDegraded; a failed run prints its JSON result
-// (with -o json) and returns an error naming every model's failure.
-func (inv *invocation) runQuorum(ctx context.Context, k quorumKind) (err error) {
+// stderr, then print the result on stdout, also when the run failed or was
+// interrupted: whatever was collected is printed, marked incomplete with
+// the reason, and the error says what happened.
+func (inv *invocation) runQuorum(k quorumKind) (err error) {
+	parent := inv.cmd.Context()
 	topic, err := inv.topic(k.what)
 	if err != nil {
 		return err
 	}
-	timeout := inv.cfg.duration("timeout")
-	parent := ctx
-	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf(
+	timeout := inv.s.Timeout
+	ctx, cancel := context.WithTimeoutCause(parent, timeout, fmt.Errorf(
 		"%w: quorum %s took longer than --timeout (%v); raise it, or lower --phase-timeout so that slow models are dropped sooner",
 		quorum.ErrTimeout, inv.name, timeout))
 	defer cancel()
@@ -122,7 +139,7 @@ func (inv *invocation) runQuorum(ctx context.Context, k quorumKind) (err error) 
 	if path := inv.o.transcript; path != "" {
 		f, cerr := os.Create(path)
 		if cerr != nil {
-			return usagef("cannot create the transcript file: %v", cerr)
+			return fmt.Errorf("cannot create the transcript file: %w", cerr)
 		}
 		tr = quorum.NewTranscript(f)
 		defer func() {
@@ -162,40 +179,79 @@ func (inv *invocation) runQuorum(ctx context.Context, k quorumKind) (err error) 
 	cfg := quorum.Config{
 		Models:             models,
 		Moderator:          moderator,
-		NoReview:           !inv.cfg.boolean("review"),
-		AnswersPerReviewer: inv.cfg.integer("reviewers"),
-		PhaseTimeout:       inv.cfg.duration("phase-timeout"),
+		NoReview:           !inv.s.Review,
+		AnswersPerReviewer: inv.s.Reviewers,
+		PhaseTimeout:       inv.s.PhaseTimeout,
 		Timeout:            timeout,
-		MaxConcurrency:     inv.cfg.integer("concurrency"),
+		MaxConcurrency:     inv.s.Concurrency,
 		Progress:           progress,
 		Transcript:         tr,
 	}
-	rep, runErr := k.run(ctx, quorum.Copilot(c), topic, cfg)
+	rep, out, result, runErr := k.run(ctx, quorum.Copilot(c), topic, cfg)
 	view.close()
-
-	switch {
-	case runErr != nil && parent.Err() != nil && errors.Is(runErr, context.Canceled):
-		return runErr // Run says "interrupted"
-	case errors.Is(runErr, quorum.ErrInvalidConfig):
-		return usagef("%s", strings.TrimPrefix(runErr.Error(), "quorum: "))
-	case rep == nil:
+	if rep == nil {
+		if errors.Is(runErr, quorum.ErrInvalidConfig) {
+			return usagef("%s", strings.TrimPrefix(runErr.Error(), "quorum: "))
+		}
 		return runErr
 	}
-	if runErr != nil {
-		if inv.cfg.str("output") == "json" {
-			if err := inv.printJSON(rep); err != nil {
-				return err
-			}
-		}
-		return &runError{noun: k.noun, err: runErr, failures: rep.outcome().Failures}
+
+	var in *Interrupted
+	if runErr != nil && errors.Is(parent.Err(), context.Canceled) { // Ctrl-C, SIGTERM
+		in = interrupted(parent)
+		runErr = in
 	}
-	if err := inv.print(rep); err != nil {
+	status, incomplete := statusOf(k, out, runErr, in)
+	if err := inv.printResult(rep, result, status, incomplete); err != nil {
 		return err
 	}
-	if rep.outcome().Degraded {
+	switch {
+	case in != nil:
+		return in
+	case runErr != nil:
+		return &runError{noun: k.noun, err: runErr, failures: out.Failures, printed: inv.reportOnTerminal()}
+	case out.Degraded:
 		return ErrDegraded
 	}
 	return nil
+}
+
+// Statuses of a result in the JSON envelope.
+const (
+	statusOK          = "ok"
+	statusDegraded    = "degraded"
+	statusFailed      = "failed"
+	statusInterrupted = "interrupted"
+)
+
+// statusOf is how a run ended, for the JSON envelope, and, when it did not
+// finish, why, in a sentence for the report.
+func statusOf(k quorumKind, out *quorum.Outcome, runErr error, in *Interrupted) (status, incomplete string) {
+	phase := "before its first phase"
+	if n := len(out.Phases); n > 0 {
+		phase = "in the " + string(out.Phases[n-1].Phase) + " phase"
+	}
+	var tf *quorum.TooFewError
+	switch {
+	case in != nil:
+		return statusInterrupted, fmt.Sprintf("the %s was %s %s.", k.noun, in.what(), phase)
+	case errors.As(runErr, &tf):
+		return statusFailed, "the " + k.noun + " failed: " + tooFewText(tf) + "."
+	case errors.Is(runErr, quorum.ErrTimeout):
+		return statusFailed, fmt.Sprintf("the %s took longer than --timeout and was stopped %s.", k.noun, phase)
+	case runErr != nil:
+		return statusFailed, fmt.Sprintf("the %s failed %s: %s.", k.noun, phase, strings.TrimPrefix(runErr.Error(), "quorum: "))
+	case out.Degraded:
+		return statusDegraded, ""
+	}
+	return statusOK, ""
+}
+
+func tooFewText(tf *quorum.TooFewError) string {
+	if tf.Phase == quorum.PhaseSynthesis {
+		return "nobody was left to write the synthesis"
+	}
+	return fmt.Sprintf("too few models left after the %s phase (%d left, %d needed)", tf.Phase, len(tf.Left), tf.Need)
 }
 
 // header is the first progress line: who takes part.
@@ -213,49 +269,30 @@ func (inv *invocation) header(k quorumKind, models []string, moderator string) s
 	return h
 }
 
-// print writes the result on stdout in the configured format.
-func (inv *invocation) print(rep report) error {
-	switch inv.cfg.str("output") {
-	case "json":
-		return inv.printJSON(rep)
-	case "markdown":
-		if inv.simulated() {
-			fmt.Fprintln(inv.e.stdout, simulatedMarkdown)
-			fmt.Fprintln(inv.e.stdout)
-		}
-		rep.markdown(inv.e.stdout)
-	default:
-		if inv.simulated() {
-			fmt.Fprintln(inv.e.stdout, simulatedText)
-			fmt.Fprintln(inv.e.stdout)
-		}
-		rep.text(inv.e.stdout)
-	}
-	return nil
-}
-
-// runError is a run that gave no usable result: its error and every
-// model's failure, one per line.
+// runError is a run that gave no usable result: what happened and every
+// model's failure, each distinct error once. When the report with the
+// same failures is on the terminal just above, they are not repeated.
 type runError struct {
 	noun     string
 	err      error
 	failures []quorum.Failure
+	printed  bool
 }
 
 func (e *runError) Error() string {
 	var b strings.Builder
 	var tf *quorum.TooFewError
 	if errors.As(e.err, &tf) {
-		what := fmt.Sprintf("after the %s phase", tf.Phase)
-		if tf.Phase == quorum.PhaseSynthesis {
-			what = "to write the synthesis"
-		}
-		fmt.Fprintf(&b, "the %s failed: too few models left %s (%d left, %d needed)", e.noun, what, len(tf.Left), tf.Need)
+		fmt.Fprintf(&b, "the %s failed: %s", e.noun, tooFewText(tf))
 	} else {
 		fmt.Fprintf(&b, "the %s failed: %s", e.noun, strings.TrimPrefix(e.err.Error(), "quorum: "))
 	}
-	for _, f := range e.failures {
-		fmt.Fprintf(&b, "\n  ✗ %s", failureLine(f))
+	if e.printed {
+		b.WriteString(" (the failures are listed above)")
+	} else {
+		for _, l := range report.FailureLines(e.failures) {
+			b.WriteString("\n  ✗ " + l)
+		}
 	}
 	if tf != nil {
 		b.WriteString("\nCheck the model ids (quorum models) and the CLI's login (copilot login), raise --phase-timeout, or add models with -m.")
@@ -264,62 +301,3 @@ func (e *runError) Error() string {
 }
 
 func (e *runError) Unwrap() error { return e.err }
-
-// failureLine describes one failure: who, where, what kind, the real
-// error, and what to do about it.
-func failureLine(f quorum.Failure) string {
-	where := string(f.Phase) + " phase"
-	if f.Target != "" {
-		where += ", " + targetNoun(f.Phase) + " " + f.Target
-	}
-	return withAdvice(fmt.Sprintf("%s, %s (%s): %s", f.Model, where, f.Kind, strings.TrimPrefix(f.Error, "quorum: ")), kindErr(f.Kind))
-}
-
-// withAdvice appends to msg, the text of a model's failure, what a person
-// at the command line can do about err, the quorum error behind it. The
-// quorum package's errors speak to programs, in Config's terms; the flags
-// that set Config are this command's, so the advice is given here.
-func withAdvice(msg string, err error) string {
-	var a string
-	switch {
-	case errors.Is(err, quorum.ErrTimeout):
-		a = "raise --phase-timeout (each phase) or --timeout (the whole run), or leave the slow model out"
-	case errors.Is(err, quorum.ErrEmptyReply):
-		a = "check that the model id is right (quorum models) and that the model is available"
-	case errors.Is(err, quorum.ErrUnparsable):
-		a = "--transcript FILE records the whole reply"
-	default:
-		return msg
-	}
-	return msg + "; " + a
-}
-
-// kindErr is the quorum error behind a Failure of kind k, whose error is
-// kept as text only; nil when no sentinel stands for k.
-func kindErr(k string) error {
-	switch k {
-	case "timeout":
-		return quorum.ErrTimeout
-	case "empty":
-		return quorum.ErrEmptyReply
-	case "unparsable":
-		return quorum.ErrUnparsable
-	}
-	return nil
-}
-
-// targetNoun names what a phase's target label refers to.
-func targetNoun(p quorum.Phase) string {
-	if p == quorum.PhaseVote || p == quorum.PhasePropose {
-		return "plan"
-	}
-	return "response"
-}
-
-// fmtDuration is a short, human duration: 0.4s, 12.3s, 2m5s.
-func fmtDuration(d time.Duration) string {
-	if d < time.Minute {
-		return fmt.Sprintf("%.1fs", d.Seconds())
-	}
-	return d.Round(time.Second).String()
-}

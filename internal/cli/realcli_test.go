@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -134,13 +136,67 @@ func TestRealCLI(t *testing.T) {
 		if r.code != ExitOK || r.stderr != "" {
 			t.Fatalf("exit %d:\n%s\n%s", r.code, r.stderr, r.stdout)
 		}
-		for _, want := range []string{"Winning plan: Plan ", "1. Pick the first tool", "Why it won: ", "Runners-up", "Participants: alpha, beta, gamma"} {
+		for _, want := range []string{"PROPOSALS", "Plan A · ", "VOTES", "likes it", "STANDINGS", "WINNING PLAN", "1. Pick the first tool", "Why it won: ",
+			"Participants: alpha, beta, gamma", "USAGE"} {
 			if !strings.Contains(r.stdout, want) {
 				t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
 			}
 		}
 		if strings.Contains(r.stdout, "SIMULATED") {
 			t.Errorf("a real run is labelled simulated:\n%s", r.stdout)
+		}
+	})
+
+	// Shell completion asks the CLI for the model ids.
+	t.Run("complete-models", func(t *testing.T) {
+		t.Parallel()
+		cmd := sb.Command(ctx, bin, "__complete", "discuss", "-m", "alpha,")
+		cmd.Env = append(clitest.OfflineEnv(t, api.URL()), "QUORUM_CLI_ARGS=--disable-builtin-mcps", "COPILOT_CLI_PATH="+cliBin)
+		r := runBinary(t, cmd)
+		if r.code != ExitOK || !strings.Contains(r.stdout, "alpha,beta") || !strings.Contains(r.stdout, "alpha,gamma") || strings.Contains(r.stdout, "alpha,alpha") {
+			t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+		}
+	})
+
+	// A token GitHub refuses, and a GitHub out of reach, are reported as
+	// that, not as a missing login; no token at all is a missing login.
+	// Each says how to try quorum without the CLI. (CLI 1.0.102 says it is
+	// logged in whenever it has a token: the refusal comes with the first
+	// request to GitHub, which here is models.list.)
+	t.Run("auth", func(t *testing.T) {
+		t.Parallel()
+		ln, err := sb.Listen()
+		if err != nil {
+			t.Fatal(err)
+		}
+		refuse := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusUnauthorized)
+			io.WriteString(w, `{"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"}`)
+		})}
+		go refuse.Serve(ln)
+		defer refuse.Close()
+		url := "http://" + ln.Addr().String()
+		cmd := quorumCmd(t, "models")
+		cmd.Env = append(cmd.Env, "COPILOT_DEBUG_GITHUB_API_URL="+url, "COPILOT_API_URL="+url, "HTTP_PROXY=", "HTTPS_PROXY=", "http_proxy=", "https_proxy=")
+		r := runBinary(t, cmd)
+		if r.code != ExitFailure || !strings.Contains(r.stderr, "GitHub refused the token in $COPILOT_SDK_AUTH_TOKEN (HTTP 401 Unauthorized: Bad credentials): it is invalid or expired") ||
+			!strings.Contains(r.stderr, "add --sim") {
+			t.Errorf("refused: exit %d, stderr %q", r.code, r.stderr)
+		}
+		cmd = quorumCmd(t, "models")
+		cmd.Env = append(cmd.Env, "COPILOT_DEBUG_GITHUB_API_URL=http://127.0.0.1:9", "COPILOT_API_URL=http://127.0.0.1:9")
+		r = runBinary(t, cmd)
+		if r.code != ExitFailure || !strings.Contains(r.stderr, "the Copilot CLI could not reach GitHub Copilot (error sending request") ||
+			!strings.Contains(r.stderr, "check the network") || !strings.Contains(r.stderr, "add --sim") {
+			t.Errorf("unreachable: exit %d, stderr %q", r.code, r.stderr)
+		}
+		cmd = quorumCmd(t, "models")
+		cmd.Env = append(cmd.Env, "COPILOT_SDK_AUTH_TOKEN=")
+		r = runBinary(t, cmd)
+		if r.code != ExitFailure || !strings.Contains(r.stderr, "the Copilot CLI is not logged in") || !strings.Contains(r.stderr, "copilot login") ||
+			!strings.Contains(r.stderr, "add --sim") {
+			t.Errorf("no token: exit %d, stderr %q", r.code, r.stderr)
 		}
 	})
 

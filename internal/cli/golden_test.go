@@ -1,0 +1,186 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/quorum-go/quorum/internal/sim"
+	"github.com/quorum-go/quorum/internal/simquorum"
+	"github.com/quorum-go/quorum/quorum"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+const (
+	goldenTopic = "Should we adopt Go for our CLI tools?"
+	goldenTask  = "Migrate the billing service from MySQL to Postgres without downtime"
+)
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -run %s -update to create it)", err, t.Name())
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (rerun with -update if the change is intended)\n--- got:\n%s\n--- want:\n%s", path, got, want)
+	}
+}
+
+// normaliseJSON zeroes what varies from run to run (timings and the start
+// time), keeping the output's order, so that a JSON result can be compared
+// with a golden file.
+func normaliseJSON(t *testing.T, s string) string {
+	t.Helper()
+	if !json.Valid([]byte(s)) {
+		t.Fatalf("stdout is not JSON:\n%s", s)
+	}
+	s = msRE.ReplaceAllString(s, `"${1}Ms": 0`)
+	return startedRE.ReplaceAllString(s, `"startedAt": "2000-01-01T00:00:00Z"`)
+}
+
+var (
+	msRE      = regexp.MustCompile(`"(\w+)Ms": \d+`)
+	startedRE = regexp.MustCompile(`"startedAt": "[^"]*"`)
+)
+
+// simWith serves simquorum's models with some replaced by scripted ones.
+func simWith(replace ...sim.Model) func(pace) []sim.Model {
+	return func(p pace) []sim.Model {
+		ms := simquorum.Models()
+		for i := range ms {
+			for _, r := range replace {
+				if ms[i].ID == r.ID {
+					ms[i] = r
+				}
+			}
+		}
+		return sim.Paced(ms, p.first, p.chunk)
+	}
+}
+
+// failing is a simulated participant whose turns in phase fail.
+func failing(id string, phase quorum.Phase) sim.Model {
+	return simquorum.Model(id).With(sim.Rule{Name: "fail", Match: simquorum.Is(phase),
+		Respond: sim.Always(sim.Fail("rate_limit", "simulated outage of "+id))})
+}
+
+// hanging is a simulated participant whose turns in phase never end.
+func hanging(id string, phase quorum.Phase) sim.Model {
+	return simquorum.Model(id).With(sim.Rule{Name: "hang", Match: simquorum.Is(phase),
+		Respond: sim.Always(sim.Reply{Text: "[simulated " + id + "] thinking…", Hang: true})})
+}
+
+var formats = []string{"text", "markdown", "json"}
+
+// goldenOutput is a run's stdout as its golden file holds it: JSON with
+// its timings zeroed.
+func goldenOutput(t *testing.T, format, stdout string) string {
+	if format == "json" {
+		return normaliseJSON(t, stdout)
+	}
+	return stdout
+}
+
+// The full reports of discuss and plan in every format are golden files:
+// every answer or plan under its model, every review or vote, the
+// ranking, the synthesis or winner, usage per model.
+func TestFullReportGolden(t *testing.T) {
+	for _, c := range []struct{ cmd, topic string }{{"discuss", goldenTopic}, {"plan", goldenTask}} {
+		for _, format := range formats {
+			t.Run(c.cmd+"-"+format, func(t *testing.T) {
+				o := newHarness(t).run(c.cmd, "--sim", "-o", format, c.topic)
+				if o.code != ExitOK {
+					t.Fatalf("exit %d: %s", o.code, o.stderr)
+				}
+				golden(t, c.cmd+"."+format+".golden", goldenOutput(t, format, o.stdout))
+			})
+		}
+	}
+}
+
+// A run that fails (too few models left) prints what it collected, in
+// every format, marked incomplete with the reason; the exit status is 1.
+func TestFailedRunPrintsWhatItCollected(t *testing.T) {
+	for _, format := range formats {
+		t.Run(format, func(t *testing.T) {
+			h := newHarness(t)
+			h.simModels = simWith(failing("sim-alpha", quorum.PhaseAnswer), failing("sim-gamma", quorum.PhaseAnswer))
+			o := h.run("discuss", "--sim", "-q", "-o", format, goldenTopic)
+			if o.code != ExitFailure {
+				t.Fatalf("exit %d: %s", o.code, o.stderr)
+			}
+			golden(t, "discuss-failed."+format+".golden", goldenOutput(t, format, o.stdout))
+			if !strings.Contains(o.stdout, "sim-beta") || !strings.Contains(o.stdout, "simulated outage of sim-alpha") {
+				t.Errorf("stdout lacks the answer that came in or the failures:\n%s", o.stdout)
+			}
+		})
+	}
+}
+
+// Ctrl-C in the review phase, after two of the three reviews came in:
+// the answers, those reviews and the ranking they make are printed in
+// every format, marked interrupted; the exit status is 130.
+func TestInterruptedRunPrintsWhatItCollected(t *testing.T) {
+	for _, c := range []struct{ cmd, topic string }{{"discuss", goldenTopic}, {"plan", goldenTask}} {
+		for _, format := range formats {
+			t.Run(c.cmd+"-"+format, func(t *testing.T) {
+				h := newHarness(t)
+				phase, before := quorum.PhaseReview, 2
+				if c.cmd == "plan" {
+					phase, before = quorum.PhaseVote, 4
+				}
+				h.simModels = simWith(hanging("sim-gamma", phase))
+				o := interruptAfter(h, phase, before, c.cmd, "--sim", "-q", "-o", format, c.topic)
+				if o.code != ExitInterrupted || !strings.Contains(o.stderr, "interrupted (Ctrl-C)") {
+					t.Fatalf("exit %d: %s", o.code, o.stderr)
+				}
+				golden(t, c.cmd+"-interrupted."+format+".golden", goldenOutput(t, format, o.stdout))
+			})
+		}
+	}
+}
+
+// interruptAfter runs the command and cancels it, as Ctrl-C does, once n
+// turns of phase have finished.
+func interruptAfter(h *harness, phase quorum.Phase, n int, args ...string) outcome {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	interrupt, ctrlC := context.WithCancel(ctx)
+	defer ctrlC()
+	var mu sync.Mutex
+	done := 0
+	h.onEvent = func(ev quorum.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		if ev.Kind == quorum.ModelFinished && ev.Phase == phase && ev.Err == nil {
+			if done++; done == n {
+				ctrlC()
+			}
+		}
+	}
+	o := h.runContext(interrupt, args...)
+	if ctx.Err() != nil {
+		h.t.Errorf("%q did not return before the test's deadline", args)
+	}
+	return o
+}

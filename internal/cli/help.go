@@ -1,0 +1,236 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// help writes cmd's help in the GitHub CLI's layout: what it does, usage,
+// examples, then the flags in sections (participants, run, output, the
+// Copilot CLI, configuration). `quorum help discuss` and `quorum discuss
+// --help` print the same.
+func (e *env) help(cmd *cobra.Command, w io.Writer) {
+	long := cmd.Long
+	if long == "" {
+		long = cmd.Short
+	}
+	fmt.Fprintln(w, strings.TrimSpace(long))
+	section := func(title, body string) {
+		if body = strings.TrimRight(body, "\n "); body != "" {
+			fmt.Fprintf(w, "\n%s\n%s\n", title, body)
+		}
+	}
+	usage := "  " + cmd.UseLine()
+	if cmd.HasAvailableSubCommands() && cmd.Runnable() && cmd.HasParent() {
+		usage += "\n  " + cmd.CommandPath() + " <command>"
+	}
+	section("USAGE", usage)
+	if cmd.HasAvailableSubCommands() {
+		var b strings.Builder
+		width := 0
+		for _, c := range cmd.Commands() {
+			width = max(width, len(c.Name()))
+		}
+		for _, c := range cmd.Commands() {
+			if c.IsAvailableCommand() || c.Name() == "help" {
+				fmt.Fprintf(&b, "  %-*s %s\n", width+1, c.Name()+":", c.Short)
+			}
+		}
+		section("COMMANDS", b.String())
+	}
+	for _, g := range flagGroups {
+		fs := pflag.NewFlagSet(g, pflag.ContinueOnError)
+		fs.SortFlags = false
+		cmd.Flags().VisitAll(func(f *pflag.Flag) {
+			if first(f.Annotations[annGroup]) == g {
+				fs.AddFlag(f)
+			}
+		})
+		section(g+" FLAGS", fs.FlagUsagesWrapped(100))
+	}
+	section("EXAMPLES", cmd.Example)
+	if cmd.HasParent() {
+		section("MORE", "  -h, --help   this help\n  Settings and where each comes from: quorum config --help")
+	} else {
+		section("MORE", rootMore)
+	}
+}
+
+const rootMore = `  Add --sim to run on the simulated Copilot server built into quorum: no
+  Copilot CLI or login needed, and every output is marked as simulated.
+
+  Settings: flags beat environment variables (QUORUM_*), which beat the
+  config file (quorum/config.json in your user config directory), which
+  beats the built-in defaults; 'quorum config' shows the effective values.
+
+  Exit codes: 0 success, 1 failure, 2 usage error, 3 degraded result (some
+  models dropped out; the result is still printed), 130 interrupted
+  (Ctrl-C), 143 terminated (SIGTERM).
+
+  Use 'quorum <command> --help' for more about a command.`
+
+// helpCmd is `quorum help [command]`: the command's help on stdout, and a
+// usage error for a command that does not exist (cobra's own says so and
+// exits 0).
+func (e *env) helpCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+			var names []string
+			for _, c := range cmd.Root().Commands() {
+				if c.IsAvailableCommand() {
+					names = append(names, c.Name()+"\t"+c.Short)
+				}
+			}
+			return names, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			target, rest, err := cmd.Root().Find(args)
+			if err != nil || target == nil || len(rest) > 0 || len(args) > 0 && target == cmd.Root() {
+				return unknownCommand(cmd.Root(), strings.Join(args, " "))
+			}
+			e.help(target, e.stdout)
+			return nil
+		},
+	}
+}
+
+// unknownCommand is the usage error for a command that does not exist,
+// with the commands it could have meant.
+func unknownCommand(parent *cobra.Command, name string) error {
+	msg := fmt.Sprintf("unknown command %q for %q", name, parent.CommandPath())
+	if parent.SuggestionsMinimumDistance <= 0 {
+		parent.SuggestionsMinimumDistance = 2 // cobra's own default, which it sets only on its own path
+	}
+	if s := parent.SuggestionsFor(name); len(s) > 0 {
+		msg += "; did you mean " + strings.Join(s, " or ") + "?"
+	} else {
+		var names []string
+		for _, c := range parent.Commands() {
+			if c.IsAvailableCommand() {
+				names = append(names, c.Name())
+			}
+		}
+		msg += " (commands: " + strings.Join(names, ", ") + ")"
+	}
+	return &UsageError{Msg: msg, cmd: parent.CommandPath()}
+}
+
+// noArgs is the Args of a command that takes none and may have
+// subcommands: an argument is an unknown subcommand or a stray word.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	if cmd.HasAvailableSubCommands() {
+		return unknownCommand(cmd, args[0])
+	}
+	return usagef("%s takes no arguments, got %q", cmd.CommandPath(), strings.Join(args, " "))
+}
+
+// exactArgs is the Args of a command that takes n arguments, named
+// names in messages.
+func exactArgs(names ...string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) == len(names) {
+			return nil
+		}
+		what := strings.Join(names, " and ")
+		if len(args) < len(names) {
+			return usagef("%s needs %s", cmd.CommandPath(), what)
+		}
+		return usagef("%s takes %s, got %d arguments (%s); quote an argument that has spaces", cmd.CommandPath(), what, len(args), quoteAll(args))
+	}
+}
+
+func quoteAll(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		if len(a) > 40 {
+			a = a[:37] + "..."
+		}
+		q[i] = fmt.Sprintf("%q", a)
+	}
+	return strings.Join(q, " ")
+}
+
+// flagError turns pflag's complaints into usage errors that say what to
+// do: the flag it could have meant, the command that has it, the fields
+// --json takes.
+func (e *env) flagError(cmd *cobra.Command, err error) error {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "unknown flag: --"); ok {
+		if s := suggestFlag(cmd, name); s != "" {
+			msg += "; did you mean --" + s + "?"
+		} else if others := commandsWithFlag(cmd.Root(), name); len(others) > 0 {
+			msg = fmt.Sprintf("%s does not take --%s (%s does)", cmd.CommandPath(), name, strings.Join(others, " and "))
+		}
+	}
+	if strings.HasPrefix(msg, "flag needs an argument: --json") {
+		if fields := jsonFields(commandName(cmd)); len(fields) > 0 {
+			msg = "--json needs the fields to print, comma-separated; " + cmd.CommandPath() + " has: " + strings.Join(fields, ", ")
+		}
+	}
+	return &UsageError{Msg: msg, cmd: cmd.CommandPath()}
+}
+
+// suggestFlag is the flag of cmd closest to name (a typo: at most two
+// edits away, or a third of its length), or "".
+func suggestFlag(cmd *cobra.Command, name string) string {
+	best, bestD := "", max(2, len(name)/3)+1
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if d := distance(name, f.Name); d < bestD {
+			best, bestD = f.Name, d
+		}
+	})
+	return best
+}
+
+// commandsWithFlag names the commands that take --name.
+func commandsWithFlag(root *cobra.Command, name string) []string {
+	var out []string
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.Flags().Lookup(name) != nil && c.IsAvailableCommand() {
+			out = append(out, c.CommandPath())
+		}
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(root)
+	slices.Sort(out)
+	return out
+}
+
+// distance is the Levenshtein distance between a and b.
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+// commandName is cmd's path after "quorum ".
+func commandName(cmd *cobra.Command) string {
+	return strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
+}

@@ -1,0 +1,142 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/quorum-go/quorum/copilot"
+	"github.com/quorum-go/quorum/internal/sim"
+)
+
+// A topic on stdin up to MaxTopic is taken whole; one byte more is
+// refused with the limit, never cut; the report does not echo a long
+// topic back in full.
+func TestStdinTopicLimit(t *testing.T) {
+	h := newHarness(t)
+	h.stdin = strings.Repeat("x", MaxTopic+1)
+	if o := h.run("discuss", "--sim", "-q", "-"); o.code != ExitUsage || !strings.Contains(o.stderr, "the topic on stdin is longer than 1048576 bytes (1 MiB)") {
+		t.Errorf("over the limit: exit %d, %q", o.code, o.stderr)
+	}
+	topic := "Should we rewrite it? " + strings.Repeat("Some more context. ", 5000) // about 95 KB
+	h.stdin = topic
+	o := h.run("discuss", "--sim", "-q", "-")
+	if o.code != ExitOK {
+		t.Fatalf("exit %d: %s", o.code, o.stderr)
+	}
+	if strings.Count(o.stdout, "Some more context.") > 30 || !strings.Contains(o.stdout, "more characters, left out here; -o json has the whole text)") {
+		t.Errorf("the report echoes the long topic:\n%.2000s", o.stdout)
+	}
+	o = h.run("discuss", "--sim", "-q", "--json", "question", "-")
+	if !strings.Contains(o.stdout, strings.TrimSpace(topic[len(topic)-200:])) {
+		t.Errorf("the JSON lost the end of the topic")
+	}
+}
+
+// A transcript file that cannot be created is not a mistake on the
+// command line: exit 1.
+func TestTranscriptPathIsNotAUsageError(t *testing.T) {
+	o := newHarness(t).run("discuss", "--sim", "-q", "--transcript", filepath.Join(t.TempDir(), "no", "such", "dir", "t.jsonl"), "q")
+	if o.code != ExitFailure || !strings.Contains(o.stderr, "cannot create the transcript file") {
+		t.Errorf("exit %d, %q", o.code, o.stderr)
+	}
+}
+
+// Start-up failures speak the command's language (--cli-path, not a
+// library field) and all say how to try quorum without the CLI.
+func TestStartupErrorsNameFlagsAndSim(t *testing.T) {
+	h := newHarness(t)
+	t.Setenv("PATH", t.TempDir())
+	o := h.run("ask", "q")
+	if o.code != ExitFailure || !strings.Contains(o.stderr, "the GitHub Copilot CLI was not found on PATH; install it with npm install -g @github/copilot, or name its binary with --cli-path") ||
+		!strings.Contains(o.stderr, "add --sim") || strings.Contains(o.stderr, "Options.") {
+		t.Errorf("no CLI: exit %d, %q", o.code, o.stderr)
+	}
+	o = h.run("models", "--cli-path", "/nonexistent/copilot")
+	if o.code != ExitFailure || !strings.Contains(o.stderr, "the Copilot CLI named by --cli-path (/nonexistent/copilot) cannot be run") || !strings.Contains(o.stderr, "add --sim") {
+		t.Errorf("bad --cli-path: exit %d, %q", o.code, o.stderr)
+	}
+	h.env["COPILOT_CLI_PATH"] = "/nonexistent/copilot"
+	if o := h.run("models"); !strings.Contains(o.stderr, "named by $COPILOT_CLI_PATH (/nonexistent/copilot)") {
+		t.Errorf("bad $COPILOT_CLI_PATH: %q", o.stderr)
+	}
+	// A CLI that exits at once: a start-up failure, with the hint.
+	fake := filepath.Join(t.TempDir(), "copilot")
+	os.WriteFile(fake, []byte("#!/bin/sh\necho broken >&2\nexit 3\n"), 0o755)
+	if o := h.run("models", "--cli-path", fake); o.code != ExitFailure || !strings.Contains(o.stderr, "starting the Copilot CLI: ") || !strings.Contains(o.stderr, "add --sim") {
+		t.Errorf("CLI that exits: exit %d, %q", o.code, o.stderr)
+	}
+}
+
+// version prints the module version, the VCS revision (or that there is
+// none) and the CLI it would use with its version.
+func TestVersion(t *testing.T) {
+	h := newHarness(t)
+	t.Setenv("PATH", t.TempDir())
+	o := h.run("version")
+	if o.code != ExitOK || !strings.HasPrefix(o.stdout, "quorum devel, ") || !strings.Contains(o.stdout, "Copilot CLI: none found (the GitHub Copilot CLI was not found on PATH") {
+		t.Errorf("exit %d:\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	fake := filepath.Join(t.TempDir(), "copilot")
+	os.WriteFile(fake, []byte("#!/bin/sh\necho 'GitHub Copilot CLI 9.8.7.'\necho 'Run copilot update to check for updates.'\n"), 0o755)
+	o = h.run("version", "--cli-path", fake, "--json", "cli")
+	if !strings.Contains(o.stdout, `"version": "9.8.7"`) || !strings.Contains(o.stdout, `"from": "flag --cli-path"`) || !strings.Contains(o.stdout, `"path": "`+fake+`"`) {
+		t.Errorf("version --json cli:\n%s%s", o.stdout, o.stderr)
+	}
+}
+
+// The CLI's failures to reach GitHub, as CLI 1.0.102 words them, become
+// messages about the token or the network, each with the --sim hint.
+func TestAPIErrorsExplained(t *testing.T) {
+	refused := errors.New(`models.list: Request models.list failed with message: GenericFailure, {"kind":"http","status":401,"statusText":"Unauthorized","body":"{\"message\": \"Bad credentials\"}","hasRequestId":false} (code -32603)`)
+	offline := errors.New(`models.list: Request models.list failed with message: GenericFailure, {"kind":"network","message":"error sending request for url (https://api.githubcopilot.com/models): dns error"} (code -32603)`)
+	h := newHarness(t)
+	inv := &invocation{e: &env{getenv: func(k string) string { return h.env[k] }}}
+	for _, c := range []struct {
+		env  map[string]string
+		err  error
+		want string
+	}{
+		{map[string]string{"GH_TOKEN": "x"}, refused, "listing: GitHub refused the token in $GH_TOKEN (HTTP 401 Unauthorized: Bad credentials): it is invalid or expired"},
+		{nil, refused, "listing: GitHub refused the Copilot CLI's login (HTTP 401 Unauthorized: Bad credentials); run copilot login again"},
+		{nil, offline, "listing: the Copilot CLI could not reach GitHub Copilot (error sending request for url (https://api.githubcopilot.com/models): dns error); check the network"},
+	} {
+		h.env = c.env
+		msg, ok := inv.explainAPIError("listing", c.err)
+		if !ok || !strings.HasPrefix(msg, c.want) || !strings.HasSuffix(msg, simHint) {
+			t.Errorf("%v, %v: %q", c.env, ok, msg)
+		}
+	}
+	if _, ok := inv.explainAPIError("listing", errors.New("session: boom")); ok {
+		t.Errorf("an ordinary error was explained as an API failure")
+	}
+}
+
+// A CLI that is not logged in: the message says to log in, or, when a
+// token was given, that the token or the network failed.
+func TestNotLoggedIn(t *testing.T) {
+	srv := sim.NewServer(sim.Options{Models: simModels(pace{}), Unauthenticated: true})
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := copilot.Connect(ctx, srv.Dial(), copilot.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	vars := map[string]string{}
+	inv := &invocation{e: &env{getenv: func(k string) string { return vars[k] }}}
+	err = inv.requireAuth(ctx, c)
+	if err == nil || !strings.Contains(err.Error(), "the Copilot CLI is not logged in (the CLI says: not authenticated (simulated)), or could not reach GitHub to check its login; run copilot login") ||
+		!strings.HasSuffix(err.Error(), simHint) {
+		t.Errorf("no token: %v", err)
+	}
+	vars["GITHUB_TOKEN"] = "x"
+	if err := inv.requireAuth(ctx, c); err == nil || !strings.Contains(err.Error(), "could not log in with the token in $GITHUB_TOKEN") {
+		t.Errorf("with a token: %v", err)
+	}
+}

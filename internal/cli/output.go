@@ -1,0 +1,165 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/quorum-go/quorum/internal/cli/report"
+	"github.com/quorum-go/quorum/quorum"
+)
+
+// envelope is what every command prints with -o json: one object,
+//
+//	{"command": "discuss", "simulated": false, "status": "ok", "error": "…", "result": {…}}
+//
+// command is the command ("discuss", "plan", "ask", "models", "config",
+// "version"). simulated is true for --sim runs, whose answers come from
+// the simulator. status is "ok"; for discuss and plan also "degraded"
+// (some models dropped out: exit status 3), "failed" (exit status 1) or
+// "interrupted" (exit status 130 or 143), and then error says why and
+// result holds what had been collected. result is the command's result:
+// for discuss and plan the quorum package's result schema (quorum/result.go),
+// for the others as their help says. Field names are camelCase, durations
+// are milliseconds in fields ending in Ms, and lists are [] when empty,
+// never null.
+//
+// --json FIELDS prints an object with only those fields, taken from the
+// result, or from the envelope for command, simulated and status.
+type envelope struct {
+	Command   string `json:"command"`
+	Simulated bool   `json:"simulated"`
+	Status    string `json:"status"`
+	Error     string `json:"error,omitempty"`
+	Result    any    `json:"result"`
+}
+
+// envelopeFields are the fields --json can take from the envelope itself.
+var envelopeFields = []string{"command", "simulated", "status", "error"}
+
+// resultShapes are a zero result of each command, from which the fields
+// that --json accepts are read.
+var resultShapes = map[string]any{
+	"discuss":    quorum.Discussion{},
+	"plan":       quorum.PlanResult{},
+	"ask":        askResult{},
+	"models":     modelsResult{},
+	"config":     configResult{},
+	"config get": configGetResult{},
+	"version":    versionResult{},
+}
+
+// jsonFields lists the fields --json accepts for command, sorted.
+func jsonFields(command string) []string {
+	shape, ok := resultShapes[command]
+	if !ok {
+		return nil
+	}
+	b, _ := json.Marshal(shape)
+	var m map[string]json.RawMessage
+	_ = json.Unmarshal(b, &m)
+	fields := slices.Clone(envelopeFields)
+	for k := range m {
+		if !slices.Contains(fields, k) {
+			fields = append(fields, k)
+		}
+	}
+	sort.Strings(fields)
+	return fields
+}
+
+// checkJSONFields refuses fields the command's result does not have.
+func (inv *invocation) checkJSONFields() error {
+	known := jsonFields(inv.name)
+	for _, f := range inv.o.json {
+		if !slices.Contains(known, f) {
+			return usagef("--json: %s has no field %q (fields: %s)", inv.name, f, strings.Join(known, ", "))
+		}
+	}
+	return nil
+}
+
+// writeJSON prints the envelope of result, or with --json the fields
+// asked for.
+func (inv *invocation) writeJSON(result any, status, errText string) error {
+	env := envelope{Command: inv.name, Simulated: inv.simulated(), Status: status, Error: errText, Result: result}
+	var out any = env
+	if len(inv.o.json) > 0 {
+		flat := map[string]json.RawMessage{}
+		for _, x := range []any{env, result} {
+			b, err := json.Marshal(x)
+			if err != nil {
+				return err
+			}
+			_ = json.Unmarshal(b, &flat) // result's fields win: error means the same in both
+		}
+		picked := map[string]json.RawMessage{}
+		for _, f := range inv.o.json {
+			v, ok := flat[f]
+			if !ok {
+				v = json.RawMessage("null") // an optional field that is absent
+			}
+			picked[f] = v
+		}
+		out = picked
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // answers quote <<<delimiters>>>; keep them readable
+	if err := enc.Encode(out); err != nil {
+		return err
+	}
+	_, err := inv.e.stdout.Write(b.Bytes())
+	return err
+}
+
+// num formats a number without trailing zeros: 2, 1.5.
+func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// printResult prints a discussion's or plan's result in the configured
+// format: JSON, Markdown, rendered Markdown on a terminal, or plain text.
+func (inv *invocation) printResult(rep report.Report, result any, status, incomplete string) error {
+	if inv.s.Output == "json" {
+		return inv.writeJSON(result, status, incomplete)
+	}
+	o := report.Options{Sections: inv.o.show, Simulated: inv.simulated(), Incomplete: incomplete}
+	if inv.s.Output == "markdown" {
+		report.Markdown(inv.e.stdout, rep, o)
+		return nil
+	}
+	if tty, width := inv.stdoutTerminal(); tty {
+		var md strings.Builder
+		report.Markdown(&md, rep, o)
+		out, err := report.Terminal(md.String(), width, !inv.s.NoColor)
+		if err == nil {
+			_, err = io.WriteString(inv.e.stdout, out)
+			return err
+		}
+		fmt.Fprintf(inv.e.stderr, "quorum: rendering the report failed (%v); plain text follows\n", err)
+	}
+	report.Text(inv.e.stdout, rep, o)
+	return nil
+}
+
+// stdoutTerminal reports whether stdout is a terminal that can take
+// rendered Markdown, and its width.
+func (inv *invocation) stdoutTerminal() (bool, int) {
+	tty, width := terminalWidth(inv.e.stdout)
+	if !tty || inv.e.getenv("TERM") == "dumb" {
+		return false, 0
+	}
+	return true, width
+}
+
+// reportOnTerminal says whether the report a person reads went to a
+// terminal, where the failures it lists are in view.
+func (inv *invocation) reportOnTerminal() bool {
+	tty, _ := inv.stdoutTerminal()
+	return tty && inv.s.Output != "json"
+}

@@ -1,0 +1,148 @@
+// Package cli is the quorum command, in production: its commands on cobra,
+// their flags, configuration (package config), results for people
+// (package report) and for programs (one JSON envelope), terminal output
+// and exit codes. cmd/quorum's main only calls Run and ExitCode, so every
+// command runs in-process in tests with its own streams and environment.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/quorum-go/quorum/internal/cli/sanitize"
+	"github.com/quorum-go/quorum/internal/sim"
+	"github.com/quorum-go/quorum/quorum"
+	"github.com/spf13/cobra"
+)
+
+// env is everything a command takes from its surroundings: the factory
+// through which tests inject streams, environment and config location.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	configDir      func() (string, error)
+	// simPace, if set, overrides the simulated models' streaming pace.
+	simPace *pace
+	// simModels, if set, replaces the models --sim serves (tests script
+	// failing or hanging participants with it).
+	simModels func(pace) []sim.Model
+	// onEvent, if set, sees every quorum event after the progress view,
+	// and ask's streamed text as Delta events (tests cancel a run from it).
+	onEvent func(quorum.Event)
+}
+
+// Run runs the quorum command with args (without the program name). It
+// prints what a person needs to stderr, results to stdout, and returns the
+// error that ExitCode turns into the exit status. Cancelling ctx stops the
+// command as Ctrl-C does; a cause of type *Interrupted names the signal.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, configDir: os.UserConfigDir}
+	return e.run(ctx, args)
+}
+
+// commandError is an error returned by a command's own code, as opposed to
+// one from cobra's parsing of the command line, which is a usage error.
+type commandError struct{ err error }
+
+func (e *commandError) Error() string { return e.err.Error() }
+
+func (e *env) run(ctx context.Context, args []string) error {
+	root := e.newRoot()
+	root.SetArgs(args)
+	root.SetIn(e.stdin)
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
+	cmd, err := root.ExecuteContextC(ctx)
+	var ce *commandError
+	switch {
+	case err == nil:
+	case errors.As(err, &ce):
+		err = ce.err
+	default: // cobra's: the command line is wrong
+		var ue *UsageError
+		if !errors.As(err, &ue) {
+			err = &UsageError{Msg: err.Error()}
+		}
+	}
+	var in *Interrupted
+	if err != nil && errors.Is(ctx.Err(), context.Canceled) && !errors.As(err, &in) {
+		// Stopped by Ctrl-C or SIGTERM, whatever the error it caused.
+		err = interrupted(ctx)
+	}
+	e.printError(cmd, err)
+	return err
+}
+
+// interrupted is the error of a command whose context was cancelled: the
+// signal that did it, Ctrl-C when nothing says.
+func interrupted(ctx context.Context) *Interrupted {
+	var in *Interrupted
+	if errors.As(context.Cause(ctx), &in) {
+		return in
+	}
+	return &Interrupted{Signal: os.Interrupt}
+}
+
+// printError tells the person at the terminal what went wrong, on stderr,
+// once: a usage error with where to find help, an interruption with what
+// was cleaned up. Error text can carry what the CLI or a model said, so it
+// is cleaned first.
+func (e *env) printError(cmd *cobra.Command, err error) {
+	if err == nil {
+		return
+	}
+	var ue *UsageError
+	var in *Interrupted
+	switch {
+	case errors.As(err, &in):
+		fmt.Fprintf(e.stderr, "quorum: %s; turns were aborted, sessions destroyed and the CLI stopped\n", in)
+	case errors.As(err, &ue):
+		fmt.Fprintln(e.stderr, "quorum: "+sanitize.Text(err.Error()))
+		path := ue.cmd
+		if path == "" && cmd != nil {
+			path = cmd.CommandPath()
+		}
+		if path == "" {
+			path = "quorum"
+		}
+		fmt.Fprintf(e.stderr, "Run '%s --help' for usage.\n", path)
+	default:
+		fmt.Fprintln(e.stderr, "quorum: "+strings.TrimPrefix(sanitize.Text(err.Error()), "quorum: "))
+	}
+}
+
+// newRoot builds the command tree; every command's code reaches e.
+func (e *env) newRoot() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "quorum <command>",
+		Short: "Run several Copilot models on one question at once.",
+		Long: `quorum runs several GitHub Copilot models on one question at once, over one
+Copilot CLI: a discussion with anonymous peer review and a synthesis, or
+ensemble planning with votes.`,
+		Example: `  $ quorum discuss --sim "Should we adopt Go for our CLI tools?"
+  $ quorum discuss -m gpt-5 -m claude-sonnet-4.5 "Should we shard the database?"
+  $ quorum plan "Migrate our CI to GitHub Actions" -o markdown > plan.md
+  $ quorum discuss -q --json synthesis "Tabs or spaces?" | jq -r .synthesis.conclusion`,
+		Version:       version(),
+		SilenceUsage:  true, // a mistake gets one line and a pointer to --help, not a dump
+		SilenceErrors: true, // Run prints errors, once, its way
+		Args:          noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e.help(cmd, e.stderr)
+			return usagef("no command given")
+		},
+	}
+	root.SetVersionTemplate("quorum {{.Version}}\n")
+	root.AddCommand(e.discussCmd(), e.planCmd(), e.askCmd(), e.modelsCmd(), e.configCmd(), e.versionCmd())
+	root.SetHelpCommand(e.helpCmd())
+	root.SetHelpFunc(func(cmd *cobra.Command, _ []string) { e.help(cmd, e.stdout) })
+	root.SetFlagErrorFunc(e.flagError)
+	root.InitDefaultCompletionCmd()
+	e.setupCompletion(root)
+	return root
+}

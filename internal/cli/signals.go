@@ -1,0 +1,34 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// WithSignals returns a context that SIGINT (Ctrl-C) or SIGTERM cancels,
+// with an *Interrupted naming the signal as its cause: Run then stops the
+// command cleanly (turns aborted, sessions destroyed, the CLI stopped),
+// prints what was collected, and ExitCode gives 130 or 143. The first
+// signal also restores the default handling, so that a second one ends
+// the process at once if that clean-up hangs. stop releases the signals.
+func WithSignals(parent context.Context) (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-ch:
+			signal.Stop(ch)
+			cancel(&Interrupted{Signal: s})
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(ch)
+		close(done)
+		cancel(nil)
+	}
+}

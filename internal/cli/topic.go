@@ -1,0 +1,37 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// MaxTopic is the largest topic, task or question quorum takes, read from
+// stdin or given as an argument: 1 MiB, far above what fits in a model's
+// context, so that a wrong file piped in by mistake is refused rather
+// than sent to every model.
+const MaxTopic = 1 << 20
+
+// topic returns the one positional argument, reading stdin for "-". A
+// text over MaxTopic is refused, never cut.
+func (inv *invocation) topic(what string) (string, error) {
+	t := inv.args[0]
+	from := "the " + what
+	if t == "-" {
+		b, err := io.ReadAll(io.LimitReader(inv.e.stdin, MaxTopic+1))
+		if err != nil {
+			return "", fmt.Errorf("reading the %s from stdin: %w", what, err)
+		}
+		if len(b) > MaxTopic {
+			return "", usagef("the %s on stdin is longer than %d bytes (1 MiB), the most quorum takes; shorten it, or send a summary", what, MaxTopic)
+		}
+		t, from = string(b), "the "+what+" on stdin"
+	}
+	if len(t) > MaxTopic {
+		return "", usagef("the %s is longer than %d bytes (1 MiB), the most quorum takes; shorten it", what, MaxTopic)
+	}
+	if t = strings.TrimSpace(t); t == "" {
+		return "", usagef("%s is empty", from)
+	}
+	return t, nil
+}
