@@ -157,10 +157,16 @@ func (inv *invocation) requireAuth(ctx context.Context, c *copilot.Client) error
 func (inv *invocation) listModels(ctx context.Context, c *copilot.Client) ([]copilot.Model, error) {
 	ms, err := c.Models(ctx)
 	if err != nil {
-		if msg, ok := inv.explainAPIError("listing the CLI's models", err); ok && ctx.Err() == nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("listing the CLI's models: %w", err)
+		}
+		if msg, ok := inv.explainAPIError("listing the CLI's models", err); ok {
 			return nil, errors.New(msg)
 		}
-		return nil, fmt.Errorf("listing the CLI's models: %w", err)
+		if inv.o.sim {
+			return nil, fmt.Errorf("listing the simulator's models: %w", err)
+		}
+		return nil, fmt.Errorf("listing the CLI's models: %w\n%s", err, simHint)
 	}
 	return ms, nil
 }

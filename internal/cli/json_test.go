@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/quorum-go/quorum/internal/sim"
+	"github.com/quorum-go/quorum/internal/simquorum"
 )
 
 // Every command prints the same envelope with -o json, and --json picks
@@ -68,5 +71,28 @@ func TestJSONFieldSelection(t *testing.T) {
 	// A field the result leaves out when empty is null, not missing.
 	if o := h.run("ask", "--sim", "--json", "error,answer", "q"); !strings.Contains(o.stdout, `"error": null`) {
 		t.Errorf("ask --json error:\n%s", o.stdout)
+	}
+}
+
+// JSON keeps a model's text whole, and a terminal showing it can act on
+// none of it: encoding/json escapes C0 controls, the envelope escapes C1.
+func TestJSONEscapesControls(t *testing.T) {
+	const evil = "a \x1b[2J b \u009b31m c \x07 d"
+	h := newHarness(t)
+	h.simModels = func(p pace) []sim.Model {
+		return []sim.Model{simquorum.Model("m").With(sim.Rule{Name: "evil", Match: func(sim.Turn) bool { return true }, Respond: sim.Always(sim.Text(evil))})}
+	}
+	o := h.run("ask", "--sim", "-q", "--json", "answer", "q")
+	if o.code != ExitOK {
+		t.Fatalf("exit %d: %s", o.code, o.stderr)
+	}
+	for _, r := range o.stdout {
+		if r < 0x20 && r != '\n' || r >= 0x7f && r <= 0x9f && r != 0x7f {
+			t.Errorf("control %U in the JSON output", r)
+		}
+	}
+	var got struct{ Answer string }
+	if err := json.Unmarshal([]byte(o.stdout), &got); err != nil || got.Answer != evil {
+		t.Errorf("answer %q, %v", got.Answer, err)
 	}
 }

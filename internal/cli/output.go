@@ -115,9 +115,30 @@ func (inv *invocation) writeJSON(result any, status, errText string) error {
 	if err := enc.Encode(out); err != nil {
 		return err
 	}
-	_, err := inv.e.stdout.Write(b.Bytes())
+	_, err := io.WriteString(inv.e.stdout, escapeC1(b.String()))
 	return err
 }
+
+// escapeC1 writes the C1 controls (U+0080–U+009F) that encoding/json
+// leaves raw in strings as \u escapes: the same JSON to a parser, but a
+// terminal showing it cannot take U+009B for the start of a command.
+// (encoding/json already escapes C0 controls, ESC among them.)
+func escapeC1(s string) string {
+	if !strings.ContainsFunc(s, isC1) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if isC1(r) {
+			fmt.Fprintf(&b, `\u%04x`, r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func isC1(r rune) bool { return r >= 0x80 && r <= 0x9f }
 
 // num formats a number without trailing zeros: 2, 1.5.
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
