@@ -29,6 +29,8 @@ func (e *env) setupCompletion(root *cobra.Command) {
 		}
 	}
 	if bash, _, err := root.Find([]string{"completion", "bash"}); err == nil && bash.Name() == "bash" {
+		bash.Long = strings.Replace(bash.Long, "This script depends on the 'bash-completion' package.\nIf it is not installed already, you can install it via your OS's package manager.",
+			"The script works with or without the bash-completion package.", 1)
 		bash.RunE = func(cmd *cobra.Command, _ []string) error {
 			noDesc, _ := cmd.Flags().GetBool("no-descriptions")
 			if _, err := io.WriteString(cmd.OutOrStdout(), bashPrelude); err != nil {

@@ -80,6 +80,16 @@ func shellEnv(t *testing.T) []string {
 		"ZDOTDIR=" + home, "TERM=xterm"}
 }
 
+// The completion commands' help says the bash script needs no package,
+// and lists the flags cobra gives them.
+func TestCompletionHelp(t *testing.T) {
+	o := newHarness(t).run("completion", "bash", "--help")
+	if !strings.Contains(o.stdout, "works with or without the bash-completion package") || strings.Contains(o.stdout, "depends on") ||
+		!strings.Contains(o.stdout, "FLAGS\n      --no-descriptions") {
+		t.Errorf("help:\n%s", o.stdout)
+	}
+}
+
 // The bash script, loaded into bash as `source <(quorum completion bash)`
 // does, completes a model id, a flag's value and a command. Bash is
 // always there; the bash-completion package need not be (the script

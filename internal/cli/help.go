@@ -43,15 +43,17 @@ func (e *env) help(cmd *cobra.Command, w io.Writer) {
 		}
 		section("COMMANDS", b.String())
 	}
-	for _, g := range flagGroups {
+	// Flags of cobra's own commands (completion's --no-descriptions) have
+	// no group: they are listed as FLAGS.
+	for _, g := range append([]string{""}, flagGroups...) {
 		fs := pflag.NewFlagSet(g, pflag.ContinueOnError)
 		fs.SortFlags = false
 		cmd.Flags().VisitAll(func(f *pflag.Flag) {
-			if first(f.Annotations[annGroup]) == g {
+			if first(f.Annotations[annGroup]) == g && f.Name != "help" {
 				fs.AddFlag(f)
 			}
 		})
-		section(g+" FLAGS", fs.FlagUsagesWrapped(100))
+		section(strings.TrimSpace(g+" FLAGS"), fs.FlagUsagesWrapped(100))
 	}
 	section("EXAMPLES", cmd.Example)
 	if cmd.HasParent() {
