@@ -113,6 +113,7 @@ func Connect(ctx context.Context, conn io.ReadWriteCloser, opts Options) (*Clien
 		return nil, err
 	}
 	c.cur = &connection{r: r, info: info}
+	c.watchLiveness(c.cur)
 	return c, nil
 }
 
@@ -161,7 +162,9 @@ func (c *Client) startConnection(ctx context.Context) (*connection, error) {
 		}
 		return nil, err
 	}
-	return &connection{r: r, child: ch, info: info}, nil
+	cn := &connection{r: r, child: ch, info: info}
+	c.watchLiveness(cn)
+	return cn, nil
 }
 
 // serve starts reading what r brings besides the sessions' messages: the

@@ -52,6 +52,17 @@ var (
 	// short (with ErrStopped).
 	ErrClosed = errors.New("copilot: client closed")
 
+	// ErrUnresponsive reports a CLI that Options.Liveness declared dead: it
+	// did not answer a ping in time (stopped, deadlocked, stuck). Waiters
+	// get it wrapped with router.ErrStopped; with Options.Restart the CLI
+	// is killed and started again.
+	ErrUnresponsive = errors.New("copilot: the Copilot CLI stopped responding")
+
+	// ErrTurnInactive reports a turn that SessionConfig.TurnInactivity
+	// ended: no event came from the CLI for that long. The turn is aborted
+	// on the CLI; the session can run another.
+	ErrTurnInactive = errors.New("copilot: no event from the Copilot CLI within the turn's inactivity limit")
+
 	// ErrRefused reports a request the CLI answered with a refusal rather
 	// than an error (success: false): a session it does not keep, a
 	// foreground session outside TUI+server mode. The error carries the

@@ -74,6 +74,13 @@ type Options struct {
 	// exponential backoff so that new sessions work again.
 	Restart *RestartPolicy
 
+	// Liveness, if not nil, pings the CLI periodically and declares a CLI
+	// that does not answer in time dead (a stopped process, a deadlock): a
+	// child that merely hangs never exits, so without it a caller with no
+	// deadline would wait forever. Off by default: a library caller who
+	// sets deadlines on every call needs no probe.
+	Liveness *Liveness
+
 	// Handlers answer the requests the CLI sends that name no session
 	// (host.*, installations.confirm, gitHubToken.getToken, …); requests
 	// of one session go to its SessionConfig.Handlers. As there, a request
@@ -122,6 +129,9 @@ func (o Options) Validate() error {
 			return invalid(ErrInvalidOptions, "%s is %v; it must be positive (0 means the default, %v)", d.name, *d.value, d.def)
 		}
 	}
+	if l := o.Liveness; l != nil && l.Interval <= 0 {
+		return invalid(ErrInvalidOptions, "Liveness.Interval is %v; it must be positive when Liveness is set", l.Interval)
+	}
 	if err := o.Router.Validate(); err != nil {
 		return fmt.Errorf("%w: Router: %w", ErrInvalidOptions, err)
 	}
@@ -156,11 +166,19 @@ func (o *Options) durations() []durationField {
 			durationField{"Restart.InitialInterval", &p.InitialInterval, defaultInitialInterval},
 			durationField{"Restart.MaxInterval", &p.MaxInterval, defaultMaxInterval})
 	}
+	if l := o.Liveness; l != nil {
+		// The timeout defaults to the interval: one ping in flight at a time.
+		ds = append(ds, durationField{"Liveness.Timeout", &l.Timeout, l.Interval})
+	}
 	return ds
 }
 
 // withDefaults fills every zero field with its default. o must be valid.
 func (o Options) withDefaults() Options {
+	if o.Liveness != nil {
+		l := *o.Liveness // filled in below, so a copy: the caller's stays as it was
+		o.Liveness = &l
+	}
 	if o.Restart != nil {
 		p := *o.Restart // filled in here, so a copy: the policy is the caller's
 		if p.MaxAttempts == 0 {

@@ -27,8 +27,10 @@ type Session struct {
 	pipeline ToolHandler
 	policy   PermissionPolicy
 	onEvent  func(Event)
-	handlers *protocol.Handlers
-	log      zerolog.Logger
+	// inactivity is SessionConfig.TurnInactivity.
+	inactivity time.Duration
+	handlers   *protocol.Handlers
+	log        zerolog.Logger
 
 	turn      chan struct{}          // one token: the turn lock, honouring contexts
 	destroyed atomic.Bool            // Destroy or Delete succeeded

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -48,6 +49,11 @@ type SessionConfig struct {
 	ConfigDirectory string
 	// DisableStreaming asks for whole messages instead of text deltas.
 	DisableStreaming bool
+	// TurnInactivity, if positive, ends a turn with ErrTurnInactive (and
+	// aborts it on the CLI) when no event comes from the CLI for that long
+	// — not counting the time the client itself spends on a tool or a
+	// permission. Zero: no limit.
+	TurnInactivity time.Duration
 	// StreamSubAgents streams sub-agents' text deltas too (to
 	// TurnHandlers.OnAgentDelta); without it the CLI sends only their
 	// whole messages. Either way their text is kept apart from the main
@@ -178,6 +184,9 @@ func (cfg SessionConfig) Validate() error {
 	if cfg.ID != "" && cfg.AssignedID {
 		return invalid(ErrInvalidSessionConfig, "ID is %q and AssignedID is set; with AssignedID the CLI picks the id", cfg.ID)
 	}
+	if cfg.TurnInactivity < 0 {
+		return invalid(ErrInvalidSessionConfig, "TurnInactivity is %v; it must not be negative (0 means no limit)", cfg.TurnInactivity)
+	}
 	if _, ok := cfg.Profiles[cfg.Profile]; cfg.Profile != "" && !ok {
 		return invalid(ErrInvalidSessionConfig, "Profile %q is not defined in Profiles", cfg.Profile)
 	}
@@ -291,16 +300,17 @@ func (c *Client) prepare(ctx context.Context, cfg SessionConfig) (*Session, prot
 		id = uuid.NewString()
 	}
 	s := &Session{
-		model:    cfg.Model,
-		client:   c,
-		r:        cn.r,
-		tools:    make(map[string]Tool),
-		policy:   cfg.Permissions,
-		onEvent:  cfg.OnEvent,
-		handlers: &cfg.Handlers,
-		log:      c.log.With().Str("session", id).Logger(),
-		turn:     make(chan struct{}, 1),
-		own:      make(chan struct{}, 1),
+		model:      cfg.Model,
+		client:     c,
+		r:          cn.r,
+		tools:      make(map[string]Tool),
+		policy:     cfg.Permissions,
+		onEvent:    cfg.OnEvent,
+		inactivity: cfg.TurnInactivity,
+		handlers:   &cfg.Handlers,
+		log:        c.log.With().Str("session", id).Logger(),
+		turn:       make(chan struct{}, 1),
+		own:        make(chan struct{}, 1),
 	}
 	if s.policy == nil {
 		s.policy = DenyAll

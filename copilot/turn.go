@@ -99,7 +99,13 @@ func (s *Session) StreamPrompt(ctx context.Context, p Prompt, h TurnHandlers) (R
 	s.dirty = true
 
 	ctx = withTurn(ctx, &turnState{})
-	err = s.readTurn(ctx, s.observe(ctx, h, &reply), &reply)
+	var limit *inactivityLimit
+	if s.inactivity > 0 {
+		var stop func()
+		ctx, limit, stop = withInactivity(ctx, s.inactivity)
+		defer stop()
+	}
+	err = s.readTurn(ctx, s.observe(ctx, h, &reply, limit), &reply, limit)
 	reply.Duration = time.Since(start)
 	return reply, err
 }
@@ -107,12 +113,13 @@ func (s *Session) StreamPrompt(ctx context.Context, p Prompt, h TurnHandlers) (R
 // observe wraps h with what the session needs to see of every event of a
 // turn: SessionConfig.OnEvent, usage to add up, model-switch questions to
 // decline, the CLI's requests to answer.
-func (s *Session) observe(ctx context.Context, h TurnHandlers, reply *Reply) *session.Handlers {
+func (s *Session) observe(ctx context.Context, h TurnHandlers, reply *Reply, limit *inactivityLimit) *session.Handlers {
 	return &session.Handlers{
 		OnDelta:      h.OnDelta,
 		OnAgentDelta: h.OnAgentDelta,
 		OnRequest:    s.answerRequest,
 		OnEvent: func(ev Event) {
+			limit.seen()
 			s.notify(ev)
 			switch ev.Type {
 			case protocol.EventAssistantUsage:
@@ -136,7 +143,7 @@ func (s *Session) observe(ctx context.Context, h TurnHandlers, reply *Reply) *se
 // the way, and fills in reply's text and tool-call count. A turn that the
 // tool-call limit or a refused permission ended returns that reason rather
 // than the CLI's plain abort.
-func (s *Session) readTurn(ctx context.Context, handlers *session.Handlers, reply *Reply) error {
+func (s *Session) readTurn(ctx context.Context, handlers *session.Handlers, reply *Reply, limit *inactivityLimit) error {
 	var texts []string
 	defer func() { reply.Text = strings.Join(texts, "\n\n") }()
 	addAgentText := func(m map[string]string) {
@@ -158,7 +165,7 @@ func (s *Session) readTurn(ctx context.Context, handlers *session.Handlers, repl
 		if err != nil {
 			if ctx.Err() != nil {
 				s.abortAfterCancel()
-				return ctx.Err()
+				return turnCause(ctx)
 			}
 			if errors.Is(err, session.ErrAborted) && limitErr != nil {
 				err = limitErr
@@ -174,14 +181,20 @@ func (s *Session) readTurn(ctx context.Context, handlers *session.Handlers, repl
 		switch {
 		case step.Tool != nil:
 			reply.ToolCalls++
-			if err := s.runTool(ctx, step.Tool); errors.Is(err, ErrToolLimit) && limitErr == nil {
+			limit.pause() // the CLI waits for us: its silence is not inactivity
+			err := s.runTool(ctx, step.Tool)
+			limit.seen()
+			if errors.Is(err, ErrToolLimit) && limitErr == nil {
 				limitErr = err
 				if aerr := s.Abort(ctx); aerr != nil {
 					s.log.Warn().Err(aerr).Msg("aborting after the tool-call limit")
 				}
 			}
 		case step.Permission != nil:
-			if !s.answerPermission(ctx, step.Permission) && denied == "" {
+			limit.pause()
+			approved := s.answerPermission(ctx, step.Permission)
+			limit.seen()
+			if !approved && denied == "" {
 				denied = permissionLabel(step.Permission)
 			}
 		default:
