@@ -20,7 +20,7 @@ func TestRealCLIStoppedIsDeclaredDeadAndRestarted(t *testing.T) {
 		Restart:  &RestartPolicy{InitialInterval: 50 * time.Millisecond},
 	})
 	ctx := testutil.Context(t, 2*hangGuard)
-	s, err := c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools})
+	s, err := c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestRealCLIStoppedIsDeclaredDeadAndRestarted(t *testing.T) {
 		t.Fatalf("the stopped CLI's waiter got %v", err)
 	}
 	// Supervision kills the stopped child and starts another.
-	s2, err := c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools})
+	s2, err := c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestRealCLIStoppedBrieflyRecovers(t *testing.T) {
 		Restart:  &RestartPolicy{InitialInterval: 50 * time.Millisecond},
 	})
 	ctx := testutil.Context(t, 2*hangGuard)
-	s, err := c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools, TurnInactivity: 10 * time.Second})
+	s, err := c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools(), TurnInactivity: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestRealCLITurnInactivity(t *testing.T) {
 		"m": modelapi.Sequence(modelapi.Stall(), modelapi.Text("awake")),
 	}, Options{})
 	ctx := testutil.Context(t, 2*hangGuard)
-	s, err := c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools, TurnInactivity: time.Second})
+	s, err := c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools(), TurnInactivity: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -242,7 +242,7 @@ func TestRealCLIRichToolResult(t *testing.T) {
 			}, nil
 		})}
 	var complete *protocol.ToolExecutionCompleteData
-	s, err := c.NewSession(ctx, SessionConfig{Model: "draw", BuiltinTools: NoBuiltinTools, Tools: []Tool{draw},
+	s, err := c.NewSession(ctx, SessionConfig{Model: "draw", BuiltinTools: NoBuiltinTools(), Tools: []Tool{draw},
 		OnEvent: func(ev Event) {
 			if d, err := protocol.DecodeEvent[protocol.ToolExecutionCompleteData](ev, protocol.EventToolExecutionComplete); err == nil {
 				complete = d
@@ -270,7 +270,7 @@ func TestRealCLIRichToolResult(t *testing.T) {
 		got = a
 		return fmt.Sprintf("%d days of sun in %s", a.Days, a.City), nil
 	})
-	f, err := c.NewSession(ctx, SessionConfig{Model: "forecast", BuiltinTools: NoBuiltinTools, Tools: []Tool{forecast}, Permissions: ApproveAll})
+	f, err := c.NewSession(ctx, SessionConfig{Model: "forecast", BuiltinTools: NoBuiltinTools(), Tools: []Tool{forecast}, Permissions: ApproveAll})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +302,7 @@ func TestRealCLISessionManagement(t *testing.T) {
 	if id, err := c.LastSessionID(ctx); err != nil || id != "" {
 		t.Fatalf("a fresh CLI's last session: %q, %v", id, err)
 	}
-	s, err := c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools})
+	s, err := c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -345,7 +345,7 @@ func TestRealCLISessionManagement(t *testing.T) {
 		t.Errorf("deleting it again: %v, want ErrRefused", err)
 	}
 
-	busy, err := c.NewSession(ctx, SessionConfig{Model: "stall", BuiltinTools: NoBuiltinTools})
+	busy, err := c.NewSession(ctx, SessionConfig{Model: "stall", BuiltinTools: NoBuiltinTools()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,7 +379,7 @@ func TestRealCLISessionManagement(t *testing.T) {
 func TestRealCLISetModel(t *testing.T) {
 	c, api := startReal(t, map[string]modelapi.Responder{"m": modelapi.Echo, "n": modelapi.Echo}, Options{})
 	ctx := testutil.Context(t, hangGuard)
-	s, err := c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools})
+	s, err := c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -419,7 +419,7 @@ func TestRealCLIAutoModeSwitch(t *testing.T) {
 		var mu sync.Mutex
 		var o outcome
 		var asked atomic.Int32
-		cfg := SessionConfig{Model: "limited", BuiltinTools: NoBuiltinTools, OnEvent: func(ev Event) {
+		cfg := SessionConfig{Model: "limited", BuiltinTools: NoBuiltinTools(), OnEvent: func(ev Event) {
 			mu.Lock()
 			defer mu.Unlock()
 			d, _ := ev.Decode()
@@ -478,7 +478,7 @@ func TestRealCLIAutoModeSwitch(t *testing.T) {
 func TestRealCLICloseFailsTurnInFlight(t *testing.T) {
 	c, api := startReal(t, map[string]modelapi.Responder{"stall": modelapi.Fixed(modelapi.Text("thinking").WithStall())}, Options{})
 	ctx := testutil.Context(t, hangGuard)
-	s, err := c.NewSession(ctx, SessionConfig{Model: "stall", BuiltinTools: NoBuiltinTools})
+	s, err := c.NewSession(ctx, SessionConfig{Model: "stall", BuiltinTools: NoBuiltinTools()})
 	if err != nil {
 		t.Fatal(err)
 	}

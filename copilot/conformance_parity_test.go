@@ -105,7 +105,7 @@ func TestRealCLIHookRewritesPrompt(t *testing.T) {
 	var mu sync.Mutex
 	var submitted UserPromptSubmittedInput
 	var start SessionStartInput
-	s, err := c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools, Hooks: &Hooks{
+	s, err := c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools(), Hooks: &Hooks{
 		OnUserPromptSubmitted: func(_ context.Context, in UserPromptSubmittedInput) (*UserPromptSubmittedOutput, error) {
 			mu.Lock()
 			submitted = in
@@ -175,7 +175,7 @@ func TestRealCLIHooksAroundTools(t *testing.T) {
 		}}, "the tool said: stormy, said the hook", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools, Tools: []Tool{lookup}, Hooks: tc.hooks})
+			s, err := c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools(), Tools: []Tool{lookup}, Hooks: tc.hooks})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -203,7 +203,7 @@ func TestRealCLIPromptAttachmentsAndHeaders(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var sent protocol.UserMessageData
-	s, err := c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools})
+	s, err := c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +275,7 @@ func TestRealCLISteeringMessage(t *testing.T) {
 		return "sunny", nil
 	}}
 	var err error
-	if s, err = c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools, Tools: []Tool{lookup}}); err != nil {
+	if s, err = c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools(), Tools: []Tool{lookup}}); err != nil {
 		t.Fatal(err)
 	}
 	defer s.Destroy(ctx)
@@ -294,7 +294,7 @@ func TestRealCLISystemMessageReplaceAndCustomize(t *testing.T) {
 	c, api := startReal(t, map[string]modelapi.Responder{"m": modelapi.Echo}, Options{})
 	stream := func(cfg SessionConfig) modelapi.Request {
 		t.Helper()
-		cfg.Model, cfg.BuiltinTools = "m", NoBuiltinTools
+		cfg.Model, cfg.BuiltinTools = "m", NoBuiltinTools()
 		_, req := oneTurn(t, c, api, cfg, "hello")
 		return req
 	}
@@ -331,7 +331,7 @@ func TestRealCLIExcludedToolsAndClientName(t *testing.T) {
 	}{
 		{"all built-ins but two", SessionConfig{ExcludedTools: []string{"bash", "view"}}, []string{"grep", "edit"}, []string{"bash", "view"}},
 		{"some built-ins, less one", SessionConfig{BuiltinTools: []string{"grep", "glob"}, ExcludedTools: []string{"glob"}}, []string{"grep"}, []string{"glob", "bash"}},
-		{"a client tool excluded", SessionConfig{BuiltinTools: NoBuiltinTools, Tools: []Tool{{Name: "kept", Handler: noop}, {Name: "dropped", Handler: noop}}, ExcludedTools: []string{"dropped"}},
+		{"a client tool excluded", SessionConfig{BuiltinTools: NoBuiltinTools(), Tools: []Tool{{Name: "kept", Handler: noop}, {Name: "dropped", Handler: noop}}, ExcludedTools: []string{"dropped"}},
 			[]string{"kept"}, []string{"dropped"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -362,12 +362,12 @@ func TestRealCLIExcludedToolsAndClientName(t *testing.T) {
 func TestRealCLIReasoningEffortAndProvider(t *testing.T) {
 	c, api := startReal(t, map[string]modelapi.Responder{"m": modelapi.Echo, "byok": modelapi.Echo}, Options{})
 	ctx := testutil.Context(t, hangGuard)
-	_, err := c.NewSession(ctx, SessionConfig{Model: "m", ReasoningEffort: "high", BuiltinTools: NoBuiltinTools})
+	_, err := c.NewSession(ctx, SessionConfig{Model: "m", ReasoningEffort: "high", BuiltinTools: NoBuiltinTools()})
 	if err == nil || !strings.Contains(err.Error(), "reasoning effort") {
 		t.Fatalf("a reasoning effort for a model without reasoning: %v", err)
 	}
 	yes := true
-	s, err := c.NewSession(ctx, SessionConfig{Model: "byok", ReasoningEffort: "high", BuiltinTools: NoBuiltinTools,
+	s, err := c.NewSession(ctx, SessionConfig{Model: "byok", ReasoningEffort: "high", BuiltinTools: NoBuiltinTools(),
 		Provider: &protocol.ProviderConfig{Type: protocol.ProviderConfigTypeOpenai, BaseURL: api.URL(), APIKey: "byok-key-1",
 			ModelCapabilities: &protocol.ModelCapabilitiesOverride{Supports: &protocol.ModelCapabilitiesOverrideSupports{ReasoningEffort: &yes}}}})
 	if err != nil {
@@ -449,7 +449,7 @@ func TestRealCLIElicitation(t *testing.T) {
 	c, _ := startReal(t, map[string]modelapi.Responder{"m": modelapi.Echo}, Options{})
 	ctx := testutil.Context(t, hangGuard)
 	var fail atomic.Bool
-	s, err := c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools,
+	s, err := c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools(),
 		OnElicitation: func(_ context.Context, d *protocol.ElicitationRequestedData) (*protocol.UIElicitationResponse, error) {
 			if fail.Load() {
 				return nil, errors.New("no one at the keyboard")

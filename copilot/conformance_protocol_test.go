@@ -36,7 +36,7 @@ func TestRealCLIEachEventOnceUnderLoad(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s, err := c.NewSession(ctx, SessionConfig{Model: id, BuiltinTools: NoBuiltinTools})
+			s, err := c.NewSession(ctx, SessionConfig{Model: id, BuiltinTools: NoBuiltinTools()})
 			if err != nil {
 				t.Error(err)
 				return

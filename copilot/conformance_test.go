@@ -71,7 +71,7 @@ func TestRealCLIHandshakeModelsAndTurn(t *testing.T) {
 			if err := c.RequireAuth(ctx); err != nil {
 				t.Fatal(err)
 			}
-			s, err := c.NewSession(ctx, SessionConfig{Model: "alpha", BuiltinTools: NoBuiltinTools})
+			s, err := c.NewSession(ctx, SessionConfig{Model: "alpha", BuiltinTools: NoBuiltinTools()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -109,7 +109,7 @@ func TestRealCLIEightConcurrentSessions(t *testing.T) {
 			defer wg.Done()
 			id := fmt.Sprint("model-", i)
 			var seen eventTypes
-			s, err := c.NewSession(ctx, SessionConfig{Model: id, BuiltinTools: NoBuiltinTools, OnEvent: seen.on})
+			s, err := c.NewSession(ctx, SessionConfig{Model: id, BuiltinTools: NoBuiltinTools(), OnEvent: seen.on})
 			if err != nil {
 				t.Error(err)
 				return
@@ -172,7 +172,7 @@ func TestRealCLIToolsWithPermission(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s, err := c.NewSession(ctx, SessionConfig{Model: m, BuiltinTools: NoBuiltinTools,
+			s, err := c.NewSession(ctx, SessionConfig{Model: m, BuiltinTools: NoBuiltinTools(),
 				Tools: []Tool{lookup}, Permissions: policy})
 			if err != nil {
 				t.Error(err)
@@ -205,7 +205,7 @@ func TestRealCLIPermissionDenied(t *testing.T) {
 	}, Options{})
 	ctx := testutil.Context(t, hangGuard)
 	var ran bool
-	s, err := c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools, Tools: []Tool{{
+	s, err := c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools(), Tools: []Tool{{
 		Name: "lookup", Handler: func(context.Context, ToolCall) (string, error) { ran = true; return "", nil },
 	}}})
 	if err != nil {
@@ -225,7 +225,7 @@ func TestRealCLIAbortDestroyAndModelError(t *testing.T) {
 	}, Options{})
 	ctx := testutil.Context(t, hangGuard)
 
-	s, err := c.NewSession(ctx, SessionConfig{Model: "staller", BuiltinTools: NoBuiltinTools})
+	s, err := c.NewSession(ctx, SessionConfig{Model: "staller", BuiltinTools: NoBuiltinTools()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +251,7 @@ func TestRealCLIAbortDestroyAndModelError(t *testing.T) {
 		t.Errorf("%d model requests still open after abort", api.Active())
 	}
 
-	b, err := c.NewSession(ctx, SessionConfig{Model: "broken", BuiltinTools: NoBuiltinTools})
+	b, err := c.NewSession(ctx, SessionConfig{Model: "broken", BuiltinTools: NoBuiltinTools()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +275,7 @@ func TestRealCLIKilledMidStream(t *testing.T) {
 	started := make(chan struct{}, n)
 	errs := make(chan error, n)
 	for i := 0; i < n; i++ {
-		s, err := c.NewSession(ctx, SessionConfig{Model: "slow", BuiltinTools: NoBuiltinTools})
+		s, err := c.NewSession(ctx, SessionConfig{Model: "slow", BuiltinTools: NoBuiltinTools()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -297,10 +297,10 @@ func TestRealCLIKilledMidStream(t *testing.T) {
 			t.Errorf("waiter %d: %v, want ErrStopped wrapping ErrCLIExited", i, err)
 		}
 	}
-	s, err := c.NewSession(ctx, SessionConfig{Model: "slow", BuiltinTools: NoBuiltinTools})
+	s, err := c.NewSession(ctx, SessionConfig{Model: "slow", BuiltinTools: NoBuiltinTools()})
 	for err != nil && errors.Is(err, ErrStopped) && ctx.Err() == nil {
 		time.Sleep(50 * time.Millisecond) // the supervisor has not begun the restart yet
-		s, err = c.NewSession(ctx, SessionConfig{Model: "slow", BuiltinTools: NoBuiltinTools})
+		s, err = c.NewSession(ctx, SessionConfig{Model: "slow", BuiltinTools: NoBuiltinTools()})
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -336,7 +336,7 @@ func BenchmarkRealCLI(b *testing.B) {
 			b.Fatal(err)
 		}
 		start += time.Since(t0)
-		s, err := c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools})
+		s, err := c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools()})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -362,7 +362,7 @@ func BenchmarkRealCLI(b *testing.B) {
 func TestRealCLIResume(t *testing.T) {
 	c, _ := startReal(t, map[string]modelapi.Responder{"m": modelapi.Echo}, Options{})
 	ctx := testutil.Context(t, hangGuard)
-	s, err := c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools})
+	s, err := c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,7 +370,7 @@ func TestRealCLIResume(t *testing.T) {
 		t.Fatalf("%q %v", a, err)
 	}
 	s.Close()
-	r, err := c.ResumeSession(ctx, s.ID(), SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools})
+	r, err := c.ResumeSession(ctx, s.ID(), SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools()})
 	if err != nil {
 		t.Fatal(err)
 	}

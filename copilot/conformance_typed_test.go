@@ -21,7 +21,7 @@ import (
 func TestRealCLITypedCalls(t *testing.T) {
 	c, _ := startReal(t, map[string]modelapi.Responder{"m": modelapi.Echo, "n": modelapi.Echo}, Options{})
 	ctx := testutil.Context(t, hangGuard)
-	s, err := c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools})
+	s, err := c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestRealCLIEventsBetweenTurns(t *testing.T) {
 	c, _ := startReal(t, map[string]modelapi.Responder{"m": modelapi.Echo}, Options{})
 	ctx := testutil.Context(t, hangGuard)
 	events := make(eventLog, 1024)
-	s, err := c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools, OnEvent: events.on})
+	s, err := c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools(), OnEvent: events.on})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func TestRealCLIUserInputRequest(t *testing.T) {
 	var asked *protocol.UserInputRequestParams
 	// With no built-in tool allowed, a user-input handler still lets the
 	// model ask (the package allows ask_user when the handler is set).
-	cfg := SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools}
+	cfg := SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools()}
 	cfg.Handlers.UserInputRequest = func(_ context.Context, p *protocol.UserInputRequestParams) (*protocol.UserInputResponse, error) {
 		mu.Lock()
 		asked = p

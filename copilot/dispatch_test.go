@@ -168,7 +168,7 @@ func TestHandlersTurnRequestsOn(t *testing.T) {
 		t.Fatalf("create params: %+v", created)
 	}
 	// With no built-in tool allowed, the CLI's ask_user stays available.
-	cfg.BuiltinTools = NoBuiltinTools
+	cfg.BuiltinTools = NoBuiltinTools()
 	if _, created, err = c.prepare(ctx, cfg); err != nil || created.AvailableTools == nil || !slices.Contains(*created.AvailableTools, "ask_user") {
 		t.Fatalf("available tools %v, %v", created.AvailableTools, err)
 	}

@@ -101,7 +101,7 @@
 // or mark trusted tools SkipPermission. A policy sees the request typed by
 // kind (shell, write, read, url, mcp, …) and returns a decision: approve
 // once, for the session or for a location, or reject, with feedback the
-// model reads. SessionConfig.BuiltinTools set to NoBuiltinTools switches
+// model reads. SessionConfig.BuiltinTools set to NoBuiltinTools() switches
 // the CLI's own tools (shell, files, web) off.
 //
 // # Managing sessions

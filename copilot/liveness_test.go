@@ -180,3 +180,13 @@ func TestLivenessAndInactivityAreValidated(t *testing.T) {
 		t.Errorf("negative TurnInactivity: %v", err)
 	}
 }
+
+// The safe default cannot be changed by other code: each call is a fresh,
+// empty, non-nil list (nil would mean every built-in tool).
+func TestNoBuiltinToolsStaysEmpty(t *testing.T) {
+	first := NoBuiltinTools()
+	_ = append(first[:0:0], "bash")
+	if got := NoBuiltinTools(); got == nil || len(got) != 0 {
+		t.Fatalf("NoBuiltinTools() = %#v", got)
+	}
+}

@@ -26,7 +26,7 @@ func runSessions(tb testing.TB, c *Client, n int) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			s, err := c.NewSession(ctx, SessionConfig{Model: "scale", BuiltinTools: NoBuiltinTools})
+			s, err := c.NewSession(ctx, SessionConfig{Model: "scale", BuiltinTools: NoBuiltinTools()})
 			if err != nil {
 				errs <- err
 				return

@@ -222,7 +222,7 @@ func TestClientToolsWithoutBuiltins(t *testing.T) {
 	})}})
 	ctx := testutil.Context(t, hangGuard)
 	var calls int
-	s, _ := c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools,
+	s, _ := c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools(),
 		Tools: []Tool{weatherTool(&calls)}, Permissions: ApproveAll})
 	a, err := s.Ask(ctx, "x")
 	if err != nil || calls != 1 || !strings.Contains(a, "sunny in Lima") || len(offered) != 1 {

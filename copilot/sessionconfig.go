@@ -61,7 +61,7 @@ type SessionConfig struct {
 	StreamSubAgents bool
 
 	// BuiltinTools names the CLI's own tools (bash, view, edit, ...) the
-	// model may use. nil offers all of them; NoBuiltinTools offers none.
+	// model may use. nil offers all of them; NoBuiltinTools() offers none.
 	BuiltinTools []string
 	// ExcludedTools names tools the model is not offered: built-in ones,
 	// client Tools or MCP servers' tools. It applies besides BuiltinTools.
@@ -158,9 +158,11 @@ var reasoningEfforts = []string{"low", "medium", "high", "xhigh", "max"}
 // with a userInput.request to the client.
 const askUserTool = "ask_user"
 
-// NoBuiltinTools, as SessionConfig.BuiltinTools, switches the CLI's own
-// tools off: no shell, no file writes, no web access.
-var NoBuiltinTools = []string{}
+// NoBuiltinTools(), as SessionConfig.BuiltinTools, switches the CLI's own
+// tools off: no shell, no file writes, no web access. A function, not a
+// variable, so that no code can set it to nil and turn every tool back on
+// in the sessions of code that trusts it.
+func NoBuiltinTools() []string { return []string{} }
 
 // Validate reports the first field of cfg that NewSession refuses, naming
 // it, in an error wrapping ErrInvalidSessionConfig: no Model, an ID beside

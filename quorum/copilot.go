@@ -27,7 +27,7 @@ func (b copilotBackend) Open(ctx context.Context, o OpenOptions) (Conversation, 
 	s, err := b.c.NewSession(ctx, copilot.SessionConfig{
 		Model:         o.Model,
 		SystemMessage: o.SystemMessage,
-		BuiltinTools:  copilot.NoBuiltinTools,
+		BuiltinTools:  copilot.NoBuiltinTools(),
 		Permissions:   copilot.DenyAll,
 	})
 	if err != nil {

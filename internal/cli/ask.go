@@ -58,7 +58,7 @@ func runAsk(inv *invocation) error {
 	if err != nil {
 		return err
 	}
-	s, err := c.NewSession(ctx, copilot.SessionConfig{Model: model, BuiltinTools: copilot.NoBuiltinTools})
+	s, err := c.NewSession(ctx, copilot.SessionConfig{Model: model, BuiltinTools: copilot.NoBuiltinTools()})
 	if err != nil {
 		return err
 	}

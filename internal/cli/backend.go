@@ -49,12 +49,7 @@ func (inv *invocation) connect(ctx context.Context) (c *copilot.Client, close fu
 	if inv.s.Transport == "tcp" {
 		tr = copilot.TCP
 	}
-	c, err = copilot.Start(ctx, copilot.Options{
-		CLIPath:   inv.s.CLIPath,
-		Args:      inv.s.CLIArgs,
-		Transport: tr,
-		Logger:    &inv.log,
-	})
+	c, err = copilot.Start(ctx, inv.clientOptions(tr))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, nil, err // interrupted or timed out: no advice needed
@@ -265,4 +260,22 @@ func checkOffered(ids []string, models ...string) error {
 		return usagef("unknown model %s; the Copilot CLI offers: %s", strings.Join(unknown, ", "), strings.Join(ids, ", "))
 	}
 	return nil
+}
+
+// commandLiveness is how the command probes the CLI: a person waiting at a
+// terminal should learn that a hung CLI is hung, not watch a spinner until
+// the run's timeout. Pings are answered at once even by a busy CLI, so 30
+// seconds without an answer means it is stuck.
+var commandLiveness = copilot.Liveness{Interval: 10 * time.Second, Timeout: 30 * time.Second}
+
+// clientOptions are the options the command starts the Copilot CLI with.
+func (inv *invocation) clientOptions(tr copilot.Transport) copilot.Options {
+	l := commandLiveness
+	return copilot.Options{
+		CLIPath:   inv.s.CLIPath,
+		Args:      inv.s.CLIArgs,
+		Transport: tr,
+		Logger:    &inv.log,
+		Liveness:  &l,
+	}
 }
