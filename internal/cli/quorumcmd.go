@@ -137,7 +137,7 @@ func (inv *invocation) runQuorum(k quorumKind) (err error) {
 
 	var tr *quorum.Transcript
 	if path := inv.o.transcript; path != "" {
-		f, cerr := os.Create(path)
+		f, cerr := createPrivate(path)
 		if cerr != nil {
 			return fmt.Errorf("cannot create the transcript file: %w", cerr)
 		}
@@ -301,3 +301,18 @@ func (e *runError) Error() string {
 }
 
 func (e *runError) Unwrap() error { return e.err }
+
+// createPrivate creates (or truncates) a file only its owner can read:
+// a transcript holds every prompt and answer of a run. An existing file
+// is narrowed to 0600 too.
+func createPrivate(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
