@@ -2,8 +2,6 @@ package copilot
 
 import (
 	"errors"
-	"io"
-	"sync"
 	"testing"
 	"time"
 
@@ -11,69 +9,11 @@ import (
 	"github.com/quorum-go/quorum/internal/testing/testutil"
 )
 
-// freezable is a connection that can stop delivering what the peer sends,
-// as a stopped (SIGSTOP) or deadlocked CLI would: nothing arrives, and no
-// error either.
-type freezable struct {
-	io.ReadWriteCloser
-	mu     sync.Mutex
-	gate   chan struct{} // closed while the connection flows
-	closed chan struct{}
-	once   sync.Once
-}
-
-func newFreezable(rwc io.ReadWriteCloser) *freezable {
-	f := &freezable{ReadWriteCloser: rwc, gate: make(chan struct{}), closed: make(chan struct{})}
-	close(f.gate)
-	return f
-}
-
-func (f *freezable) wait() error {
-	f.mu.Lock()
-	gate := f.gate
-	f.mu.Unlock()
-	select {
-	case <-gate:
-		return nil
-	case <-f.closed:
-		return io.ErrClosedPipe
-	}
-}
-
-// Read holds back what arrives while frozen, before and after the read.
-func (f *freezable) Read(p []byte) (int, error) {
-	if err := f.wait(); err != nil {
-		return 0, err
-	}
-	n, err := f.ReadWriteCloser.Read(p)
-	if werr := f.wait(); werr != nil {
-		return 0, werr
-	}
-	return n, err
-}
-
-func (f *freezable) Close() error {
-	f.once.Do(func() { close(f.closed) })
-	return f.ReadWriteCloser.Close()
-}
-
-func (f *freezable) freeze() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.gate = make(chan struct{})
-}
-
-func (f *freezable) thaw() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	close(f.gate)
-}
-
-func livenessClient(t *testing.T, l Liveness, models ...sim.Model) (*Client, *sim.Server, *freezable) {
+func livenessClient(t *testing.T, l Liveness, models ...sim.Model) (*Client, *sim.Server, *testutil.Freezer) {
 	t.Helper()
 	srv := sim.NewServer(sim.Options{Models: models})
 	t.Cleanup(func() { srv.Close() })
-	conn := newFreezable(srv.Dial())
+	conn := testutil.NewFreezer(srv.Dial())
 	c, err := Connect(testutil.Context(t, hangGuard), conn, Options{Liveness: &l})
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +36,7 @@ func TestLivenessDeclaresAFrozenCLIDead(t *testing.T) {
 		_, err := s.Stream(ctx, "wait forever", TurnHandlers{})
 		errc <- err
 	}()
-	conn.freeze()
+	conn.Freeze()
 	select {
 	case err := <-errc:
 		if !errors.Is(err, ErrUnresponsive) || !errors.Is(err, ErrStopped) {
@@ -115,7 +55,7 @@ func TestLivenessToleratesAShortStall(t *testing.T) {
 	c, srv, conn := livenessClient(t, Liveness{Interval: 5 * time.Millisecond, Timeout: 5 * time.Second}, model("m", sim.Echo))
 	ctx := testutil.Context(t, hangGuard)
 	before := srv.Calls("ping")
-	conn.freeze()
+	conn.Freeze()
 	// Let a ping go out and stay unanswered for many intervals, then let
 	// the answer in.
 	for srv.Calls("ping") == before {
@@ -125,7 +65,7 @@ func TestLivenessToleratesAShortStall(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	time.Sleep(20 * time.Millisecond) // not a timing assertion: only a stall to survive
-	conn.thaw()
+	conn.Thaw()
 	s, err := c.NewSession(ctx, SessionConfig{Model: "m"})
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,455 @@
+// Package soak is a development tool, not on the production path: it runs
+// waves of sessions against the simulated Copilot CLI, with faults, and
+// checks that what the client holds returns to its baseline and that what
+// it saw adds up. internal/cmd/soak runs it for minutes; its test runs a
+// short version in CI.
+//
+// Each wave opens a client on a fresh simulator, runs Sessions sessions
+// concurrently and ends them, under one fault:
+//
+//   - plain: stream, then delete;
+//   - cancel: half the turns are cancelled mid-stream, then every session
+//     runs a second turn (a cancelled turn must leave the session usable);
+//   - duplicates: the simulator sends events twice (same id), as the real
+//     CLI does under load; each session's deltas must still join to its
+//     reply exactly;
+//   - slow: a third of the consumers dawdle on every delta; none may fail,
+//     and the others are not held up;
+//   - crash: the connection is cut mid-stream; every waiter must be
+//     released with router.ErrStopped;
+//   - stop: the CLI stops answering (nothing arrives); Liveness must
+//     release every waiter with copilot.ErrUnresponsive.
+//
+// After every wave the client and simulator are closed, and the process's
+// goroutines and live heap are measured after a GC. A run fails when a
+// wave's own checks fail, or when goroutines or heap do not come back to
+// the baseline measured after the first wave.
+package soak
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/quorum-go/quorum/copilot"
+	"github.com/quorum-go/quorum/internal/sim"
+	"github.com/quorum-go/quorum/internal/testing/testutil"
+)
+
+// Config says how long and how hard to soak.
+type Config struct {
+	// Duration is how long to run waves; at least one of each fault runs.
+	Duration time.Duration
+	// Sessions is how many sessions each wave runs at once. Default 32.
+	Sessions int
+	// Chunks is how many deltas each reply streams. Default 40.
+	Chunks int
+	// Report, if set, gets one line per wave.
+	Report io.Writer
+}
+
+// Wave is what one wave did and left behind.
+type Wave struct {
+	N          int
+	Fault      string
+	Sessions   int
+	Turns      int // turns that completed with the full reply
+	Released   int // turns ended by the fault, with the error the fault must cause
+	Goroutines int // after the wave, after a GC
+	HeapBytes  uint64
+	Elapsed    time.Duration
+}
+
+func (w Wave) String() string {
+	return fmt.Sprintf("wave %3d %-10s sessions %4d  turns ok %4d  released %4d  goroutines %4d  heap %6.1f MiB  %v",
+		w.N, w.Fault, w.Sessions, w.Turns, w.Released, w.Goroutines, float64(w.HeapBytes)/(1<<20), w.Elapsed.Round(time.Millisecond))
+}
+
+// faults are the waves, in the order they rotate.
+var faults = []struct {
+	name string
+	run  func(ctx context.Context, cfg Config, w *Wave) error
+}{
+	{"plain", plainWave},
+	{"cancel", cancelWave},
+	{"duplicates", duplicatesWave},
+	{"slow", slowWave},
+	{"crash", crashWave},
+	{"stop", stopWave},
+}
+
+// Run soaks until cfg.Duration has passed and every fault ran once, or ctx
+// ends. It returns every wave, and an error when a check failed.
+func Run(ctx context.Context, cfg Config) ([]Wave, error) {
+	if cfg.Sessions <= 0 {
+		cfg.Sessions = 32
+	}
+	if cfg.Chunks <= 0 {
+		cfg.Chunks = 40
+	}
+	var waves []Wave
+	var base Wave
+	start := time.Now()
+	for n := 0; n < len(faults) || time.Since(start) < cfg.Duration; n++ {
+		if ctx.Err() != nil {
+			break
+		}
+		f := faults[n%len(faults)]
+		w := Wave{N: n, Fault: f.name, Sessions: cfg.Sessions}
+		began := time.Now()
+		if err := f.run(ctx, cfg, &w); err != nil {
+			return waves, fmt.Errorf("wave %d (%s): %w", n, f.name, err)
+		}
+		w.Elapsed = time.Since(began)
+		w.Goroutines, w.HeapBytes = settle()
+		waves = append(waves, w)
+		if cfg.Report != nil {
+			fmt.Fprintln(cfg.Report, w)
+		}
+		if n == 0 {
+			base = w
+		}
+	}
+	if len(waves) == 0 {
+		return nil, ctx.Err()
+	}
+	return waves, checkBaseline(base, waves[len(waves)-1])
+}
+
+// settle measures goroutines and live heap once they stop falling: Close
+// returns once the client's goroutines have ended, but the simulator's
+// and the wave's own may take a moment longer.
+func settle() (goroutines int, heap uint64) {
+	goroutines = runtime.NumGoroutine()
+	for still := 0; still < 3; {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+		n := runtime.NumGoroutine()
+		if n < goroutines {
+			still = 0
+		} else {
+			still++
+		}
+		goroutines = n
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return goroutines, ms.HeapAlloc
+}
+
+// checkBaseline fails when the last wave left more than a handful of
+// goroutines, or more than twice the heap (plus slack for the allocator's
+// own caches), than the first.
+func checkBaseline(base, last Wave) error {
+	if last.Goroutines > base.Goroutines+8 {
+		return fmt.Errorf("goroutines did not return to baseline: %d after the last wave, %d after the first", last.Goroutines, base.Goroutines)
+	}
+	if last.HeapBytes > 2*base.HeapBytes+16<<20 {
+		return fmt.Errorf("heap did not return to baseline: %d bytes after the last wave, %d after the first", last.HeapBytes, base.HeapBytes)
+	}
+	return nil
+}
+
+// text is the reply of session i: distinct per session and per turn, so a
+// delta delivered twice or to the wrong session shows.
+func text(i, turn, chunks int) string {
+	var b strings.Builder
+	for c := 0; c < chunks; c++ {
+		fmt.Fprintf(&b, "<%d.%d.%d>", i, turn, c)
+	}
+	return b.String()
+}
+
+// env is one wave's simulator and client.
+type env struct {
+	srv    *sim.Server
+	client *copilot.Client
+	conn   *sim.Conn
+}
+
+// setup is how a wave's simulator and client are made.
+type setup struct {
+	sim    sim.Options
+	client copilot.Options
+	// paced streams a chunk a millisecond, so that a fault lands while
+	// turns run; otherwise the model streams as fast as it can.
+	paced bool
+	// wrap, if set, wraps the client's end of the connection.
+	wrap func(io.ReadWriteCloser) io.ReadWriteCloser
+}
+
+// open starts a simulator whose model streams text(i, turn) for the
+// prompt "i turn", and a client on it.
+func open(ctx context.Context, cfg Config, st setup) (*env, error) {
+	chunks := cfg.Chunks
+	st.sim.Models = []sim.Model{{ID: "soak", Respond: func(t sim.Turn) sim.Reply {
+		var i, turn int
+		fmt.Sscanf(t.Prompt, "%d %d", &i, &turn)
+		return sim.Reply{Text: text(i, turn, chunks), Chunks: chunks}
+	}}}
+	if st.paced {
+		st.sim.Models = sim.Paced(st.sim.Models, time.Millisecond, time.Millisecond)
+	}
+	srv := sim.NewServer(st.sim)
+	rwc, conn := srv.DialConn()
+	if st.wrap != nil {
+		rwc = st.wrap(rwc)
+	}
+	c, err := copilot.Connect(ctx, rwc, st.client)
+	if err != nil {
+		srv.Close()
+		return nil, err
+	}
+	return &env{srv: srv, client: c, conn: conn}, nil
+}
+
+func (e *env) close() {
+	e.client.Close()
+	e.srv.Close()
+}
+
+// turn runs turn number `turn` of session i on s and checks that its
+// deltas join to its reply and the reply is what the model sent.
+func turn(ctx context.Context, s *copilot.Session, i, n, chunks int, onDelta func()) error {
+	var streamed strings.Builder
+	r, err := s.Stream(ctx, fmt.Sprintf("%d %d", i, n), copilot.TurnHandlers{OnDelta: func(d string) {
+		streamed.WriteString(d)
+		if onDelta != nil {
+			onDelta()
+		}
+	}})
+	if err != nil {
+		return err
+	}
+	want := text(i, n, chunks)
+	if r.Text != want || streamed.String() != want {
+		return fmt.Errorf("session %d turn %d: reply %d bytes, deltas %d bytes, want %d of each", i, n, len(r.Text), streamed.Len(), len(want))
+	}
+	return nil
+}
+
+// each runs fn for every session concurrently, on sessions it creates and
+// deletes, and gathers the errors fn returns.
+func each(ctx context.Context, e *env, n int, cfg copilot.SessionConfig, fn func(i int, s *copilot.Session) error) error {
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := e.client.NewSession(ctx, cfg)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			defer func() {
+				dctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				_ = s.Delete(dctx) // may fail after a crash: the client then owns nothing of it
+			}()
+			errs[i] = fn(i, s)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// counted is a thread-safe counter for the wave's tallies.
+type counted struct {
+	mu sync.Mutex
+	n  *int
+}
+
+func (c *counted) add() {
+	c.mu.Lock()
+	*c.n++
+	c.mu.Unlock()
+}
+
+// leftovers checks that a wave that ended its sessions left none on the
+// simulator, and no route on the client.
+func leftovers(e *env) error {
+	if live := e.srv.LiveSessions(); len(live) != 0 {
+		return fmt.Errorf("%d sessions left on the simulator after delete", len(live))
+	}
+	if n := e.client.Router().Stats().Sessions; n != 0 {
+		return fmt.Errorf("%d routes left on the client after delete", n)
+	}
+	return nil
+}
+
+func plainWave(ctx context.Context, cfg Config, w *Wave) error {
+	e, err := open(ctx, cfg, setup{})
+	if err != nil {
+		return err
+	}
+	defer e.close()
+	ok := counted{n: &w.Turns}
+	err = each(ctx, e, cfg.Sessions, copilot.SessionConfig{Model: "soak"}, func(i int, s *copilot.Session) error {
+		if err := turn(ctx, s, i, 0, cfg.Chunks, nil); err != nil {
+			return err
+		}
+		ok.add()
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return leftovers(e)
+}
+
+func cancelWave(ctx context.Context, cfg Config, w *Wave) error {
+	e, err := open(ctx, cfg, setup{})
+	if err != nil {
+		return err
+	}
+	defer e.close()
+	ok, released := counted{n: &w.Turns}, counted{n: &w.Released}
+	err = each(ctx, e, cfg.Sessions, copilot.SessionConfig{Model: "soak"}, func(i int, s *copilot.Session) error {
+		if i%2 == 0 {
+			tctx, cancel := context.WithCancel(ctx)
+			deltas := 0
+			err := turn(tctx, s, i, 0, cfg.Chunks, func() {
+				if deltas++; deltas == cfg.Chunks/4 {
+					cancel()
+				}
+			})
+			cancel()
+			if err != nil && !errors.Is(err, context.Canceled) {
+				return fmt.Errorf("session %d: a cancelled turn ended with %w", i, err)
+			}
+			released.add()
+		}
+		if err := turn(ctx, s, i, 1, cfg.Chunks, nil); err != nil {
+			return fmt.Errorf("the turn after a cancelled one: %w", err)
+		}
+		ok.add()
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return leftovers(e)
+}
+
+func duplicatesWave(ctx context.Context, cfg Config, w *Wave) error {
+	e, err := open(ctx, cfg, setup{sim: sim.Options{RepeatEvents: 3, RepeatDistance: 5}})
+	if err != nil {
+		return err
+	}
+	defer e.close()
+	ok := counted{n: &w.Turns}
+	var mu sync.Mutex
+	var dropped int64
+	err = each(ctx, e, cfg.Sessions, copilot.SessionConfig{Model: "soak"}, func(i int, s *copilot.Session) error {
+		if err := turn(ctx, s, i, 0, cfg.Chunks, nil); err != nil {
+			return err
+		}
+		ok.add()
+		mu.Lock()
+		dropped += s.Channel().Duplicates() // the turn is over: the channel may be handed over
+		mu.Unlock()
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if dropped == 0 {
+		return errors.New("the simulator repeated no event: the wave tested nothing")
+	}
+	return leftovers(e)
+}
+
+func slowWave(ctx context.Context, cfg Config, w *Wave) error {
+	e, err := open(ctx, cfg, setup{})
+	if err != nil {
+		return err
+	}
+	defer e.close()
+	ok := counted{n: &w.Turns}
+	err = each(ctx, e, cfg.Sessions, copilot.SessionConfig{Model: "soak"}, func(i int, s *copilot.Session) error {
+		var dawdle func()
+		if i%3 == 0 {
+			dawdle = func() { time.Sleep(time.Millisecond) }
+		}
+		if err := turn(ctx, s, i, 0, cfg.Chunks, dawdle); err != nil {
+			return err
+		}
+		ok.add()
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if fb := e.client.Router().Stats().FellBehind; fb != 0 {
+		return fmt.Errorf("%d slow sessions fell behind", fb)
+	}
+	return leftovers(e)
+}
+
+// faultWave starts every session's turn, waits until each has streamed,
+// injects the fault, and checks every turn was released with want.
+func faultWave(ctx context.Context, cfg Config, w *Wave, e *env, inject func(), want error) error {
+	released := counted{n: &w.Released}
+	var started sync.WaitGroup
+	started.Add(cfg.Sessions)
+	var once sync.Once
+	go func() {
+		started.Wait()
+		once.Do(inject)
+	}()
+	// The model streams slowly enough that the fault lands mid-turn.
+	err := each(ctx, e, cfg.Sessions, copilot.SessionConfig{Model: "soak"}, func(i int, s *copilot.Session) error {
+		first := true
+		err := turn(ctx, s, i, 0, cfg.Chunks, func() {
+			if first {
+				first = false
+				started.Done()
+			}
+		})
+		if first { // no delta came before the fault
+			started.Done()
+		}
+		if err == nil {
+			return nil // finished before the fault: allowed, not counted
+		}
+		if !errors.Is(err, want) {
+			return fmt.Errorf("session %d: released with %v, want %v", i, err, want)
+		}
+		released.add()
+		return nil
+	})
+	once.Do(inject)
+	return err
+}
+
+func crashWave(ctx context.Context, cfg Config, w *Wave) error {
+	e, err := open(ctx, cfg, setup{paced: true})
+	if err != nil {
+		return err
+	}
+	defer e.close()
+	return faultWave(ctx, cfg, w, e, func() { _ = e.conn.CloseAbruptly() }, copilot.ErrStopped)
+}
+
+func stopWave(ctx context.Context, cfg Config, w *Wave) error {
+	var gate *testutil.Freezer
+	e, err := open(ctx, cfg, setup{
+		paced:  true,
+		client: copilot.Options{Liveness: &copilot.Liveness{Interval: 20 * time.Millisecond, Timeout: 200 * time.Millisecond}},
+		wrap: func(rwc io.ReadWriteCloser) io.ReadWriteCloser {
+			gate = testutil.NewFreezer(rwc)
+			return gate
+		},
+	})
+	if err != nil {
+		return err
+	}
+	defer e.close()
+	return faultWave(ctx, cfg, w, e, gate.Freeze, copilot.ErrUnresponsive)
+}
