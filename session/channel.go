@@ -100,7 +100,7 @@ func (c *Channel) Receive(ctx context.Context) (Message, error) {
 		if err != nil || m.Method != protocol.NotificationSessionEvent {
 			return m, err
 		}
-		if m.decodeEvent() && !c.firstDelivery(m.event.ID) {
+		if m.decodeEvent() && !c.firstDelivery(m.ev.event.ID) {
 			c.duplicates.Add(1)
 			continue
 		}

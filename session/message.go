@@ -28,10 +28,10 @@ type Message struct {
 	ID      jsonrpc2.ID
 	replier Replier
 
-	// event caches the decoding of a session.event, done once by
-	// Channel.Receive on the consumer's goroutine; eventErr is why it
-	// failed.
-	event    *Event
+	// ev caches the decoding of a session.event, done once by
+	// Channel.Receive on the consumer's goroutine (decode.go); eventErr is
+	// why it failed.
+	ev       *decoded
 	eventErr error
 }
 
@@ -67,15 +67,16 @@ func (m Message) ReplyError(ctx context.Context, code int64, message string) err
 	return m.replier.ReplyWithError(ctx, m.ID, &jsonrpc2.Error{Code: code, Message: message})
 }
 
-// Event returns the event a session.event notification carries.
+// Event returns the event a session.event notification carries. Its Data
+// shares its bytes with Params: modify neither.
 func (m Message) Event() (Event, error) {
-	if m.event == nil && m.eventErr == nil {
+	if m.ev == nil && m.eventErr == nil {
 		m.decodeEvent()
 	}
 	if m.eventErr != nil {
 		return Event{}, m.eventErr
 	}
-	return *m.event, nil
+	return m.ev.event, nil
 }
 
 // decodeEvent decodes the event into the message's cache and reports
@@ -84,6 +85,10 @@ func (m *Message) decodeEvent() bool {
 	if m.Method != protocol.NotificationSessionEvent {
 		m.eventErr = fmt.Errorf("session: %s is not a %s", m.Method, protocol.NotificationSessionEvent)
 		return false
+	}
+	if d, ok := fastEvent(m.Params); ok {
+		m.ev = d
+		return true
 	}
 	var p struct {
 		Event *Event `json:"event"`
@@ -94,11 +99,25 @@ func (m *Message) decodeEvent() bool {
 	case p.Event == nil:
 		m.eventErr = fmt.Errorf("session: %s without an event", protocol.NotificationSessionEvent)
 	default:
-		m.event = p.Event
+		m.ev = &decoded{event: *p.Event, data: -1}
 	}
-	return m.event != nil
+	return m.ev != nil
 }
 
 // Size is what the message costs against a buffer bound: its params plus
 // a fixed overhead, so that a flood of empty messages is bounded too.
 func (m Message) Size() int { return len(m.Params) + len(m.Method) + 128 }
+
+// deltaText returns the text of an assistant.message_delta event, as
+// protocol.AssistantMessageDeltaData's DeltaContent; ok is false when its
+// data does not decode. m's event must have been decoded.
+func (m Message) deltaText() (string, bool) {
+	if text, ok := m.ev.deltaText(); ok {
+		return text, true
+	}
+	var d protocol.AssistantMessageDeltaData
+	if m.ev.event.UnmarshalData(&d) != nil {
+		return "", false
+	}
+	return d.DeltaContent, true
+}

@@ -213,14 +213,13 @@ func (c *Channel) Next(ctx context.Context, h *Handlers) (Step, error) {
 		}
 		switch ev.Type {
 		case protocol.EventAssistantMessageDelta:
-			var d protocol.AssistantMessageDeltaData
-			if ev.UnmarshalData(&d) == nil && d.DeltaContent != "" {
-				text.of(ev.AgentID).delta(d.DeltaContent)
+			if delta, ok := m.deltaText(); ok && delta != "" {
+				text.of(ev.AgentID).delta(delta)
 				switch {
 				case ev.AgentID == "" && h.OnDelta != nil:
-					h.OnDelta(d.DeltaContent)
+					h.OnDelta(delta)
 				case ev.AgentID != "" && h.OnAgentDelta != nil:
-					h.OnAgentDelta(ev.AgentID, d.DeltaContent)
+					h.OnAgentDelta(ev.AgentID, delta)
 				}
 			}
 		case protocol.EventAssistantMessage:

@@ -111,7 +111,7 @@ func (c *Codec) paramsMember(e *envelope, key []byte, escaped bool, start, end i
 	}
 	e.route = b[start+1 : end-1]
 	e.routeStart = start + 1
-	e.routeEscaped = !plainString(e.route)
+	e.routeEscaped = !Plain(e.route)
 }
 
 // Detached is what the codec kept of the request or notification that
@@ -207,7 +207,7 @@ func (c *Codec) decodeEnvelope(e envelope, v any) bool {
 
 // plainMethod returns a method that is a string without escapes.
 func plainMethod(raw []byte) ([]byte, bool) {
-	if len(raw) < 2 || raw[0] != '"' || !plainString(raw[1:len(raw)-1]) {
+	if len(raw) < 2 || raw[0] != '"' || !Plain(raw[1:len(raw)-1]) {
 		return nil, false
 	}
 	return raw[1 : len(raw)-1], true
@@ -221,7 +221,7 @@ func plainID(raw []byte) (id jsonrpc2.ID, notif, ok bool) {
 	case raw == nil || string(raw) == "null":
 		return jsonrpc2.ID{}, true, true
 	case raw[0] == '"':
-		if !plainString(raw[1 : len(raw)-1]) {
+		if !Plain(raw[1 : len(raw)-1]) {
 			return id, false, false
 		}
 		return jsonrpc2.ID{Str: string(raw[1 : len(raw)-1]), IsString: true}, false, true

@@ -320,7 +320,7 @@ func String(raw []byte) (s string, ok bool) {
 		return "", false
 	}
 	inner := raw[1 : len(raw)-1]
-	if plainString(inner) {
+	if Plain(inner) {
 		return string(inner), true
 	}
 	if json.Unmarshal(raw, &s) != nil {
@@ -329,10 +329,10 @@ func String(raw []byte) (s string, ok bool) {
 	return s, true
 }
 
-// plainString reports whether a string's contents can be taken as they are:
-// no escapes, no control characters, valid UTF-8 (encoding/json replaces
-// invalid bytes).
-func plainString(inner []byte) bool {
+// Plain reports whether a JSON string's contents (between its quotes) can
+// be taken as they are: no escapes, no control characters, valid UTF-8
+// (encoding/json replaces invalid bytes).
+func Plain(inner []byte) bool {
 	ascii := true
 	for _, c := range inner {
 		if strClass[c] {
