@@ -95,3 +95,18 @@ func BenchmarkStreamWrite(b *testing.B) {
 }
 
 var _ io.ReadWriteCloser = (*loopConn)(nil)
+
+// BenchmarkScan is one frame's scan on the fast path (decodeDetached),
+// the reader's share of an event's CPU.
+func BenchmarkScan(b *testing.B) {
+	data, size := eventFrames(1)
+	body := data[strings.Index(string(data), "\r\n\r\n")+4:]
+	c := &Codec{detach: true, routeKey: "sessionId"}
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	for b.Loop() {
+		if !c.scanEnvelope(body, &envelope{scanned: body}) {
+			b.Fatal("not taken")
+		}
+	}
+}

@@ -54,7 +54,6 @@ func (c *Codec) scanEnvelope(body []byte, e *envelope) bool {
 	if s.i >= len(body) || body[s.i] != '{' {
 		return false // a batch, or not a message: jsonrpc2 decides
 	}
-	params := func(k []byte, escaped bool, start, end int) { c.paramsMember(e, k, escaped, start, end) }
 	ok := s.object(func(key []byte, escaped bool, start, end int) {
 		if escaped {
 			// It might spell a member of the envelope: let jsonrpc2 decide.
@@ -62,12 +61,14 @@ func (c *Codec) scanEnvelope(body []byte, e *envelope) bool {
 			return
 		}
 		c.envelopeMember(e, key, body[start:end])
-	}, func(key []byte, escaped bool) member {
+	}, func(key []byte, escaped bool) bool {
 		if escaped || string(key) != "params" {
-			return nil
+			return false
 		}
 		e.route, e.routeEscaped = nil, false // the last params wins
-		return params
+		return true
+	}, func(k []byte, escaped bool, start, end int) {
+		c.paramsMember(e, k, escaped, start, end)
 	})
 	s.ws()
 	return ok && s.i == len(body) && !e.other && e.method != nil
