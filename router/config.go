@@ -2,6 +2,7 @@ package router
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -25,10 +26,18 @@ type Config struct {
 	// waiting. Default 64 MiB.
 	MaxWriteBacklogBytes int
 
-	// MaxSessionBufferBytes bounds what one session may hold unread before
-	// it fails with session.ErrFellBehind. Subscriptions use it too.
-	// Default 8 MiB (session.DefaultMaxBufferedBytes).
+	// MaxSessionBufferBytes bounds what one session may hold unread while
+	// its consumer does not receive: past it, the session fails with
+	// session.ErrFellBehind once its consumer has received nothing for
+	// MaxSessionStall, and at four times it whatever the consumer does (see
+	// the package doc). Subscriptions use it too. Default 8 MiB
+	// (session.DefaultMaxBufferedBytes).
 	MaxSessionBufferBytes int
+
+	// MaxSessionStall is how long a session's consumer may go without
+	// receiving while more than MaxSessionBufferBytes wait. Default 1 s
+	// (session.DefaultMaxStall).
+	MaxSessionStall time.Duration
 
 	// MaxHeldBytes bounds the messages held for a session whose
 	// server-assigned id is not known yet (see CreateAssigned). Default 1 MiB
@@ -50,8 +59,8 @@ const DefaultMaxHeldBytes = 1 << 20
 func DefaultConfig() Config { return Config{}.withDefaults() }
 
 // Validate reports the first field of c that New refuses, naming it, in an
-// error wrapping ErrInvalidConfig. A size may not be negative; zero is never
-// refused, since it means the field's default.
+// error wrapping ErrInvalidConfig. A size or a time may not be negative;
+// zero is never refused, since it means the field's default.
 func (c Config) Validate() error {
 	for _, f := range c.sizes() {
 		if *f.value < 0 {
@@ -59,6 +68,10 @@ func (c Config) Validate() error {
 			return fmt.Errorf("%w: Config.%s is %d; it must be positive (0 means the default, %d MiB)",
 				ErrInvalidConfig, f.name, *f.value, f.def>>20)
 		}
+	}
+	if c.MaxSessionStall < 0 {
+		return fmt.Errorf("%w: Config.MaxSessionStall is %v; it must be positive (0 means the default, %v)",
+			ErrInvalidConfig, c.MaxSessionStall, session.DefaultMaxStall)
 	}
 	return nil
 }
@@ -88,6 +101,9 @@ func (c Config) withDefaults() Config {
 		if *f.value == 0 {
 			*f.value = f.def
 		}
+	}
+	if c.MaxSessionStall == 0 {
+		c.MaxSessionStall = session.DefaultMaxStall
 	}
 	if c.CreateMethod == "" {
 		c.CreateMethod = protocol.MethodSessionCreate

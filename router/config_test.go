@@ -3,6 +3,7 @@ package router
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/quorum-go/quorum/internal/wire"
 	"github.com/quorum-go/quorum/session"
@@ -24,6 +25,8 @@ func TestNewRefusesInvalidConfig(t *testing.T) {
 			"router: invalid configuration: Config.MaxSessionBufferBytes is -3; it must be positive (0 means the default, 8 MiB)"},
 		"MaxHeldBytes": {Config{MaxHeldBytes: -4},
 			"router: invalid configuration: Config.MaxHeldBytes is -4; it must be positive (0 means the default, 1 MiB)"},
+		"MaxSessionStall": {Config{MaxSessionStall: -time.Second},
+			"router: invalid configuration: Config.MaxSessionStall is -1s; it must be positive (0 means the default, 1s)"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -52,6 +55,7 @@ func TestZeroConfigMeansDefaults(t *testing.T) {
 	c := DefaultConfig()
 	if c.MaxFrameBytes != wire.DefaultMaxFrameBytes || c.MaxWriteBacklogBytes != wire.DefaultMaxWriteBacklogBytes ||
 		c.MaxSessionBufferBytes != session.DefaultMaxBufferedBytes || c.MaxHeldBytes != DefaultMaxHeldBytes ||
+		c.MaxSessionStall != session.DefaultMaxStall ||
 		c.CreateMethod != "session.create" || c.Logger == nil {
 		t.Errorf("DefaultConfig() = %+v", c)
 	}

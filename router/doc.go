@@ -48,12 +48,17 @@
 // reacting to a message may call back into the router (answer a tool call,
 // make a request) from any goroutine without risk of deadlock.
 //
-// Each channel buffers up to Config.MaxSessionBufferBytes of unread
-// messages (8 MiB by default). A session that passes its bound fails alone:
-// its buffered messages are dropped (requests among them answered with an
-// error), its next Receive returns an error wrapping session.ErrFellBehind,
-// and further messages for it are counted and dropped until it is closed.
-// Every other session goes on.
+// Each channel buffers its session's unread messages, within a bound that
+// tells a stuck consumer from one merely waiting for a core. Up to
+// Config.MaxSessionBufferBytes (8 MiB by default) all are accepted. Past
+// it they are still accepted while the session's consumer keeps receiving;
+// the session fails once its consumer has received nothing for
+// Config.MaxSessionStall (1 s by default) while past the bound, and at four
+// times the bound whatever its consumer does, so memory stays bounded. A
+// session that fails fails alone: its buffered messages are dropped
+// (requests among them answered with an error), its next Receive returns an
+// error wrapping session.ErrFellBehind, and further messages for it are
+// counted and dropped until it is closed. Every other session goes on.
 //
 // Writes (calls, notifications, replies) are queued in order and return
 // without waiting for the peer; a peer that stops reading makes them fail

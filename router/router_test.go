@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/quorum-go/quorum/internal/bench/load"
 	"github.com/quorum-go/quorum/internal/testing/testutil"
 	"github.com/quorum-go/quorum/internal/wire"
 	"github.com/quorum-go/quorum/session"
@@ -714,5 +717,50 @@ func TestCreateAssignedAbandoned(t *testing.T) {
 	}
 	if r.Stats().Sessions != 1 {
 		t.Errorf("the abandoned route is still registered")
+	}
+}
+
+// A session whose consumer is merely descheduled is not failed: a burst of
+// events far past its bound arrives while every core is busy and the
+// consumer sleeps between receives, and it gets them all (see the buffer
+// policy in the package doc). With the bound alone it failed after about
+// ten of these events.
+func TestDescheduledSessionDoesNotFail(t *testing.T) {
+	const bound = 256 << 10
+	r, p := newPeer(t, Config{MaxSessionBufferBytes: bound})
+	ch := open(t, r, "s")
+	ctx := testutil.Context(t, hangGuard)
+	defer load.Burn()()
+
+	const events = 30 // 30 × 24 KB: about three times the bound
+	done := make(chan error, 1)
+	go func() {
+		for i := range events {
+			ev, err := ch.Receive(ctx)
+			if err != nil {
+				done <- err
+				return
+			}
+			if _, err := ev.Event(); err != nil {
+				done <- err
+				return
+			}
+			if i%2 == 0 {
+				runtime.Gosched()
+			} else {
+				time.Sleep(time.Millisecond)
+			}
+		}
+		done <- nil
+	}()
+	chunk := strings.Repeat("y", 24<<10)
+	for range events {
+		p.delta("s", chunk)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("the consumer: %v", err)
+	}
+	if s := r.Stats(); s.FellBehind != 0 {
+		t.Errorf("FellBehind = %d", s.FellBehind)
 	}
 }

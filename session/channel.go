@@ -5,14 +5,21 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/quorum-go/quorum/copilot/protocol"
 )
 
 // DefaultMaxBufferedBytes is the default bound on what one session may have
-// buffered and unread before it fails with ErrFellBehind. At the CLI's
-// typical 400-byte event this is about 20,000 events.
+// buffered and unread while its consumer does not receive (see the package
+// doc for the policy). At the CLI's typical 400-byte event this is about
+// 20,000 events.
 const DefaultMaxBufferedBytes = 8 << 20
+
+// DefaultMaxStall is the default of Config.MaxStall: far longer than a
+// goroutine waits for a core on a loaded machine, far shorter than anyone
+// waits for a stuck session to be noticed.
+const DefaultMaxStall = time.Second
 
 // CodeUnavailable is the JSON-RPC error code sent in answer to a request
 // whose session is unknown, closed or failed.
@@ -21,8 +28,14 @@ const CodeUnavailable = -32001
 // Config configures one Channel. The zero value means the defaults.
 type Config struct {
 	// MaxBufferedBytes bounds the unread messages (by params size plus a
-	// small fixed overhead each). Default DefaultMaxBufferedBytes.
+	// small fixed overhead each) of a consumer that does not receive: past
+	// it, the channel fails once its consumer has received nothing for
+	// MaxStall, and at four times it whatever the consumer does. Default
+	// DefaultMaxBufferedBytes.
 	MaxBufferedBytes int
+	// MaxStall is how long a consumer may go without receiving while more
+	// than MaxBufferedBytes wait. Default DefaultMaxStall.
+	MaxStall time.Duration
 	// DedupeWindow is how many recent event ids Receive remembers to drop
 	// an event the CLI sends again. Default DefaultDedupeWindow; negative
 	// switches deduplication off.
@@ -52,14 +65,18 @@ type Channel struct {
 }
 
 // Validate reports a field of c that New refuses, naming it, in an error
-// wrapping ErrInvalidConfig: a negative MaxBufferedBytes. Zero means the
-// default; a negative DedupeWindow is allowed (it switches deduplication
-// off).
+// wrapping ErrInvalidConfig: a negative MaxBufferedBytes or MaxStall. Zero
+// means the default; a negative DedupeWindow is allowed (it switches
+// deduplication off).
 func (c Config) Validate() error {
 	if c.MaxBufferedBytes < 0 {
 		// The default is a whole number of MiB.
 		return fmt.Errorf("%w: Config.MaxBufferedBytes is %d; it must be positive (0 means the default, %d MiB)",
 			ErrInvalidConfig, c.MaxBufferedBytes, DefaultMaxBufferedBytes>>20)
+	}
+	if c.MaxStall < 0 {
+		return fmt.Errorf("%w: Config.MaxStall is %v; it must be positive (0 means the default, %v)",
+			ErrInvalidConfig, c.MaxStall, DefaultMaxStall)
 	}
 	return nil
 }
@@ -77,8 +94,10 @@ func New(id string, cfg Config, onClose CloseFunc) (*Channel, *Sink, error) {
 	if cfg.DedupeWindow == 0 {
 		cfg.DedupeWindow = DefaultDedupeWindow
 	}
-	overflow := fmt.Errorf("%w (session %s, limit %d bytes)", ErrFellBehind, id, cfg.MaxBufferedBytes)
-	c := &Channel{id: id, mb: newMailbox(cfg.MaxBufferedBytes, overflow), onClose: onClose, dedupe: newDedupe(cfg.DedupeWindow)}
+	if cfg.MaxStall == 0 {
+		cfg.MaxStall = DefaultMaxStall
+	}
+	c := &Channel{id: id, mb: newMailbox(id, cfg.MaxBufferedBytes, cfg.MaxStall), onClose: onClose, dedupe: newDedupe(cfg.DedupeWindow)}
 	return c, &Sink{c: c}, nil
 }
 

@@ -7,10 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
-	"github.com/sourcegraph/jsonrpc2"
-
-	"github.com/quorum-go/quorum/copilot/protocol"
 	"github.com/quorum-go/quorum/internal/testing/testutil"
 )
 
@@ -25,84 +23,6 @@ func isDone(ch *Channel) bool {
 
 func request(id uint64, rec *recorder) Message {
 	return NewRequest("userInput.request", num(id), json.RawMessage(`{"sessionId":"s1"}`), rec)
-}
-
-// Past the bound the channel fails once (Overflowed), answers every request
-// it held and the one that overflowed it, and refuses the rest.
-func TestOverflowFailsTheChannel(t *testing.T) {
-	rec := &recorder{}
-	// The bound is exactly what the first ten messages take.
-	var first []Message
-	var held []jsonrpc2.ID
-	total := 0
-	for i := range 10 {
-		m := numbered(i)
-		if i%3 == 1 {
-			m = request(uint64(100+i), rec)
-			held = append(held, m.ID)
-		}
-		first = append(first, m)
-		total += m.Size()
-	}
-	ch, sink := mustNew(t, "sess-42", Config{MaxBufferedBytes: total}, nil)
-	defer ch.Close(context.Background())
-	for i, m := range first {
-		if d := sink.Deliver(m); d != Delivered {
-			t.Fatalf("message %d within the bound: %v", i, d)
-		}
-	}
-	if msgs, bytes := ch.Buffered(); msgs != 10 || bytes != total {
-		t.Fatalf("Buffered = %d, %d; want 10, %d", msgs, bytes, total)
-	}
-	if len(rec.all()) != 0 || isDone(ch) || ch.Err() != nil {
-		t.Fatal("the channel reacted before the bound was passed")
-	}
-
-	if d := sink.Deliver(request(200, rec)); d != Overflowed {
-		t.Fatalf("the message past the bound: %v, want Overflowed", d)
-	}
-	rec.wantUnavailable(t, append(held, num(200))...)
-	if d := sink.Deliver(request(201, rec)); d != Refused {
-		t.Fatalf("after the overflow: %v, want Refused", d)
-	}
-	rec.wantUnavailable(t, num(201))
-	if d := sink.Deliver(numbered(99)); d != Refused {
-		t.Fatalf("a notification after the overflow: %v, want Refused", d)
-	}
-	if n := len(rec.all()); n != len(held)+2 {
-		t.Errorf("%d answers, want %d (notifications are not answered)", n, len(held)+2)
-	}
-
-	if !isDone(ch) {
-		t.Error("Done still open after the overflow")
-	}
-	if msgs, bytes := ch.Buffered(); msgs != 0 || bytes != 0 {
-		t.Errorf("Buffered = %d, %d after the overflow dropped everything", msgs, bytes)
-	}
-	for range 2 {
-		_, err := ch.Receive(testutil.Context(t, hangGuard))
-		if !errors.Is(err, ErrFellBehind) || !strings.Contains(err.Error(), "sess-42") {
-			t.Fatalf("Receive: err = %v, want ErrFellBehind naming the session", err)
-		}
-	}
-	if err := ch.Err(); !errors.Is(err, ErrFellBehind) {
-		t.Errorf("Err = %v", err)
-	}
-}
-
-// A single message larger than the whole bound fails even an empty channel.
-// One message larger than the bound is accepted into an empty channel (the
-// frame limit bounds it); behind anything buffered it overflows.
-func TestOversizeMessage(t *testing.T) {
-	ch, sink := mustNew(t, "s1", Config{MaxBufferedBytes: 1000}, nil)
-	defer ch.Close(context.Background())
-	big := NewNotification(protocol.NotificationSessionEvent, json.RawMessage(`{"pad":"`+strings.Repeat("x", 1000)+`"}`))
-	if d := sink.Deliver(big); d != Delivered {
-		t.Fatalf("into an empty channel: Deliver = %v, want Delivered", d)
-	}
-	if d := sink.Deliver(big); d != Overflowed {
-		t.Fatalf("behind a buffered message: Deliver = %v, want Overflowed", d)
-	}
 }
 
 // Receiving frees the bound: a reader that keeps up never fails, however
@@ -121,24 +41,6 @@ func TestBoundCountsOnlyUnread(t *testing.T) {
 				}
 			}
 		}
-	}
-}
-
-func TestDefaultBound(t *testing.T) {
-	ch, sink := newChannel(t, Config{})
-	pad := strings.Repeat("d", 64<<10)
-	n := 0
-	for ; sink.Deliver(NewNotification(protocol.NotificationSessionEvent, json.RawMessage(`"`+pad+`"`))) == Delivered; n++ {
-		if n > 1000 {
-			t.Fatal("no bound")
-		}
-	}
-	if msgs, bytes := ch.Buffered(); msgs != 0 || bytes != 0 {
-		t.Fatalf("Buffered = %d, %d after the overflow", msgs, bytes)
-	}
-	size := len(pad) + 2 + len(protocol.NotificationSessionEvent) + 128 // params, method, fixed overhead
-	if total := n * size; total > DefaultMaxBufferedBytes || total+size <= DefaultMaxBufferedBytes {
-		t.Fatalf("failed after %d messages (%d bytes); the default bound is %d", n, total, DefaultMaxBufferedBytes)
 	}
 }
 
@@ -328,7 +230,8 @@ func TestSinkChannel(t *testing.T) {
 }
 
 // A negative MaxBufferedBytes is refused by Validate and by New, with an
-// error naming the field and wrapping ErrInvalidConfig. Zero means the
+// error naming the field and wrapping ErrInvalidConfig (so is a negative
+// MaxStall). Zero means the
 // default, and a negative DedupeWindow (deduplication off) is allowed.
 func TestNewRefusesInvalidConfig(t *testing.T) {
 	const want = "session: invalid configuration: Config.MaxBufferedBytes is -1; it must be positive (0 means the default, 8 MiB)"
@@ -338,6 +241,10 @@ func TestNewRefusesInvalidConfig(t *testing.T) {
 	}
 	if ch, sink, err := New("s12", bad, nil); ch != nil || sink != nil || !errors.Is(err, ErrInvalidConfig) || err.Error() != want {
 		t.Errorf("New = %v, %v, %v; want nil, nil, %q", ch, sink, err, want)
+	}
+	const wantStall = "session: invalid configuration: Config.MaxStall is -1ms; it must be positive (0 means the default, 1s)"
+	if err := (Config{MaxStall: -time.Millisecond}).Validate(); !errors.Is(err, ErrInvalidConfig) || err.Error() != wantStall {
+		t.Errorf("Validate = %v, want %q", err, wantStall)
 	}
 	for _, ok := range []Config{{}, {DedupeWindow: -1}} {
 		if err := ok.Validate(); err != nil {

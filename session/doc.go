@@ -19,11 +19,23 @@
 // # Buffering and blocking
 //
 // A Channel's mailbox is a queue the router appends to without ever
-// waiting. It holds up to Config.MaxBufferedBytes (8 MiB by default) of
-// unread messages; past that the channel fails with ErrFellBehind, drops
-// what it held and refuses further messages, so one slow consumer cannot
-// hold back the connection. Every request the channel drops or refuses is
-// answered with an error (code CodeUnavailable).
+// waiting. Its bound tells a stuck consumer from one that is merely
+// waiting for a core, so that the second is never failed:
+//
+//   - Up to Config.MaxBufferedBytes (8 MiB by default) of unread messages,
+//     every message is accepted.
+//   - Past it, messages are still accepted while the consumer keeps
+//     receiving. The channel fails once its consumer has received nothing
+//     for Config.MaxStall (1 s by default) while past the bound; each
+//     receive starts that wait anew.
+//   - At four times the bound it fails whatever its consumer does, so
+//     memory stays bounded for a consumer that reads, slowly, forever.
+//
+// A failed channel (ErrFellBehind) drops what it held and refuses further
+// messages, so one slow consumer cannot hold back the connection. Every
+// request the channel drops or refuses is answered with an error (code
+// CodeUnavailable). The bound is checked as messages arrive; one message is
+// always accepted into an empty channel, however large.
 //
 // Receive blocks until a message, the channel's end or the end of its
 // context. A Receive cut short by its context loses nothing. Several

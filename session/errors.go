@@ -6,10 +6,11 @@ import (
 )
 
 var (
-	// ErrFellBehind reports that the session's consumer did not keep up: its
-	// buffered messages passed the configured bound, so the router failed
-	// this session alone and dropped what it had buffered.
-	ErrFellBehind = errors.New("session: consumer fell behind; buffered messages passed the limit (read faster or raise MaxBufferedBytes)")
+	// ErrFellBehind reports that the session's consumer did not keep up: it
+	// received nothing for Config.MaxStall while more than its bound waited,
+	// or let four times the bound pile up, so the router failed this session
+	// alone and dropped what it had buffered.
+	ErrFellBehind = errors.New("session: consumer fell behind; it stopped receiving past its buffer bound (read faster, or raise MaxBufferedBytes or MaxStall)")
 
 	// ErrInvalidConfig is wrapped by the error of New, and of
 	// Config.Validate, for a Config with a field out of range; the error
