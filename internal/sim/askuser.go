@@ -8,14 +8,6 @@ import (
 	"github.com/quorum-go/quorum/copilot/protocol"
 )
 
-// canAskUser reports whether the session may ask its client a question:
-// it was created or resumed with requestUserInput.
-func (s *session) canAskUser() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.requestUserInput
-}
-
 // askUser runs the built-in ask_user tool as the real CLI does when the
 // client asked for user input: user_input.requested, then a
 // userInput.request to the client, then user_input.completed. It returns

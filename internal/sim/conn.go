@@ -185,15 +185,22 @@ func (c *Conn) reply(id jsonrpc2.ID, result json.RawMessage, rerr *jsonrpc2.Erro
 // waits for the answer, ctx, or the end of the connection. Real answers are
 // recorded on the server.
 func (c *Conn) call(ctx context.Context, method string, params any) Answer {
+	return c.startCall(ctx, method, params)()
+}
+
+// startCall queues a server→client request at once, in order with the other
+// traffic, and returns the function that waits for its answer (or ctx, or
+// the end of the connection), so that a turn can send more before waiting.
+func (c *Conn) startCall(ctx context.Context, method string, params any) func() Answer {
 	a := Answer{Method: method}
 	raw, err := json.Marshal(params)
 	if err != nil {
 		a.Err = err
-		return a
+		return func() Answer { return a }
 	}
 	a.Params = raw
 	rawParams := json.RawMessage(raw)
-	var waiter jsonrpc2.Waiter
+	var waiter jsonrpc2.Waiter // set by the writer before it reports on sent
 	sent := make(chan error, 1)
 	c.out.push(outItem{
 		write: func() error {
@@ -203,33 +210,35 @@ func (c *Conn) call(ctx context.Context, method string, params any) Answer {
 		},
 		done: sent,
 	})
-	select {
-	case err := <-sent:
-		if err != nil {
+	return func() Answer {
+		select {
+		case err := <-sent:
+			if err != nil {
+				a.Err = err
+				return a
+			}
+		case <-ctx.Done():
+			a.Err = ctx.Err()
+			return a
+		}
+		var result json.RawMessage
+		err := waiter.Wait(ctx, &result)
+		var rerr *jsonrpc2.Error
+		switch {
+		case err == nil:
+			a.Result = result
+		case errors.As(err, &rerr):
+			a.Error = &RPCError{Code: rerr.Code, Message: rerr.Message}
+			if rerr.Data != nil {
+				a.Error.Data = *rerr.Data
+			}
+		default:
 			a.Err = err
 			return a
 		}
-	case <-ctx.Done():
-		a.Err = ctx.Err()
+		c.srv.rec.answer(a)
 		return a
 	}
-	var result json.RawMessage
-	err = waiter.Wait(ctx, &result)
-	var rerr *jsonrpc2.Error
-	switch {
-	case err == nil:
-		a.Result = result
-	case errors.As(err, &rerr):
-		a.Error = &RPCError{Code: rerr.Code, Message: rerr.Message}
-		if rerr.Data != nil {
-			a.Error.Data = *rerr.Data
-		}
-	default:
-		a.Err = err
-		return a
-	}
-	c.srv.rec.answer(a)
-	return a
 }
 
 // badMessage answers a skipped frame, from the read loop, without blocking.

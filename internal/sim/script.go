@@ -33,8 +33,14 @@ func (m Model) With(rules ...Rule) Model {
 
 // Turn is what a script sees for one model call.
 type Turn struct {
-	Model         string
-	SessionID     string
+	// Model is the model id the call asks for: the session's model, which
+	// session.model.switchTo and the auto-mode switch change (AutoModel is
+	// answered by Options.DefaultModel's script).
+	Model     string
+	SessionID string
+	// Prompt is the prompt as the model gets it: rewritten by a
+	// userPromptSubmitted hook, and after a model switch preceded by the
+	// CLI's notice of it.
 	Prompt        string
 	SystemMessage string
 	// Number counts the session's turns (one per session.send), from 1.
@@ -217,6 +223,45 @@ type Failure struct {
 	Message string
 	// AfterChunks streamed pieces of Reply.Text go out before the error.
 	AfterChunks int
+	// ErrorCode and StatusCode, when set, are session.error's errorCode
+	// (e.g. "rate_limited") and statusCode (the model API's HTTP status).
+	ErrorCode  string
+	StatusCode int
+	// AutoModeSwitch makes the failure one the CLI offers to get round by
+	// switching the session to the auto model, as CLI 1.0.102 does after
+	// a rate limit: the turn's round ends (assistant.turn_end), then
+	// session.error (eligibleForAutoSwitch) and auto_mode_switch.requested
+	// {requestId, errorCode, retryAfterSeconds}; the turn then waits until
+	// the client answers — with session.ui.handlePendingAutoModeSwitch,
+	// or, in a session created with requestAutoModeSwitch, with the answer
+	// to the autoModeSwitch.request sent just before the event, whichever
+	// comes first (a JSON-RPC error is a "no"). auto_mode_switch.completed
+	// reports the answer; "yes" or "yes_always" switch the session's model
+	// to AutoModel (session.model_change). The turn ends with
+	// assistant.idle and session.idle.
+	AutoModeSwitch bool
+	// RetryAfterSeconds is auto_mode_switch.requested's retryAfterSeconds
+	// (and the request's); zero leaves it out.
+	RetryAfterSeconds int
+}
+
+// RateLimitMessage is session.error's message after a rate limit, as CLI
+// 1.0.102 words it.
+const RateLimitMessage = "You've hit your rate limit. Please wait for your limit to reset in under a minute or switch to auto model to continue. Learn More (https://docs.github.com/copilot/concepts/rate-limits)."
+
+// RateLimited is a reply that fails as CLI 1.0.102 fails when the model API
+// answers 429 (once its retries are spent): a rate_limit session.error
+// that offers the switch to the auto model (Failure.AutoModeSwitch), with
+// retryAfterSeconds when it is positive.
+func RateLimited(retryAfterSeconds int) Reply {
+	return Reply{Failure: &Failure{
+		Type:              "rate_limit",
+		Message:           RateLimitMessage,
+		ErrorCode:         "rate_limited",
+		StatusCode:        429,
+		AutoModeSwitch:    true,
+		RetryAfterSeconds: retryAfterSeconds,
+	}}
 }
 
 // Usage is reported token counts.

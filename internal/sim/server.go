@@ -19,6 +19,7 @@ type Server struct {
 	opts   Options
 	models map[string]*Model
 	rec    recorder
+	store  store // the sessions kept "on disk", for all connections
 
 	rngMu sync.Mutex
 	rng   *rand.Rand

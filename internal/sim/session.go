@@ -45,19 +45,16 @@ var errStopped = errors.New("sim: turn stopped")
 // emission order; emission happens under mu, so nothing can be emitted for it
 // after it is destroyed and nothing from an aborted turn after the abort.
 type session struct {
-	conn              *Conn
-	id                string
-	model             *Model
-	streaming         bool
-	requestPermission bool
-	requestUserInput  bool // guarded by mu: session.resume may change it
-	tools             []protocol.ToolDefinition
-	system            string
-	workspace         string
-	cwd               string
-	started           string
+	conn       *Conn
+	id         string
+	system     string
+	workspace  string
+	cwd        string
+	started    string
+	clientName string
 
 	mu        sync.Mutex
+	cfg       settings // what session.resume and session.model.switchTo change
 	destroyed bool
 	lastID    *string // the last non-ephemeral event, parent of the next event
 	log       []Event // non-ephemeral events, for session.getMessages
@@ -68,10 +65,46 @@ type session struct {
 	history   []Exchange
 	pending   map[string]*pendingAnswer // by requestId
 
+	// On disk: a session is kept (the server's store, session.list) from
+	// its first user.message on; modified is its last persisted event's
+	// time.
+	persisted bool
+	summary   string
+	modified  string
+
+	lastModel    string          // the model of the last model call, for the switch notice
+	approved     map[string]bool // tools approved for the rest of the session
+	hooksStarted bool            // the sessionStart hook has run
+	resumed      bool            // taken up by session.resume: sessionStart's source is "resume"
+
 	// The RepeatEvents fault: events sent so far, and copies waiting to
 	// be sent again once emitted reaches their due count.
 	emitted int
 	repeats []repeat
+}
+
+// settings are what a client sets at session.create and may change later:
+// session.resume replaces them, session.model.switchTo and the auto-mode
+// switch change the model. A turn reads them under the session's lock
+// (session.settings) at each model call.
+type settings struct {
+	// model is the model id the next model call asks for. Once switched it
+	// may be any id, as on the real CLI: one the server does not offer
+	// fails the turn that asks for it.
+	model                 string
+	streaming             bool
+	requestPermission     bool
+	requestUserInput      bool
+	requestAutoModeSwitch bool
+	hooks                 bool
+	tools                 []protocol.ToolDefinition // replaced, never changed in place
+}
+
+// settings returns the session's settings as they are now.
+func (s *session) settings() settings {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cfg
 }
 
 // repeat is an event to send a second time.
@@ -90,9 +123,9 @@ type turn struct {
 	aborted   bool // guarded by the session's mu
 }
 
-// tool returns the registered client tool called name.
-func (s *session) tool(name string) (protocol.ToolDefinition, bool) {
-	for _, t := range s.tools {
+// tool returns the client tool called name among tools.
+func tool(tools []protocol.ToolDefinition, name string) (protocol.ToolDefinition, bool) {
+	for _, t := range tools {
 		if t.Name == name {
 			return t, true
 		}
@@ -122,10 +155,40 @@ func (s *session) emitEventLocked(agentID, typ string, data any, ephemeral bool)
 		id := ev.ID
 		s.lastID = &id
 		s.log = append(s.log, ev)
+		s.modified = ev.Timestamp
+		if m, ok := data.(protocol.UserMessageData); ok && typ == protocol.EventUserMessage && !s.persisted {
+			s.persisted, s.summary = true, summaryOf(m.Content)
+		}
 	}
 	params := eventParams(s.id, ev)
 	s.conn.notify(protocol.NotificationSessionEvent, params)
 	s.repeatLocked(params)
+	if !ephemeral {
+		// As CLI 1.0.102 does: each persisted event updates the session's
+		// file, which session.lifecycle session.updated announces.
+		if s.persisted {
+			s.conn.srv.store.put(s.metaLocked(), s)
+		}
+		s.conn.lifecycle(protocol.LifecycleSessionUpdated, s.id, s.started, s.modified)
+	}
+}
+
+// metaLocked is what session.list and session.getMetadata say of s. s.mu
+// is held.
+func (s *session) metaLocked() protocol.SessionListEntry {
+	m := protocol.SessionListEntry{
+		SessionID:    s.id,
+		StartTime:    s.started,
+		ModifiedTime: s.modified,
+		Summary:      s.summary,
+		Name:         s.summary,
+		ClientName:   s.clientName,
+		IsDetached:   ptr(false),
+	}
+	if s.cwd != "" {
+		m.Context = &protocol.SessionContext{Cwd: s.cwd}
+	}
+	return m
 }
 
 // repeatLocked implements Options.RepeatEvents: it sends the copies that
@@ -174,6 +237,18 @@ func (s *session) emitAgent(t *turn, agentID, typ string, data any) error {
 // state changes land atomically with the event (the end of a turn, a pending
 // request being registered).
 func (s *session) emitThen(t *turn, agentID, typ string, data any, fn func()) error {
+	return s.act(t, func() {
+		s.emitEventLocked(agentID, typ, data, protocol.IsEphemeral(typ))
+		if fn != nil {
+			fn()
+		}
+	})
+}
+
+// act runs fn, which emits, for the turn t under s.mu, once there is room in
+// the outbox (the only place the simulator applies backpressure), unless
+// the turn was stopped meanwhile (errStopped).
+func (s *session) act(t *turn, fn func()) error {
 	if err := s.conn.out.waitRoom(t.ctx); err != nil {
 		return errStopped
 	}
@@ -182,10 +257,7 @@ func (s *session) emitThen(t *turn, agentID, typ string, data any, fn func()) er
 	if s.stoppedLocked(t) {
 		return errStopped
 	}
-	s.emitEventLocked(agentID, typ, data, protocol.IsEphemeral(typ))
-	if fn != nil {
-		fn()
-	}
+	fn()
 	return nil
 }
 
@@ -219,18 +291,38 @@ func (s *session) kill() {
 
 // createParams are session.create's and session.resume's params. They are
 // not protocol.SessionCreateParams: the simulator also takes a plain string
-// as systemMessage, and requestUserInput, which that type does not carry.
+// as systemMessage.
 type createParams struct {
-	SessionID         string                    `json:"sessionId"`
-	Model             string                    `json:"model"`
-	Streaming         bool                      `json:"streaming"`
-	RequestPermission bool                      `json:"requestPermission"`
-	RequestUserInput  bool                      `json:"requestUserInput"`
-	Tools             []protocol.ToolDefinition `json:"tools"`
-	SystemMessage     json.RawMessage           `json:"systemMessage"`
-	AvailableTools    []string                  `json:"availableTools"`
-	WorkingDirectory  string                    `json:"workingDirectory"`
+	SessionID             string                    `json:"sessionId"`
+	Model                 string                    `json:"model"`
+	Streaming             bool                      `json:"streaming"`
+	RequestPermission     bool                      `json:"requestPermission"`
+	RequestUserInput      bool                      `json:"requestUserInput"`
+	RequestAutoModeSwitch bool                      `json:"requestAutoModeSwitch"`
+	Hooks                 bool                      `json:"hooks"`
+	Tools                 []protocol.ToolDefinition `json:"tools"`
+	SystemMessage         json.RawMessage           `json:"systemMessage"`
+	AvailableTools        []string                  `json:"availableTools"`
+	WorkingDirectory      string                    `json:"workingDirectory"`
+	ClientName            string                    `json:"clientName"`
 }
+
+// settings returns the settings p asks for, with model.
+func (p createParams) settings(model string) settings {
+	return settings{
+		model:                 model,
+		streaming:             p.Streaming,
+		requestPermission:     p.RequestPermission,
+		requestUserInput:      p.RequestUserInput,
+		requestAutoModeSwitch: p.RequestAutoModeSwitch,
+		hooks:                 p.Hooks,
+		tools:                 offeredTools(p),
+	}
+}
+
+// defaultClientName is the clientName CLI 1.0.102 records for a session
+// created without one.
+const defaultClientName = "sdk"
 
 // systemText accepts the system message as a string or as the SDKs' object
 // {"mode":"append"|"replace","content":"..."}.
@@ -276,30 +368,13 @@ func (c *Conn) handleCreate(r *request) (any, error) {
 	}
 	m := c.srv.model(modelID)
 	if m == nil {
-		ids := make([]string, 0, len(c.srv.opts.Models))
-		for _, m := range c.srv.opts.Models {
-			ids = append(ids, m.ID)
-		}
-		return nil, refused("Model %q is not available. Available models: %s", modelID, strings.Join(ids, ", "))
+		return nil, c.srv.unknownModel(modelID)
 	}
 	id := p.SessionID
 	if id == "" {
 		id = uuid.NewString()
 	}
-	s := &session{
-		conn:              c,
-		id:                id,
-		model:             m,
-		streaming:         p.Streaming,
-		requestPermission: p.RequestPermission,
-		requestUserInput:  p.RequestUserInput,
-		tools:             offeredTools(p),
-		system:            system,
-		workspace:         path.Join(c.srv.opts.WorkspaceRoot, id),
-		cwd:               p.WorkingDirectory,
-		started:           now(),
-		pending:           map[string]*pendingAnswer{},
-	}
+	s := c.newSession(id, p, system, m.ID)
 
 	c.mu.Lock()
 	switch {
@@ -325,12 +400,17 @@ func (c *Conn) handleCreate(r *request) (any, error) {
 		if s.cwd != "" {
 			data.Context = &protocol.WorkingDirectoryContext{Cwd: s.cwd}
 		}
+		// CLI 1.0.102 announces a creation twice: before session.start
+		// and after it (and the session.updated that session.start
+		// brings).
+		c.lifecycle(protocol.LifecycleSessionCreated, id, s.started, s.started)
 		s.mu.Lock()
 		if !s.destroyed {
 			s.emitLocked(protocol.EventSessionStart, data)
 		}
+		modified := s.modified
 		s.mu.Unlock()
-		c.lifecycle(protocol.LifecycleSessionCreated, id)
+		c.lifecycle(protocol.LifecycleSessionCreated, id, s.started, modified)
 	}
 	if c.srv.startBefore() {
 		start()
@@ -340,9 +420,44 @@ func (c *Conn) handleCreate(r *request) (any, error) {
 	return protocol.SessionCreateResult{SessionID: id, WorkspacePath: s.workspace}, nil
 }
 
-// lifecycle queues a session.lifecycle notification.
-func (c *Conn) lifecycle(typ, sessionID string) {
-	raw, _ := json.Marshal(protocol.LifecycleNotification{Type: typ, SessionID: sessionID, Metadata: json.RawMessage(`{}`)})
+// newSession returns a session of c, not yet registered, for the params of
+// a create or resume.
+func (c *Conn) newSession(id string, p createParams, system, model string) *session {
+	client := p.ClientName
+	if client == "" {
+		client = defaultClientName
+	}
+	return &session{
+		conn:       c,
+		id:         id,
+		cfg:        p.settings(model),
+		system:     system,
+		workspace:  path.Join(c.srv.opts.WorkspaceRoot, id),
+		cwd:        p.WorkingDirectory,
+		started:    now(),
+		clientName: client,
+		pending:    map[string]*pendingAnswer{},
+		approved:   map[string]bool{},
+	}
+}
+
+// unknownModel is the refusal of a model the server does not offer.
+func (srv *Server) unknownModel(id string) error {
+	ids := make([]string, 0, len(srv.opts.Models))
+	for _, m := range srv.opts.Models {
+		ids = append(ids, m.ID)
+	}
+	return refused("Model %q is not available. Available models: %s", id, strings.Join(ids, ", "))
+}
+
+// lifecycle queues a session.lifecycle notification whose metadata holds the
+// session's start and last modification times, as the real CLI's do.
+func (c *Conn) lifecycle(typ, sessionID, started, modified string) {
+	meta, _ := json.Marshal(struct {
+		StartTime    string `json:"startTime"`
+		ModifiedTime string `json:"modifiedTime"`
+	}{started, modified})
+	raw, _ := json.Marshal(protocol.LifecycleNotification{Type: typ, SessionID: sessionID, Metadata: meta})
 	c.notify(protocol.NotificationSessionLifecycle, raw)
 }
 
@@ -421,23 +536,6 @@ func (c *Conn) handleAbort(r *request) (any, error) {
 	return protocol.AbortResult{Success: true}, nil
 }
 
-func (c *Conn) handleDestroy(r *request) (any, error) {
-	var p protocol.SessionIDParams
-	if _, err := c.lookup(r, &p, func() string { return p.SessionID }); err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	s := c.sessions[p.SessionID]
-	delete(c.sessions, p.SessionID)
-	c.mu.Unlock()
-	if s == nil {
-		return nil, sessionNotFound(p.SessionID)
-	}
-	s.kill()
-	c.lifecycle(protocol.LifecycleSessionDeleted, s.id)
-	return protocol.SuccessResult{Success: true}, nil
-}
-
 func (c *Conn) handleGetMessages(r *request) (any, error) {
 	var p protocol.SessionIDParams
 	s, err := c.lookup(r, &p, func() string { return p.SessionID })
@@ -451,39 +549,6 @@ func (c *Conn) handleGetMessages(r *request) (any, error) {
 		events = []Event{}
 	}
 	return map[string]any{"events": events}, nil
-}
-
-func (c *Conn) handleSessionList(r *request) (any, error) {
-	type info struct {
-		SessionID string `json:"sessionId"`
-		Model     string `json:"model"`
-		StartTime string `json:"startTime"`
-	}
-	out := []info{}
-	for _, id := range c.SessionIDs() {
-		if s := c.session(id); s != nil {
-			out = append(out, info{SessionID: s.id, Model: s.model.ID, StartTime: s.started})
-		}
-	}
-	return map[string]any{"sessions": out}, nil
-}
-
-// handleResume re-attaches a client to a live session of this connection,
-// with new tool and permission settings, as session.resume does on the CLI.
-func (c *Conn) handleResume(r *request) (any, error) {
-	var p createParams
-	if err := r.decode(&p); err != nil {
-		return nil, err
-	}
-	s := c.session(p.SessionID)
-	if s == nil {
-		return nil, sessionNotFound(p.SessionID)
-	}
-	s.mu.Lock()
-	s.tools, s.requestPermission, s.streaming = offeredTools(p), p.RequestPermission, p.Streaming
-	s.requestUserInput = p.RequestUserInput
-	s.mu.Unlock()
-	return protocol.SessionCreateResult{SessionID: s.id, WorkspacePath: s.workspace}, nil
 }
 
 // offeredTools are the client tools the model is offered. As on the real

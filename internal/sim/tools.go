@@ -3,25 +3,28 @@ package sim
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/google/uuid"
 
 	"github.com/quorum-go/quorum/copilot/protocol"
 )
 
-// pendingKind tells the two kinds of pending request apart, so an answer of
+// pendingKind tells the kinds of pending request apart, so an answer of
 // the wrong kind is refused.
 type pendingKind int
 
 const (
 	pendingPermission pendingKind = iota
 	pendingTool
+	pendingAutoModeSwitch
 )
 
 func (k pendingKind) String() string {
-	if k == pendingPermission {
+	switch k {
+	case pendingPermission:
 		return "permission request"
+	case pendingAutoModeSwitch:
+		return "auto mode switch"
 	}
 	return "tool call"
 }
@@ -32,11 +35,28 @@ type pendingAnswer struct {
 	ch   chan json.RawMessage // buffered 1: the answering handler never waits
 }
 
-// runTool runs one tool call: tool.execution_start, the exchanges the
-// tool and flow call for (ask_user's question, or a client tool's
-// permission and call), tool.execution_complete. A non-nil error means the
-// turn was stopped.
-func (s *session) runTool(t *turn, req protocol.AssistantMessageToolRequest) (ToolResult, error) {
+// toolFailure is why a tool did not give a result: tool.execution_complete's
+// error {code, message}, which the model reads as the tool's result.
+type toolFailure struct {
+	code    string
+	message string
+	// executed says the tool was looked up or run (and failed), rather
+	// than kept from running: only then does the postToolUseFailure hook
+	// run, as on CLI 1.0.102.
+	executed bool
+}
+
+// noPermission is the CLI's failure of a tool that needed permission when
+// none could be asked (the session has no requestPermission) or the client
+// answered user-not-available.
+var noPermission = toolFailure{code: "denied", message: "Permission denied and could not request permission from user. Copilot needed the user's approval and no one could answer."}
+
+// runTool runs one tool call: tool.execution_start, the exchanges the tool
+// and flow call for (with hooks, preToolUse first; ask_user's question, or
+// a client tool's permission and call; with hooks, postToolUse or
+// postToolUseFailure after), tool.execution_complete. A non-nil error means
+// the turn was stopped (errRejected: by a refusal that ends it).
+func (s *session) runTool(t *turn, cfg settings, req protocol.AssistantMessageToolRequest) (ToolResult, error) {
 	res := ToolResult{CallID: req.ToolCallID, Name: req.Name, Arguments: req.Arguments}
 	if err := s.emit(t, protocol.EventToolExecutionStart, protocol.ToolExecutionStartData{
 		ToolCallID: req.ToolCallID,
@@ -46,78 +66,165 @@ func (s *session) runTool(t *turn, req protocol.AssistantMessageToolRequest) (To
 		return res, err
 	}
 
-	def, ok := s.tool(req.Name)
-	legacy := s.conn.srv.opts.ToolFlow == ToolFlowLegacyRequest
-	switch {
-	case req.Name == AskUserTool && s.canAskUser():
+	var pre preToolUseOutput
+	if cfg.hooks {
 		var err error
-		if res.Text, res.Error, err = s.askUser(t, req); err != nil {
+		if pre, err = s.preToolUseHook(t, req); err != nil {
 			return res, err
 		}
-	case !ok:
-		res.Error = fmt.Sprintf("Tool '%s' does not exist.", req.Name)
-	case legacy:
-		a := s.conn.call(t.ctx, protocol.MethodToolCall, protocol.ToolCallParams{
-			SessionID:  s.id,
-			ToolCallID: req.ToolCallID,
-			ToolName:   req.Name,
-			Arguments:  req.Arguments,
-		})
-		switch {
-		case a.Err != nil:
-			return res, errStopped
-		case a.Error != nil:
-			res.Error = a.Error.Message
-		default:
-			var r struct {
-				Result json.RawMessage `json:"result"`
-			}
-			if err := json.Unmarshal(a.Result, &r); err != nil || len(r.Result) == 0 {
-				r.Result = a.Result
-			}
-			res.Text, res.ResultType, res.Error = parseToolResult(r.Result)
+		if len(pre.ModifiedArgs) > 0 && string(pre.ModifiedArgs) != "null" {
+			res.Arguments = pre.ModifiedArgs
 		}
-	default:
-		if def.SkipPermission {
-			// no permission needed
-		} else if !s.requestPermission {
-			res.Error = "permission denied: the session cannot request permission (create it with requestPermission:true, or mark the tool skipPermission:true)"
-			break
-		} else {
-			approved, err := s.askPermission(t, req, def)
-			if err != nil {
-				return res, err
-			}
-			if !approved {
-				// As on the real CLI: a refusal fails the call and ends the
-				// turn; the model is not called again.
-				if err := s.emit(t, protocol.EventToolExecutionComplete, protocol.ToolExecutionCompleteData{
-					ToolCallID: req.ToolCallID, Success: false,
-					Error: &protocol.ToolExecutionCompleteError{Code: "rejected", Message: "The user rejected this tool call."},
-				}); err != nil {
-					return res, err
-				}
-				return res, errRejected
-			}
+	}
+	fail, err := s.execTool(t, cfg, req, pre, &res)
+	if err != nil {
+		return res, err
+	}
+	if fail != nil {
+		res.Text, res.ResultType, res.Error = "", "failure", fail.message
+		if fail.code == "denied" || fail.code == "rejected" {
+			res.ResultType = "denied"
 		}
-		answer, err := s.askClient(t, req)
-		if err != nil {
+	} else if res.ResultType == "" {
+		res.ResultType = "success"
+	}
+	if cfg.hooks && (fail == nil || fail.executed) {
+		if err := s.postToolUseHook(t, &res); err != nil {
 			return res, err
 		}
-		res.Text, res.ResultType, res.Error = parseToolAnswer(answer)
 	}
 
 	data := protocol.ToolExecutionCompleteData{ToolCallID: req.ToolCallID, Success: res.OK()}
 	if res.OK() {
-		if res.ResultType == "" {
-			res.ResultType = "success"
-		}
 		data.Result = &protocol.ToolExecutionCompleteResult{Content: res.Text}
 	} else {
-		res.ResultType, res.Text = "failure", res.Error
+		res.Text = res.Error
 		data.Error = &protocol.ToolExecutionCompleteError{Message: res.Error}
+		if fail != nil {
+			data.Error.Code = fail.code
+		}
 	}
 	return res, s.emit(t, protocol.EventToolExecutionComplete, data)
+}
+
+// execTool runs the tool itself, after its preToolUse hook (pre), filling
+// in res on success. It returns why the tool gave no result, or a non-nil
+// error when the turn was stopped.
+func (s *session) execTool(t *turn, cfg settings, req protocol.AssistantMessageToolRequest, pre preToolUseOutput, res *ToolResult) (*toolFailure, error) {
+	if pre.PermissionDecision == hookDeny {
+		reason := pre.PermissionDecisionReason
+		if reason == "" {
+			reason = noHookReason
+		}
+		return &toolFailure{code: "denied", message: "Denied by preToolUse hook: " + reason}, nil
+	}
+	def, ok := tool(cfg.tools, req.Name)
+	switch {
+	case req.Name == AskUserTool && cfg.requestUserInput:
+		answer, errText, err := s.askUser(t, req)
+		if err != nil {
+			return nil, err
+		}
+		if errText != "" {
+			return &toolFailure{code: "failure", message: errText, executed: true}, nil
+		}
+		res.Text = answer
+		return nil, nil
+	case !ok:
+		return &toolFailure{code: "failure", message: fmt.Sprintf("Tool '%s' does not exist.", req.Name), executed: true}, nil
+	}
+
+	// Permission: a preToolUse "allow" skips it and "ask" asks it (as a
+	// hook request) even for a tool that skips permission; otherwise a
+	// tool without skipPermission needs it, unless approved for the rest
+	// of the session. The legacy flow asks none.
+	legacy := s.conn.srv.opts.ToolFlow == ToolFlowLegacyRequest
+	s.mu.Lock()
+	remembered := s.approved[req.Name]
+	s.mu.Unlock()
+	ask := pre.PermissionDecision == hookAsk ||
+		(pre.PermissionDecision != hookAllow && !def.SkipPermission && !remembered && !legacy)
+	if ask {
+		if !cfg.requestPermission {
+			return &noPermission, nil
+		}
+		request := protocol.PermissionRequest{
+			Kind:            "custom-tool",
+			ToolName:        req.Name,
+			ToolCallID:      req.ToolCallID,
+			Args:            res.Arguments,
+			ToolDescription: def.Description,
+		}
+		if pre.PermissionDecision == hookAsk {
+			msg := pre.PermissionDecisionReason
+			if msg == "" {
+				msg = noHookReason
+			}
+			request = protocol.PermissionRequest{Kind: "hook", ToolName: req.Name, ToolCallID: req.ToolCallID, ToolArgs: res.Arguments, HookMessage: msg}
+		}
+		v, err := s.askPermission(t, req, request)
+		if err != nil {
+			return nil, err
+		}
+		if v.refusal != nil {
+			if v.endTurn {
+				// As on the real CLI: a plain refusal fails the call
+				// and ends the turn; the model is not called again.
+				if err := s.emit(t, protocol.EventToolExecutionComplete, protocol.ToolExecutionCompleteData{
+					ToolCallID: req.ToolCallID, Success: false,
+					Error: &protocol.ToolExecutionCompleteError{Code: v.refusal.code, Message: v.refusal.message},
+				}); err != nil {
+					return nil, err
+				}
+				return nil, errRejected
+			}
+			return v.refusal, nil
+		}
+		if v.remember {
+			s.mu.Lock()
+			s.approved[req.Name] = true
+			s.mu.Unlock()
+		}
+	}
+
+	if legacy {
+		a := s.conn.call(t.ctx, protocol.MethodToolCall, protocol.ToolCallParams{
+			SessionID:  s.id,
+			ToolCallID: req.ToolCallID,
+			ToolName:   req.Name,
+			Arguments:  res.Arguments,
+		})
+		switch {
+		case a.Err != nil:
+			return nil, errStopped
+		case a.Error != nil:
+			return &toolFailure{code: "failure", message: a.Error.Message, executed: true}, nil
+		}
+		var r struct {
+			Result json.RawMessage `json:"result"`
+		}
+		if err := json.Unmarshal(a.Result, &r); err != nil || len(r.Result) == 0 {
+			r.Result = a.Result
+		}
+		text, resultType, errText := parseToolResult(r.Result)
+		return toolOutcome(res, text, resultType, errText)
+	}
+	answer, err := s.askClient(t, req, res.Arguments)
+	if err != nil {
+		return nil, err
+	}
+	text, resultType, errText := parseToolAnswer(answer)
+	return toolOutcome(res, text, resultType, errText)
+}
+
+// toolOutcome records a client's tool result in res, or returns it as a
+// failure.
+func toolOutcome(res *ToolResult, text, resultType, errText string) (*toolFailure, error) {
+	if errText != "" {
+		return &toolFailure{code: "failure", message: errText, executed: true}, nil
+	}
+	res.Text, res.ResultType = text, resultType
+	return nil, nil
 }
 
 // await registers a pending request and emits the event announcing it under
@@ -136,54 +243,16 @@ func (s *session) await(t *turn, kind pendingKind, requestID, typ string, data a
 	}
 }
 
-// askPermission runs the protocol-3 permission exchange and reports whether
-// the client approved.
-func (s *session) askPermission(t *turn, req protocol.AssistantMessageToolRequest, def protocol.ToolDefinition) (bool, error) {
-	requestID := uuid.NewString()
-	raw, err := s.await(t, pendingPermission, requestID, protocol.EventPermissionRequested, protocol.PermissionRequestedData{
-		RequestID: requestID,
-		PermissionRequest: protocol.PermissionRequest{
-			Kind:            "custom-tool",
-			ToolName:        req.Name,
-			ToolCallID:      req.ToolCallID,
-			Args:            req.Arguments,
-			ToolDescription: def.Description,
-		},
-	})
-	if err != nil {
-		return false, err
-	}
-	var answer protocol.SessionPermissionsHandlePendingPermissionRequestParams
-	json.Unmarshal(raw, &answer) // validated by the handler
-	approved := isApproval(answer.Result.Kind)
-	kind := "denied-interactively-by-user"
-	if approved {
-		kind = "approved"
-	}
-	err = s.emit(t, protocol.EventPermissionCompleted, protocol.PermissionCompletedData{
-		RequestID: requestID,
-		Result:    protocol.PermissionResult{Kind: kind},
-	})
-	return approved, err
-}
-
-// isApproval reports whether a permission decision kind approves: the
-// approve-* family ("approve-once", "approve-for-session", ...) and the older
-// "approved".
-func isApproval(kind string) bool {
-	return kind == "approved" || strings.HasPrefix(kind, "approve")
-}
-
 // askClient runs the protocol-3 external tool exchange and returns the
 // client's answer (the params of handlePendingToolCall).
-func (s *session) askClient(t *turn, req protocol.AssistantMessageToolRequest) (json.RawMessage, error) {
+func (s *session) askClient(t *turn, req protocol.AssistantMessageToolRequest, args json.RawMessage) (json.RawMessage, error) {
 	requestID := uuid.NewString()
 	answer, err := s.await(t, pendingTool, requestID, protocol.EventExternalToolRequested, protocol.ExternalToolRequestedData{
 		RequestID:  requestID,
 		SessionID:  s.id,
 		ToolCallID: req.ToolCallID,
 		ToolName:   req.Name,
-		Arguments:  req.Arguments,
+		Arguments:  args,
 	})
 	if err != nil {
 		return nil, err

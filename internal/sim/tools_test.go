@@ -273,8 +273,17 @@ func TestToolFlowVariants(t *testing.T) {
 		if count(evs, protocol.EventPermissionRequested) != 0 || count(evs, protocol.EventExternalToolRequested) != 0 {
 			t.Errorf("events = %v", types(evs))
 		}
-		if !strings.HasPrefix(res.Error, "permission denied") {
+		// CLI 1.0.102's words for a tool it could not ask about.
+		if !strings.HasPrefix(res.Error, "Permission denied and could not request permission from user.") || res.ResultType != "denied" {
 			t.Errorf("result = %+v", res)
+		}
+		for _, e := range evs {
+			var complete protocol.ToolExecutionCompleteData
+			if e.Type == protocol.EventToolExecutionComplete {
+				if mustUnmarshal(t, e.Data, &complete); complete.Error == nil || complete.Error.Code != "denied" {
+					t.Errorf("%s = %s", e.Type, e.Data)
+				}
+			}
 		}
 	})
 	t.Run("unregistered tool", func(t *testing.T) {

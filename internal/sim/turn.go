@@ -50,57 +50,95 @@ type assistantMessage struct {
 	ToolRequests []protocol.AssistantMessageToolRequest `json:"toolRequests"`
 }
 
-// runTurn plays one turn: user.message, then one round per model call
-// (assistant.turn_start … assistant.turn_end, with tool calls in between),
-// then assistant.idle and session.idle. Any error from emit means the turn was
-// stopped and must return at once.
+// runTurn plays one turn: with hooks, sessionStart (the session's first
+// send) and userPromptSubmitted, which may rewrite or block the prompt;
+// user.message; then one round per model call (assistant.turn_start …
+// assistant.turn_end, with tool calls in between); then, with hooks,
+// agentStop; then assistant.idle and session.idle. Any error from emit
+// means the turn was stopped and must return at once.
 func (s *session) runTurn(t *turn) {
-	if s.emit(t, protocol.EventUserMessage, protocol.UserMessageData{Content: t.prompt}) != nil {
+	cfg := s.settings()
+	prompt := t.prompt
+	if cfg.hooks {
+		var blocked bool
+		var err error
+		if prompt, blocked, err = s.promptHooks(t); err != nil || blocked {
+			return
+		}
+	}
+	msg := protocol.UserMessageData{Content: t.prompt}
+	if prompt != t.prompt {
+		msg.TransformedContent = prompt
+	}
+	if s.emit(t, protocol.EventUserMessage, msg) != nil {
 		return
 	}
 	if s.conn.srv.opts.Unauthenticated {
-		s.fail(t, "authentication", "not authenticated (simulated): run copilot login or set a token")
+		s.fail(t, protocol.ErrorData{ErrorType: "authentication", Message: "not authenticated (simulated): run copilot login or set a token"})
 		return
 	}
 	s.mu.Lock()
 	history := slices.Clone(s.history)
-	canAsk := s.requestUserInput
-	s.mu.Unlock()
-	toolNames := make([]string, len(s.tools))
-	for i, td := range s.tools {
-		toolNames[i] = td.Name
+	if s.lastModel != "" && s.lastModel != s.cfg.model {
+		prompt = switchNotice(s.lastModel, s.cfg.model) + prompt
 	}
+	s.mu.Unlock()
 
 	var results []ToolResult
 	for call := 0; ; call++ {
 		if call > s.conn.srv.opts.MaxToolRounds {
-			s.fail(t, "query", fmt.Sprintf("simulated model %q asked for tools more than %d times in one turn", s.model.ID, s.conn.srv.opts.MaxToolRounds))
+			s.fail(t, protocol.ErrorData{ErrorType: "query", Message: fmt.Sprintf("simulated model %q asked for tools more than %d times in one turn", cfg.model, s.conn.srv.opts.MaxToolRounds)})
 			return
 		}
 		turnID := strconv.Itoa(call)
 		if s.emit(t, protocol.EventAssistantTurnStart, protocol.AssistantTurnStartData{TurnID: turnID}) != nil {
 			return
 		}
+		// Each model call asks for the session's model and tools as they
+		// are now: a switch or a resume during the turn takes effect at
+		// the next call.
+		s.mu.Lock()
+		cfg = s.cfg
+		s.lastModel = cfg.model
+		s.mu.Unlock()
+		model := s.conn.srv.scriptFor(cfg.model)
+		if model == nil {
+			s.fail(t, protocol.ErrorData{ErrorType: "query", StatusCode: ptr[int64](404),
+				Message: fmt.Sprintf("Execution failed: 404 the simulator serves no model %q", cfg.model)})
+			return
+		}
+		toolNames := make([]string, len(cfg.tools))
+		for i, td := range cfg.tools {
+			toolNames[i] = td.Name
+		}
 		info := Turn{
-			Model:         s.model.ID,
+			Model:         cfg.model,
 			SessionID:     s.id,
-			Prompt:        t.prompt,
+			Prompt:        prompt,
 			SystemMessage: s.system,
 			Number:        t.number,
 			Call:          call,
-			Tools:         slices.Clone(toolNames),
-			CanAskUser:    canAsk,
+			Tools:         toolNames,
+			CanAskUser:    cfg.requestUserInput,
 			ToolResults:   slices.Clone(results),
 			History:       slices.Clone(history),
 		}
 		started := time.Now()
-		reply := callScript(s.model.Respond, info)
+		reply := callScript(model.Respond, info)
 		messageID := uuid.NewString()
-		if s.streamReply(t, reply, messageID) != nil {
+		if s.streamReply(t, cfg, reply, messageID) != nil {
 			return
 		}
-		if reply.Failure != nil {
-			s.fail(t, reply.Failure.Type, reply.Failure.Message)
+		if f := reply.Failure; f != nil {
+			data := protocol.ErrorData{ErrorType: f.Type, Message: f.Message, ErrorCode: f.ErrorCode}
+			if f.StatusCode != 0 {
+				data.StatusCode = ptr(int64(f.StatusCode))
+			}
+			if f.AutoModeSwitch {
+				s.rateLimited(t, cfg, turnID, data, f.RetryAfterSeconds)
+				return
+			}
+			s.fail(t, data)
 			return
 		}
 		if reply.Hang {
@@ -117,7 +155,7 @@ func (s *session) runTurn(t *turn) {
 		}
 		u := reply.usage(info)
 		if s.emit(t, protocol.EventAssistantUsage, protocol.AssistantUsageData{
-			Model:        s.model.ID,
+			Model:        cfg.model,
 			InputTokens:  ptr(int64(u.InputTokens)),
 			OutputTokens: ptr(int64(u.OutputTokens)),
 			Duration:     ptr(time.Since(started).Milliseconds()),
@@ -127,7 +165,7 @@ func (s *session) runTurn(t *turn) {
 		}
 
 		for _, req := range requests {
-			res, err := s.runTool(t, req)
+			res, err := s.runTool(t, cfg, req)
 			if errors.Is(err, errRejected) {
 				s.endRejected(t, turnID)
 				return
@@ -143,11 +181,14 @@ func (s *session) runTurn(t *turn) {
 		if len(requests) > 0 {
 			continue
 		}
+		if cfg.hooks && s.agentStopHook(t) != nil {
+			return
+		}
 		if s.emit(t, protocol.EventAssistantIdle, protocol.AssistantIdleData{}) != nil {
 			return
 		}
 		s.finish(t, func() {
-			s.history = append(s.history, Exchange{Prompt: t.prompt, Reply: reply.Text})
+			s.history = append(s.history, Exchange{Prompt: prompt, Reply: reply.Text})
 		})
 		return
 	}
@@ -181,7 +222,7 @@ func (r Reply) toolRequests() []protocol.AssistantMessageToolRequest {
 // Failure), all naming messageID, the id assistant.message will carry. The
 // sub-agents' text goes first, each as its own message tagged with its
 // agentId, so that it precedes everything of the main agent's message.
-func (s *session) streamReply(t *turn, r Reply, messageID string) error {
+func (s *session) streamReply(t *turn, cfg settings, r Reply, messageID string) error {
 	pieces := r.chunks(r.Text)
 	n := len(pieces)
 	if r.Failure != nil {
@@ -192,11 +233,11 @@ func (s *session) streamReply(t *turn, r Reply, messageID string) error {
 		return errStopped
 	}
 	for _, sub := range r.SubAgents {
-		if err := s.streamSubAgent(t, r, sub); err != nil {
+		if err := s.streamSubAgent(t, cfg, r, sub); err != nil {
 			return err
 		}
 	}
-	if !s.streaming {
+	if !cfg.streaming {
 		if !sleep(done, time.Duration(n)*r.ChunkDelay) {
 			return errStopped
 		}
@@ -207,10 +248,10 @@ func (s *session) streamReply(t *turn, r Reply, messageID string) error {
 
 // streamSubAgent plays one sub-agent's text: its deltas when the session
 // streams, then its assistant.message, all with the sub-agent's agentId.
-func (s *session) streamSubAgent(t *turn, r Reply, sub SubAgentText) error {
+func (s *session) streamSubAgent(t *turn, cfg settings, r Reply, sub SubAgentText) error {
 	messageID := uuid.NewString()
 	pieces := r.chunks(sub.Text)
-	if s.streaming {
+	if cfg.streaming {
 		if err := s.streamPieces(t, sub.AgentID, messageID, pieces, r.ChunkDelay, false); err != nil {
 			return err
 		}
@@ -251,18 +292,18 @@ var errRejected = errors.New("sim: permission rejected")
 func (s *session) endRejected(t *turn, turnID string) {
 	if s.emit(t, protocol.EventAssistantTurnEnd, protocol.AssistantTurnEndData{TurnID: turnID}) != nil ||
 		s.emit(t, protocol.EventAbort, protocol.AbortData{Reason: protocol.AbortReasonUserInitiated}) != nil ||
-		s.emit(t, protocol.EventAssistantIdle, protocol.AssistantIdleData{Aborted: ptr(true)}) != nil {
+		s.emit(t, protocol.EventAssistantIdle, protocol.AssistantIdleData{}) != nil {
 		return
 	}
 	s.finish(t, nil)
 }
 
 // fail ends the turn with session.error and session.idle.
-func (s *session) fail(t *turn, errorType, message string) {
-	if errorType == "" {
-		errorType = "query"
+func (s *session) fail(t *turn, data protocol.ErrorData) {
+	if data.ErrorType == "" {
+		data.ErrorType = "query"
 	}
-	if s.emit(t, protocol.EventSessionError, protocol.ErrorData{ErrorType: errorType, Message: message}) != nil {
+	if s.emit(t, protocol.EventSessionError, data) != nil {
 		return
 	}
 	s.finish(t, nil)

@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"context"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/quorum-go/quorum/copilot/protocol"
 	"github.com/quorum-go/quorum/internal/sim"
@@ -313,6 +315,8 @@ func TestAbortHangingTurn(t *testing.T) {
 	}
 }
 
+// TestDestroy: session.destroy stops the session and its turn and forgets it
+// on the connection, without deleting it (manage_test.go: it stays on disk).
 func TestDestroy(t *testing.T) {
 	srv := newServer(t, sim.Options{Models: []sim.Model{textModel("m", sim.Hang())}})
 	c, _ := dial(t, srv)
@@ -321,33 +325,23 @@ func TestDestroy(t *testing.T) {
 	c.send(id, "hang forever")
 	c.waitType(id, protocol.EventAssistantTurnStart)
 
-	var res struct{ Success bool }
+	var res protocol.SuccessResult
 	c.mustCall(protocol.MethodSessionDestroy, map[string]any{"sessionId": id}, &res)
 	if !res.Success {
 		t.Errorf("destroy = %+v", res)
 	}
-	wire := c.waitWire(protocol.LifecycleSessionDeleted, func(w []wireEntry) bool {
-		for _, e := range w {
-			if isLifecycle(e, protocol.LifecycleSessionDeleted) {
-				return true
-			}
-		}
-		return false
-	})
-	var deleted struct{ Type, SessionID string }
-	for _, e := range wire {
-		if isLifecycle(e, protocol.LifecycleSessionDeleted) {
-			mustUnmarshal(t, e.Params, &deleted)
-		}
-	}
-	if deleted.SessionID != id {
-		t.Errorf("%s for %q, want %q", protocol.LifecycleSessionDeleted, deleted.SessionID, id)
-	}
-	for _, method := range []string{protocol.MethodSessionSend, protocol.MethodSessionAbort, protocol.MethodSessionDestroy, protocol.MethodSessionGetMessages} {
+	for _, method := range []string{protocol.MethodSessionSend, protocol.MethodSessionAbort, protocol.MethodSessionGetMessages} {
 		rerr := rpcError(t, c.call(method, map[string]any{"sessionId": id, "prompt": "x"}, nil))
 		if !strings.Contains(rerr.Message, "session not found") {
 			t.Errorf("%s after destroy: %+v", method, rerr)
 		}
+	}
+	// As on the real CLI, destroying a session that is not live is
+	// answered success:false, not with an error.
+	res = protocol.SuccessResult{Success: true}
+	c.mustCall(protocol.MethodSessionDestroy, map[string]any{"sessionId": id}, &res)
+	if res.Success {
+		t.Errorf("a second destroy = %+v", res)
 	}
 	if got := srv.LiveSessions(); !slices.Equal(got, []string{other}) {
 		t.Errorf("live sessions = %v, want [%s]", got, other)
@@ -360,6 +354,14 @@ func TestDestroy(t *testing.T) {
 	// rest when the test binary exits.
 	if n := waitRunningTurns(t, srv, 0); n != 0 {
 		t.Errorf("running turns = %d", n)
+	}
+	// A destroy is not a delete.
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, e := range c.wire {
+		if isLifecycle(e, protocol.LifecycleSessionDeleted) {
+			t.Errorf("destroy announced %s", e.Params)
+		}
 	}
 }
 
@@ -425,33 +427,46 @@ func TestBusyPolicy(t *testing.T) {
 	})
 }
 
-// TestNothingAfterDestroy destroys a session in the middle of a stream: no
-// event of it may follow session.deleted on the wire.
-func TestNothingAfterDestroy(t *testing.T) {
-	model := textModel("m", sim.Reply{Text: strings.Repeat("y", 400), ChunkSize: 1, ChunkDelay: 50 * time.Microsecond})
-	c, _ := dial(t, newServer(t, sim.Options{Models: []sim.Model{model}}))
-	id := c.createSession(map[string]any{"streaming": true})
-	c.send(id, "x")
-	c.waitEvents(id, "some deltas", func(evs []sim.Event) bool { return count(evs, protocol.EventAssistantMessageDelta) >= 10 })
-	c.mustCall(protocol.MethodSessionDestroy, map[string]any{"sessionId": id}, nil)
-	for range 20 {
-		c.mustCall(protocol.MethodPing, nil, nil) // let anything still in flight arrive
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	deleted := -1
-	for i, e := range c.wire {
-		if isLifecycle(e, protocol.LifecycleSessionDeleted) {
-			deleted = i
-		}
-		if deleted >= 0 && e.Session == id {
-			t.Fatalf("event %d of the destroyed session follows session.deleted", i)
-		}
-	}
-	if deleted < 0 {
-		t.Fatal("no session.deleted")
-	}
-	if n := count(c.events_[id], protocol.EventSessionIdle); n != 0 {
-		t.Errorf("the destroyed turn went idle %d times", n)
+// TestNothingAfterDestroyOrDelete ends a session in the middle of a stream:
+// no event of it may follow the answer on the wire (nor, for a delete,
+// session.deleted, which comes before the answer).
+func TestNothingAfterDestroyOrDelete(t *testing.T) {
+	for _, method := range []string{protocol.MethodSessionDestroy, protocol.MethodSessionDelete} {
+		t.Run(method, func(t *testing.T) {
+			model := textModel("m", sim.Reply{Text: strings.Repeat("y", 400), ChunkSize: 1, ChunkDelay: 50 * time.Microsecond})
+			c, _ := dial(t, newServer(t, sim.Options{Models: []sim.Model{model}}))
+			id := c.createSession(map[string]any{"streaming": true})
+			c.send(id, "x")
+			c.waitEvents(id, "some deltas", func(evs []sim.Event) bool { return count(evs, protocol.EventAssistantMessageDelta) >= 10 })
+			ctx, cancel := context.WithTimeout(context.Background(), guard)
+			defer cancel()
+			endID := jsonrpc2.ID{Str: "end", IsString: true}
+			if err := c.rpc.Call(ctx, method, map[string]any{"sessionId": id}, nil, jsonrpc2.PickID(endID)); err != nil {
+				t.Fatal(err)
+			}
+			for range 20 {
+				c.mustCall(protocol.MethodPing, nil, nil) // let anything still in flight arrive
+			}
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			end, deleted := -1, -1
+			for i, e := range c.wire {
+				if isLifecycle(e, protocol.LifecycleSessionDeleted) && deleted < 0 {
+					deleted = i
+				}
+				if e.Response && e.ID == endID {
+					end = i
+				}
+				if (end >= 0 || deleted >= 0) && e.Session == id {
+					t.Fatalf("event %d of the ended session follows its end", i)
+				}
+			}
+			if end < 0 || (method == protocol.MethodSessionDelete) != (deleted >= 0 && deleted < end) {
+				t.Fatalf("answer at %d, session.deleted at %d", end, deleted)
+			}
+			if n := count(c.events_[id], protocol.EventSessionIdle); n != 0 {
+				t.Errorf("the ended turn went idle %d times", n)
+			}
+		})
 	}
 }
