@@ -127,3 +127,93 @@ func subAgentsFirst(respond func(sim.Turn) sim.Reply) func(sim.Turn) sim.Reply {
 		return r
 	}
 }
+
+// TestManagementHooksAndRateLimitsMatchTheSchemas checks against the
+// schemas the traffic of what the simulator does as CLI 1.0.102 does it:
+// each permission decision and its permission.completed, hooks (hooks.invoke
+// both ways, hook.start and hook.end, a permission asked by a hook, a
+// blocked prompt's session.warning), model switches and the rate limit's
+// auto-mode switch (the event and its answer, the request), and a resume.
+func TestManagementHooksAndRateLimitsMatchTheSchemas(t *testing.T) {
+	schemas := schemacheck.Default(t)
+	limited := sim.Model{ID: "limited", Respond: sim.Always(sim.RateLimited(30))}
+	srv := newServer(t, sim.Options{Models: []sim.Model{toolModel(nil), limited}})
+	tap := schemacheck.Check(t, schemas, srv.Dial())
+	c := newClient(t, tap)
+	h := &hookClient{outputs: map[protocol.HookType]any{
+		protocol.HookTypePreToolUse:  map[string]any{"permissionDecision": "ask", "modifiedArgs": map[string]any{"q": "changed"}},
+		protocol.HookTypePostToolUse: map[string]any{"modifiedResult": map[string]any{"textResultForLlm": "stormy", "resultType": "success"}},
+	}}
+	h.install(c)
+	hooked := c.onRequest
+	c.onRequest = func(method string, params json.RawMessage) (any, error) {
+		if method == protocol.MethodAutoModeSwitchRequest {
+			return protocol.AutoModeSwitchRequestResponse{Response: protocol.UIAutoModeSwitchResponseYes}, nil
+		}
+		return hooked(method, params)
+	}
+	a := newAnswerer(c, "", map[string]any{"textResultForLlm": "sunny", "resultType": "success"}, "")
+	approval := map[string]any{"kind": "custom-tool", "toolName": "lookup"}
+	for _, decision := range []map[string]any{
+		{"kind": "approve-once"},
+		{"kind": "approve-for-session", "approval": approval},
+		{"kind": "approve-for-location", "approval": approval, "locationKey": "/src"},
+		{"kind": "approve-read-only-for-session", "directories": []string{"/src"}},
+		{"kind": "reject", "feedback": "not now"},
+		{"kind": "reject"},
+		{"kind": "user-not-available"},
+		{"kind": "denied-by-rules", "rules": []any{map[string]any{"kind": "custom-tool", "argument": "lookup"}}},
+		{"kind": "denied-by-permission-request-hook", "message": "a plugin said no"},
+		{"kind": "cancelled", "reason": "timed out"},
+	} {
+		a.decision = decision
+		id := c.createSession(map[string]any{"requestPermission": true, "tools": []any{lookupTool}, "streaming": true})
+		c.send(id, "go")
+		c.waitIdle(id, 1)
+		a.check(t)
+		c.deleteSession(id)
+	}
+
+	a.decision = map[string]any{"kind": "approve-once"}
+	hooks := c.createSession(map[string]any{"hooks": true, "requestPermission": true, "tools": []any{lookupTool}})
+	c.send(hooks, "weather?")
+	c.waitIdle(hooks, 1)
+	c.mustCall(protocol.MethodSessionModelSwitchTo, map[string]any{"sessionId": hooks, "modelId": "limited"}, nil)
+	c.mustCall(protocol.MethodSessionModelGetCurrent, map[string]any{"sessionId": hooks}, nil)
+	h.mu.Lock()
+	h.outputs[protocol.HookTypeUserPromptSubmitted] = map[string]any{"decision": "block", "reason": "not today"}
+	h.mu.Unlock()
+	c.send(hooks, "blocked")
+	c.waitIdle(hooks, 2)
+	c.mustCall(protocol.MethodSessionDestroy, map[string]any{"sessionId": hooks}, nil)
+	c.mustCall(protocol.MethodSessionResume, map[string]any{"sessionId": hooks}, nil)
+	c.waitType(hooks, protocol.EventSessionResume)
+
+	for _, ask := range []bool{false, true} {
+		id := c.createSession(map[string]any{"model": "limited", "requestAutoModeSwitch": ask})
+		c.send(id, "go")
+		var req protocol.AutoModeSwitchRequestedData
+		mustUnmarshal(t, c.waitType(id, protocol.EventAutoModeSwitchRequested).Data, &req)
+		if !ask {
+			answerAutoSwitch(c, id, req.RequestID, "yes")
+		}
+		c.waitIdle(id, 1)
+		answerAutoSwitch(c, id, req.RequestID, "no") // no longer pending: success false
+	}
+
+	u := tap.Unchecked()
+	if n := tap.Checked(); n < 300 || u[protocol.MethodSessionCreate] == 0 {
+		t.Errorf("only %d messages were checked against the schemas (unchecked: %v)", n, u)
+	}
+	for _, m := range []string{protocol.MethodHooksInvoke, protocol.MethodSessionModelSwitchTo, protocol.MethodSessionModelGetCurrent, protocol.MethodSessionUIHandlePendingAutoModeSwitch} {
+		if u[m] != 0 {
+			t.Errorf("%s was not checked: the schemas should describe it (unchecked: %v)", m, u)
+		}
+	}
+	// autoModeSwitch.request is one of the older requests the schemas
+	// leave out (TestRateLimitAsksTheClient checks its params): the
+	// request and its answer.
+	if u[protocol.MethodAutoModeSwitchRequest] != 2 {
+		t.Errorf("unchecked: %v", u)
+	}
+}

@@ -39,8 +39,9 @@ var lookupTool = map[string]any{
 // client's read loop), as a client must.
 type answerer struct {
 	c          *client
-	permission string // kind to answer with
-	toolResult any    // result to answer with, or nil for toolError
+	permission string         // kind to answer with
+	decision   map[string]any // or the whole decision, when set
+	toolResult any            // result to answer with, or nil for toolError
 	toolError  string
 	wg         sync.WaitGroup
 	errs       chan error
@@ -63,7 +64,11 @@ func newAnswerer(c *client, permission string, result any, toolError string) *an
 		switch se.Event.Type {
 		case protocol.EventPermissionRequested:
 			m = protocol.MethodSessionPermissionsHandlePendingPermissionRequest
-			p = map[string]any{"sessionId": se.SessionID, "requestId": d.RequestID, "result": map[string]any{"kind": a.permission}}
+			decision := a.decision
+			if decision == nil {
+				decision = map[string]any{"kind": a.permission}
+			}
+			p = map[string]any{"sessionId": se.SessionID, "requestId": d.RequestID, "result": decision}
 		case protocol.EventExternalToolRequested:
 			m = protocol.MethodSessionToolsHandlePendingToolCall
 			p = map[string]any{"sessionId": se.SessionID, "requestId": d.RequestID}
