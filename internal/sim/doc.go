@@ -26,18 +26,27 @@
 // Writing. Everything sent on a connection — responses, notifications,
 // server→client requests, injected faults — goes through one queue drained by
 // one writer goroutine, so the wire order is the queue order. Within one
-// request's handling: events it emits before replying (session.start with
-// StartBefore, abort's abort and session.idle, destroy's session.lifecycle
-// session.deleted) precede the response; events after (session.start with
-// StartAfter, the turn started by session.send) follow it.
+// request's handling: what it emits before replying (session.start and its
+// session.lifecycle notifications with StartBefore, abort's abort and
+// session.idle, delete's two session.deleted, switchTo's
+// session.model_change, resume's session.resume) precedes the response;
+// what comes after (session.start with StartAfter, the turn started by
+// session.send) follows it.
 //
 // Turns. Each session's turns run one at a time on a goroutine of their own,
 // in send order, and emit events through the same queue; turns of different
 // sessions run concurrently and their events interleave. A turn waits for
 // room when more than Options.OutboxFrames frames are queued; replies never
-// wait. A session's events are emitted under its lock, so none follows
-// session.deleted, none of an aborted turn follows its abort event, and a
-// send that arrives after session.idle always finds the session idle.
+// wait. A session's events are emitted under its lock, so none follows the
+// answer to its destroy or its session.deleted, none of an aborted turn
+// follows its abort event, and a send that arrives after session.idle
+// always finds the session idle. A turn reads the session's settings
+// (model, tools, permissions, the requests its client answers), which
+// session.resume and model switches change, under that lock at each model
+// call. A turn waiting for a server→client request (tool.call,
+// userInput.request, hooks.invoke) waits on the turn's goroutine; one waiting
+// for an autoModeSwitch.request and the event's answer at once has one
+// helper goroutine, which ends with the turn.
 //
 // Events. Every event has a fresh UUID id, an RFC 3339 timestamp with
 // milliseconds, and a parentId: the id of the session's previous
@@ -45,7 +54,9 @@
 // CLI's schema marks so, as protocol.IsEphemeral reports: of the simulator's,
 // assistant.message_delta, assistant.streaming_delta, assistant.usage,
 // assistant.idle, external_tool.completed, user_input.requested,
-// user_input.completed and session.idle) are not parents and are left out
+// user_input.completed, auto_mode_switch.requested and .completed, and
+// session.idle; and session.warning, whose ephemerality the schema leaves
+// open, as the CLI sends it) are not parents and are left out
 // of session.getMessages.
 //
 // Names and payloads. Every method, notification and event type is named by
@@ -75,13 +86,32 @@
 // external_tool.completed, tool.execution_complete; the script is then
 // called again and a new round starts with turnId "1". Permission is asked
 // only when the session has requestPermission:true and the tool lacks
-// skipPermission; when it would be needed but cannot be asked, the tool is
-// denied, as PROTOCOL.md reports of the real CLI. A tool the session did not
-// register, a rejection or a client error reach the script as a failed
-// ToolResult. ToolFlowLegacyRequest replaces the exchange with a tool.call
-// request. A failure is
-// session.error {errorType, message} then session.idle; an abort is
-// abort {reason:"user_initiated"} then session.idle {aborted:true}.
+// skipPermission and was not approved for the session; when it would be
+// needed but cannot be asked, the tool fails as on the real CLI
+// ("Permission denied and could not request permission from user. …",
+// code "denied"). A tool the session did not register, a refusal or a
+// client error reach the script as a failed ToolResult.
+// ToolFlowLegacyRequest replaces the exchange with a tool.call request
+// (and asks no permission). A failure is session.error {errorType, message,
+// errorCode?, statusCode?} then session.idle; an abort is abort
+// {reason:"user_initiated"} then session.idle {aborted:true}.
+//
+// Permission decisions (permission.go) are taken as CLI 1.0.102 takes the
+// schema's kinds: approve-once and approve-permanently approve;
+// approve-for-session and approve-for-location approve and are not asked
+// again in the session; a plain reject fails the tool ("The user rejected
+// this tool call.", code "rejected") and ends the turn like an abort
+// (assistant.turn_end, abort, assistant.idle, session.idle); a reject with
+// feedback fails it with "The user rejected this tool call. User feedback:
+// …" and user-not-available with the could-not-request message (code
+// "denied"), and the model goes on; denied-by-rules, cancelled and the
+// other denials fail the tool with the CLI's words and the model goes on.
+// permission.completed carries the schema's result kind (approved,
+// approved-for-session, denied-interactively-by-user, …) and the
+// toolCallId.
+//
+// A model the server does not serve — the session was switched to one —
+// fails the turn: session.error {errorType:"query", statusCode:404}.
 //
 // Sub-agents. Reply.SubAgents speak before the main agent's message: each
 // sub-agent's assistant.message_delta events (streaming sessions; no
@@ -107,6 +137,89 @@
 // the tool does not exist, as on the real CLI, whose model is offered
 // ask_user only then: the call fails with "Tool 'ask_user' does not exist."
 // and no request reaches the client.
+//
+// # Sessions on disk
+//
+// As on CLI 1.0.102, a session is written to disk — the server's store,
+// shared by every connection as the real CLI's state directory is — with
+// its first user.message, and stays there until session.delete:
+//
+//   - session.list lists the kept sessions, last modified first, as
+//     protocol.SessionListEntry (summary and name: the first prompt's first
+//     line; clientName "sdk" unless the session named one); a session with
+//     no message yet is not listed, and session.getMetadata answers {} for
+//     it (or any other unknown id), else {"session": entry}.
+//   - session.getLastId answers the last modified kept session, or {};
+//     session.getForeground {}; session.setForeground {success:false,
+//     error:"Not running in TUI+server mode - …"}: the simulator is
+//     headless.
+//   - session.destroy stops the session's turn and forgets it on the
+//     connection (no event, no lifecycle notification); it stays kept. A
+//     session not live on the connection is answered {success:false}.
+//   - session.delete stops a live session, of any connection, at once (no
+//     event follows) and removes it from disk: session.lifecycle
+//     session.deleted twice, then {success:true}. An id neither live nor
+//     kept is answered {success:false, error:"Session file not found for
+//     <id>"} — results, not JSON-RPC errors.
+//   - session.resume re-attaches a session live on the connection with new
+//     settings, or makes a kept one live on this connection again, with its
+//     history and events, announced by session.resume {resumeTime,
+//     eventCount, selectedModel, context}. A session live on another
+//     connection is refused.
+//
+// # Lifecycle notifications
+//
+// session.lifecycle {type, sessionId, metadata:{startTime, modifiedTime}}
+// goes to the connection that acts on the session: session.created twice
+// (before session.start and after it), session.updated after every
+// persisted (non-ephemeral) event, session.deleted twice — the pattern CLI
+// 1.0.102 was seen to send.
+//
+// # Models
+//
+// session.model.switchTo {modelId} switches the session's model at once,
+// taking any id as the real CLI does: session.model_change {previousModel,
+// newModel, source:"sdk"}, then the schema's ModelSwitchToResult
+// {status:"applied", deferred:false, modelId, message, modelState};
+// session.model.getCurrent answers {modelId}. The next model call asks the
+// new model (Turn.Model), and its prompt (Turn.Prompt) starts with the
+// CLI's notice "<tools_changed_notice>\nThe model has been switched from X
+// to Y.\n</tools_changed_notice>\n\n". AutoModel ("auto") is answered by
+// Options.DefaultModel's script unless the server offers a model of that id.
+//
+// # Rate limits
+//
+// RateLimited (Failure.AutoModeSwitch) fails a model call as CLI 1.0.102
+// fails after a 429, without its retries:
+//
+//	assistant.turn_end
+//	session.error {errorType:"rate_limit", errorCode:"rate_limited", statusCode:429, eligibleForAutoSwitch:true, message}
+//	  [→ autoModeSwitch.request {sessionId, errorCode, retryAfterSeconds}]   (requestAutoModeSwitch only)
+//	auto_mode_switch.requested {requestId, errorCode, retryAfterSeconds}
+//	  … the turn waits, not idle, for the first answer: the request's, or
+//	  ← session.ui.handlePendingAutoModeSwitch {requestId, response}
+//	auto_mode_switch.completed {requestId, response}
+//	[session.model_change {newModel:"auto", cause:"rate_limit_auto_switch", source:"automatic"}]   (yes, yes_always)
+//	assistant.idle
+//	session.idle
+//
+// The request's error answer is a "no"; an answer to a switch no longer
+// pending is {success:false}. An abort ends the wait.
+//
+// # Hooks
+//
+// In a session created or resumed with hooks:true the simulator sends
+// hooks.invoke {sessionId, hookType, input} where CLI 1.0.102 does, each
+// between hook.start and hook.end: sessionStart at the first send,
+// userPromptSubmitted (modifiedPrompt is what the model gets, user.message
+// carrying it as transformedContent; decision "block" ends the turn with
+// session.warning {warningType:"policy_blocked"} and no message) and
+// userPromptTransformed before user.message; preToolUse after
+// tool.execution_start ("deny" fails the tool, "allow" skips its
+// permission, "ask" asks one of kind "hook", modifiedArgs change its
+// arguments); postToolUse (modifiedResult is what the model gets) or
+// postToolUseFailure after it; agentStop before assistant.idle. An error
+// answer is no output. hooks.go has the inputs.
 //
 // # Fault injection
 //

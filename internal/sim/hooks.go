@@ -150,7 +150,10 @@ func (s *session) promptHooks(t *turn) (prompt string, blocked bool, err error) 
 		if reason == "" {
 			reason = noHookReason
 		}
-		if s.emit(t, protocol.EventSessionWarning, protocol.WarningData{WarningType: "policy_blocked", Message: reason, OriginatingMessageID: t.messageID}) != nil ||
+		// The schema leaves session.warning's ephemerality open; the CLI
+		// sends this one ephemeral.
+		warning := protocol.WarningData{WarningType: "policy_blocked", Message: reason, OriginatingMessageID: t.messageID}
+		if s.act(t, func() { s.emitEventLocked("", protocol.EventSessionWarning, warning, true) }) != nil ||
 			s.emit(t, protocol.EventAssistantIdle, protocol.AssistantIdleData{}) != nil {
 			return "", true, nil
 		}

@@ -2,6 +2,9 @@
 // server mode: it accepts the real CLI's flags and serves the simulated models
 // of internal/sim (sim-fast, sim-thorough, sim-skeptic) over stdio or TCP.
 // Every reply is labelled as simulated. It talks to nothing but its client.
+// As with the real CLI, a session that has had a message is kept until a
+// client deletes it: later clients of the same process list and resume it
+// (nothing is written to disk; the sessions go with the process).
 //
 //	copilot-sim --headless --stdio
 //	copilot-sim --headless --port 0     # prints "CLI server listening on port N"

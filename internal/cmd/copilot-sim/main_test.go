@@ -197,13 +197,14 @@ func TestStdio(t *testing.T) {
 
 var listening = regexp.MustCompile(`^CLI server listening on port (\d+)\n$`)
 
-func TestTCP(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+// serveTCP runs the program on a free port with pace until ctx ends, and
+// returns the port and the channel run's result arrives on.
+func serveTCP(ctx context.Context, t *testing.T, pace string) (port string, done <-chan error) {
+	t.Helper()
 	stdoutR, stdoutW := io.Pipe()
-	done := make(chan error, 1)
+	result := make(chan error, 1)
 	go func() {
-		done <- run(ctx, append(realFlags, "--port", "0", "--sim-pace", "1ms"), strings.NewReader(""), stdoutW, io.Discard)
+		result <- run(ctx, append(realFlags, "--port", "0", "--sim-pace", pace), strings.NewReader(""), stdoutW, io.Discard)
 		stdoutW.Close()
 	}()
 	line, err := bufio.NewReader(stdoutR).ReadString('\n')
@@ -215,11 +216,31 @@ func TestTCP(t *testing.T) {
 		t.Fatalf("first line %q", line)
 	}
 	go io.Copy(io.Discard, stdoutR)
+	return m[1], result
+}
+
+// awaitRun waits for run's result after its context ended.
+func awaitRun(t *testing.T, done <-chan error) {
+	t.Helper()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("run: %v", err)
+		}
+	case <-time.After(guard):
+		t.Fatal("run did not return after cancel")
+	}
+}
+
+func TestTCP(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	port, done := serveTCP(ctx, t, "1ms")
 
 	// Two clients at once, each with its own sessions.
 	var wg sync.WaitGroup
 	for _, model := range []string{"sim-thorough", "sim-skeptic"} {
-		nc, err := net.Dial("tcp", "127.0.0.1:"+m[1])
+		nc, err := net.Dial("tcp", "127.0.0.1:"+port)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -235,14 +256,45 @@ func TestTCP(t *testing.T) {
 	wg.Wait()
 
 	cancel() // as on SIGTERM
-	select {
-	case err := <-done:
+	awaitRun(t, done)
+}
+
+// TestTCPSessionsOutliveTheirClient: as with the real CLI, the sessions a
+// client had (with a message) stay on the server's disk after it goes: the
+// next client lists and resumes them.
+func TestTCPSessionsOutliveTheirClient(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	port, done := serveTCP(ctx, t, "0")
+	dial := func() (*rpcClient, net.Conn) {
+		nc, err := net.Dial("tcp", "127.0.0.1:"+port)
 		if err != nil {
-			t.Errorf("run: %v", err)
+			t.Fatal(err)
 		}
-	case <-time.After(guard):
-		t.Fatal("run did not return after cancel")
+		return newRPCClient(t, nc), nc
 	}
+
+	first, nc := dial()
+	first.converse(t, "sim-fast", "Remember this")
+	nc.Close()
+
+	second, _ := dial()
+	var list protocol.SessionListResult
+	second.call(t, protocol.MethodSessionList, map[string]any{}, &list)
+	if len(list.Sessions) != 1 || list.Sessions[0].Summary != "Remember this" {
+		t.Fatalf("the next client lists %+v", list.Sessions)
+	}
+	id := list.Sessions[0].SessionID
+	second.call(t, protocol.MethodSessionResume, map[string]any{"sessionId": id}, nil)
+	var del protocol.SuccessResult
+	second.call(t, protocol.MethodSessionDelete, map[string]any{"sessionId": id}, &del)
+	second.call(t, protocol.MethodSessionList, map[string]any{}, &list)
+	if !del.Success || len(list.Sessions) != 0 {
+		t.Errorf("deleted %+v; listed %+v", del, list.Sessions)
+	}
+
+	cancel()
+	awaitRun(t, done)
 }
 
 // TestBinary builds the program and drives it as the SDK drives the real CLI.
