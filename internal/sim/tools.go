@@ -142,8 +142,8 @@ func (s *session) execTool(t *turn, cfg settings, req protocol.AssistantMessageT
 	s.mu.Lock()
 	remembered := s.approved[req.Name]
 	s.mu.Unlock()
-	ask := pre.PermissionDecision == hookAsk ||
-		(pre.PermissionDecision != hookAllow && !def.SkipPermission && !remembered && !legacy)
+	ask := !legacy && (pre.PermissionDecision == hookAsk ||
+		(pre.PermissionDecision != hookAllow && !def.SkipPermission && !remembered))
 	if ask {
 		if !cfg.requestPermission {
 			return &noPermission, nil
