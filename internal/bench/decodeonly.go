@@ -44,6 +44,8 @@ type Decoder struct {
 	Events, Text int
 	// Idle counts session.idle events by session id.
 	Idle map[string]int
+	// OnDelta, if set, gets each delta's text.
+	OnDelta func(text string)
 }
 
 // NewDecoder returns a decode-only reader of r.
@@ -78,6 +80,9 @@ func (d *Decoder) Next() (method string, id json.RawMessage, err error) {
 				return "", nil, err
 			}
 			d.Text += len(dd.DeltaContent)
+			if d.OnDelta != nil {
+				d.OnDelta(dd.DeltaContent)
+			}
 		case protocol.EventSessionIdle:
 			d.Idle[f.Params.SessionID]++
 		}

@@ -20,6 +20,9 @@ type Routed struct {
 	r     *router.Router
 	chans []*session.Channel
 	text  atomic.Int64
+	// OnDelta, if set before Read, gets each delta's text too, from every
+	// session's goroutine at once.
+	OnDelta func(text string)
 }
 
 // NewRouted starts a router on conn with a channel for each of f's
@@ -50,7 +53,12 @@ func (rt *Routed) Read(ctx context.Context, turns int) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			h := &session.Handlers{OnDelta: func(s string) { rt.text.Add(int64(len(s))) }}
+			h := &session.Handlers{OnDelta: func(s string) {
+				rt.text.Add(int64(len(s)))
+				if rt.OnDelta != nil {
+					rt.OnDelta(s)
+				}
+			}}
 			for range turns {
 				if _, err := ch.ReadTurn(ctx, h); err != nil {
 					errs <- fmt.Errorf("session %s: %w", ch.ID(), err)
