@@ -31,6 +31,16 @@ func timed(id string, delays map[quorum.Phase]time.Duration) sim.Model {
 	return sim.Model{ID: id, Respond: sim.Rules(simquorum.Answer, rules...)}
 }
 
+// reportRatios reports the wall time of b.N runs against the sum over
+// their phases of each phase's slowest model (near 1 when a phase's calls
+// run concurrently) and the sum of every call (near 1 when they run one
+// after another), and the wall time per run.
+func reportRatios(b *testing.B, wall, slowest, all time.Duration) {
+	b.ReportMetric(float64(wall)/float64(slowest), "wall/sum-of-slowest")
+	b.ReportMetric(float64(wall)/float64(all), "wall/sum-of-all")
+	b.ReportMetric(float64(wall.Milliseconds())/float64(b.N), "wall-ms")
+}
+
 func benchClient(b *testing.B, models ...sim.Model) quorum.Backend {
 	srv := sim.NewServer(sim.Options{Models: models})
 	c, err := copilot.Connect(context.Background(), srv.Dial(), copilot.Options{})
@@ -73,10 +83,7 @@ func BenchmarkDiscussPhasesRunConcurrently(b *testing.B) {
 			b.Fatalf("Discuss: %v %+v", err, d.Failures)
 		}
 	}
-	wall := time.Since(start) / time.Duration(b.N)
-	b.ReportMetric(float64(wall)/float64(slowest), "wall/sum-of-slowest")
-	b.ReportMetric(float64(wall)/float64(all), "wall/sum-of-all")
-	b.ReportMetric(float64(wall.Milliseconds()), "wall-ms")
+	reportRatios(b, time.Since(start), time.Duration(b.N)*slowest, time.Duration(b.N)*all)
 }
 
 // BenchmarkPlanVotesRunConcurrently is the same measure for planning: the
@@ -104,10 +111,68 @@ func BenchmarkPlanVotesRunConcurrently(b *testing.B) {
 			b.Fatalf("Plan: %v %+v", err, p.Failures)
 		}
 	}
-	wall := time.Since(start) / time.Duration(b.N)
-	b.ReportMetric(float64(wall)/float64(slowest), "wall/sum-of-slowest")
-	b.ReportMetric(float64(wall)/float64(all), "wall/sum-of-all")
-	b.ReportMetric(float64(wall.Milliseconds()), "wall-ms")
+	reportRatios(b, time.Since(start), time.Duration(b.N)*slowest, time.Duration(b.N)*all)
+}
+
+// BenchmarkDebateSidesRunConcurrently is the same measure for a debate:
+// in the opening and in every round both sides run at once, so a phase
+// costs its slowest debater's turn, and the debate the sum of those plus
+// the verdict. The rounds held depend on the simulated opponent's rulings;
+// both figures count the phases that ran. (Round delays apply to every
+// round: the simulated models match round prompts by one rule.)
+func BenchmarkDebateSidesRunConcurrently(b *testing.B) {
+	ms := time.Millisecond
+	opening := []time.Duration{40 * ms, 80 * ms, 120 * ms}
+	round := []time.Duration{60 * ms, 30 * ms, 90 * ms}
+	verdict := 50 * ms
+	ids := []string{"m1", "m2", "m3"}
+	var models []sim.Model
+	for i, id := range ids {
+		models = append(models, timed(id, map[quorum.Phase]time.Duration{quorum.PhaseOpening: opening[i], quorum.PhaseRound(1): round[i]}))
+	}
+	models = append(models, timed("mod", map[quorum.Phase]time.Duration{quorum.PhaseVerdict: verdict}))
+	be := benchClient(b, models...)
+	cfg := quorum.Config{Models: ids, Moderator: "mod"}
+
+	b.ResetTimer()
+	start := time.Now()
+	var slowest, all time.Duration
+	for range b.N {
+		d, err := quorum.Debate(context.Background(), be, claim, cfg)
+		if err != nil || d.Degraded {
+			b.Fatalf("Debate: %v %+v", err, d.Failures)
+		}
+		n := time.Duration(d.End.RoundsHeld)
+		slowest += max(opening[0], opening[1], opening[2]) + n*max(round[0], round[1], round[2]) + verdict
+		all += opening[0] + opening[1] + opening[2] + n*(round[0]+round[1]+round[2]) + verdict
+	}
+	reportRatios(b, time.Since(start), slowest, all)
+}
+
+// BenchmarkReviewModelsRunConcurrently is the same measure for a review:
+// one phase, every model at once, then merging.
+func BenchmarkReviewModelsRunConcurrently(b *testing.B) {
+	ms := time.Millisecond
+	inspect := []time.Duration{40 * ms, 80 * ms, 120 * ms}
+	ids := []string{"m1", "m2", "m3"}
+	var models []sim.Model
+	for i, id := range ids {
+		models = append(models, timed(id, map[quorum.Phase]time.Duration{quorum.PhaseInspect: inspect[i]}))
+	}
+	be := benchClient(b, models...)
+	cfg := quorum.Config{Models: ids}
+	slowest := max(inspect[0], inspect[1], inspect[2])
+	all := inspect[0] + inspect[1] + inspect[2]
+
+	b.ResetTimer()
+	start := time.Now()
+	for range b.N {
+		r, err := quorum.Review(context.Background(), be, change, cfg)
+		if err != nil || r.Degraded {
+			b.Fatalf("Review: %v %+v", err, r.Failures)
+		}
+	}
+	reportRatios(b, time.Since(start), time.Duration(b.N)*slowest, time.Duration(b.N)*all)
 }
 
 // BenchmarkParseVerdict measures parsing a typical review reply.

@@ -12,19 +12,25 @@ const (
 	DefaultCloseTimeout   = 10 * time.Second
 	DefaultMaxConcurrency = 8
 	DefaultMinModels      = 2
+	DefaultRounds         = 2
+	// MaxRounds bounds Config.Rounds: every round costs a turn of every
+	// debater, and a debate that has not settled in ten rounds will not.
+	MaxRounds = 10
 )
 
-// Config configures Discuss and Plan. The zero value of every field but
-// Models means its documented default.
+// Config configures Discuss, Plan, Debate and Review. The zero value of
+// every field but Models means its documented default.
 type Config struct {
 	// Models are the participants, by model id, in order of preference:
 	// the last tie-break of every ranking is this order. At least MinModels
 	// distinct ids.
 	Models []string
 
-	// Moderator writes the discussion's synthesis (Discuss only). It need
-	// not be a participant. Default: the first of Models. If it fails, the
-	// best-ranked participant takes its place and the result says so.
+	// Moderator writes the discussion's synthesis (Discuss) or the
+	// debate's verdict (Debate). It need not be a participant. Default: the
+	// first of Models. If it fails, the best-ranked participant (in a
+	// debate, the first debater still in it) takes its place and the result
+	// says so.
 	Moderator string
 	// NoReview skips peer review (Discuss only): the synthesis then works
 	// from the answers alone and the ranking is Models' order.
@@ -34,6 +40,11 @@ type Config struct {
 	// N·(N−1), each answer getting k of them. 0, or k ≥ N−1, means every
 	// other answer.
 	AnswersPerReviewer int
+
+	// Rounds is how many rounds a debate may have after its opening
+	// (Debate only); it ends sooner when no blocking objection stands.
+	// Default 2, at most MaxRounds.
+	Rounds int
 
 	// Prompts are the system messages and prompt templates. Empty fields
 	// mean DefaultPrompts.
@@ -59,7 +70,7 @@ type Config struct {
 	// goroutine at a time, never concurrently, in the order events
 	// happened, so a UI can draw without locks. The run never waits for it:
 	// events queue while it is busy (deltas of one turn merge while queued).
-	// Discuss and Plan return only after the last event was delivered,
+	// Every run returns only after the last event was delivered,
 	// except when the run's context has ended and Progress is still busy
 	// CloseTimeout later: the events not yet delivered are then dropped.
 	// Progress must not call back into the run.
@@ -111,6 +122,12 @@ func (c Config) settle() (*settings, error) {
 	}
 	if c.AnswersPerReviewer < 0 {
 		return nil, invalid("Config.AnswersPerReviewer is negative (%d); use 0 for every other answer", c.AnswersPerReviewer)
+	}
+	if c.Rounds < 0 || c.Rounds > MaxRounds {
+		return nil, invalid("Config.Rounds is %d; use 1 to %d, or 0 for the default of %d", c.Rounds, MaxRounds, DefaultRounds)
+	}
+	if c.Rounds == 0 {
+		c.Rounds = DefaultRounds
 	}
 	if c.MaxConcurrency < 0 {
 		return nil, invalid("Config.MaxConcurrency is negative (%d); use 0 for the default of %d", c.MaxConcurrency, DefaultMaxConcurrency)

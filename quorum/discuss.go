@@ -132,7 +132,7 @@ func (r *run) review(d *Discussion, byLabel []Answer, nonce string) ([]judgement
 			continue
 		}
 		v, problems, ok := ParseVerdict(res.reply.Text, shown[i])
-		rv := Review{
+		rv := PeerReview{
 			Reviewer: res.model, ReviewerLabel: byLabel[idx[i]].Label, Reviewed: shown[i], Raw: res.reply.Text,
 			Verdict: v, Problems: problems, Usable: ok, ElapsedMS: res.elapsed.Milliseconds(), Usage: res.reply.Usage,
 		}
@@ -190,62 +190,24 @@ func (r *run) synthesise(d *Discussion, byLabel []Answer, alive []string, nonce 
 	}
 	// The moderator first, unless it is a participant that already dropped
 	// out of the run; then the remaining participants, best-ranked first.
-	var candidates, reasons []string
-	replaced := ""
-	if slices.Contains(s.Models, s.Moderator) && !slices.Contains(alive, s.Moderator) {
-		reasons = append(reasons, s.Moderator+" had dropped out of the run: "+r.lastFailure(s.Moderator))
-		replaced = s.Moderator
-	} else {
-		candidates = append(candidates, s.Moderator)
-	}
+	var ranked []string
 	for _, st := range d.Ranking {
-		if st.Model != s.Moderator && slices.Contains(alive, st.Model) {
-			candidates = append(candidates, st.Model)
-		}
+		ranked = append(ranked, st.Model)
 	}
-	if len(candidates) == 0 {
-		return r.tooFew(PhaseSynthesis, nil, 1)
-	}
-	ph := r.startPhase(PhaseSynthesis, candidates[:1])
-	var dropped []string
-	for i, m := range candidates {
-		if i > 0 || replaced != "" {
-			if i > 0 {
-				ph.report.Models = append(ph.report.Models, m)
-				replaced = candidates[i-1]
+	return r.moderate(moderation{
+		phase: PhaseSynthesis, system: s.Prompts.SynthesisSystem, prompt: prompt,
+		requested: s.Moderator, substitutes: ranked, alive: alive,
+		accept: func(res result, reason string) *ModelError {
+			sec, problems := ParseSynthesis(res.reply.Text)
+			d.Synthesis = &Synthesis{
+				Moderator: res.model, RequestedModerator: s.Moderator, Substituted: res.model != s.Moderator, SubstitutionReason: reason,
+				Raw: res.reply.Text, Sections: sec, Problems: problems,
+				ElapsedMS: res.elapsed.Milliseconds(), Usage: res.reply.Usage,
 			}
-			r.ev.emit(Event{Kind: ModeratorReplaced, Phase: PhaseSynthesis, Model: m, Text: fmt.Sprintf("%s takes the place of %s: %s", m, replaced, reasons[len(reasons)-1])})
-		}
-		res := ph.do([]task{{model: m, system: s.Prompts.SynthesisSystem, prompt: prompt}})[0]
-		if res.err != nil {
-			r.fail(res.err, res.kind)
-			dropped = append(dropped, m)
-			reasons = append(reasons, res.err.Error())
-			if r.ctx.Err() != nil {
-				break
-			}
-			continue
-		}
-		sec, problems := ParseSynthesis(res.reply.Text)
-		d.Synthesis = &Synthesis{
-			Moderator: m, RequestedModerator: s.Moderator, Substituted: m != s.Moderator,
-			Raw: res.reply.Text, Sections: sec, Problems: problems,
-			ElapsedMS: res.elapsed.Milliseconds(), Usage: res.reply.Usage,
-		}
-		if d.Synthesis.Substituted {
-			d.Synthesis.SubstitutionReason = strings.Join(reasons, "; then ")
-		}
-		r.ev.emit(Event{Kind: SynthesisDone, Phase: PhaseSynthesis, Model: m, Text: sec.Conclusion})
-		break
-	}
-	ph.finish(dropped)
-	if err := r.stopped(PhaseSynthesis); err != nil {
-		return err
-	}
-	if d.Synthesis == nil {
-		return r.tooFew(PhaseSynthesis, nil, 1)
-	}
-	return nil
+			r.ev.emit(Event{Kind: SynthesisDone, Phase: PhaseSynthesis, Model: res.model, Text: sec.Conclusion})
+			return nil
+		},
+	})
 }
 
 // rankedResponses quotes the answers in aggregate order, each after its
@@ -319,7 +281,7 @@ func (d *Discussion) fillLists() {
 		d.Answers = []Answer{}
 	}
 	if d.Reviews == nil {
-		d.Reviews = []Review{}
+		d.Reviews = []PeerReview{}
 	}
 	if d.Ranking == nil {
 		d.Ranking = []Standing{}

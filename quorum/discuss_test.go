@@ -165,13 +165,7 @@ func TestDiscussCleanRun(t *testing.T) {
 		t.Errorf("transcript has %d prompts and %d replies, want 7 each", started, finished)
 	}
 	// The result marshals, with lists as [] not null.
-	b, err := json.Marshal(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(string(b), "null") {
-		t.Errorf("JSON result has a null: %s", b)
-	}
+	requireNoNull(t, d)
 }
 
 func TestDiscussSessionsOnlyTalk(t *testing.T) {
@@ -243,7 +237,7 @@ func TestDiscussMalformedAndMissingReviews(t *testing.T) {
 		t.Fatalf("Discuss: %v", err)
 	}
 	e.requireClean(t)
-	byReviewer := map[string]quorum.Review{}
+	byReviewer := map[string]quorum.PeerReview{}
 	for _, r := range d.Reviews {
 		byReviewer[r.Reviewer] = r
 	}

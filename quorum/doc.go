@@ -1,6 +1,7 @@
 // Package quorum runs several models on one question at once and combines
-// what they say: a peer-reviewed discussion (Discuss) or ensemble planning
-// with voting (Plan); it is production code. It talks to models through
+// what they say: a peer-reviewed discussion (Discuss), ensemble planning
+// with voting (Plan), a structured debate with an objection ledger
+// (Debate), or a review of a code change (Review); it is production code. It talks to models through
 // Backend, which Copilot adapts from a *copilot.Client; the simulated
 // Copilot server
 // (internal/sim, with internal/simquorum's scripted participants) serves it
@@ -35,13 +36,43 @@
 // the Borda count, then to fewer failed votes, then to Config.Models'
 // order, so the same inputs always pick the same plan.
 //
+// # Debate
+//
+// The models in odd places of Config.Models argue for a claim
+// (proponents), the others against it (opponents), under anonymous labels.
+// In the opening, both sides at once, proponents make their case and
+// opponents raise objections, each blocking, major or minor, into a
+// ledger (O1, O2, …). In each round (Config.Rounds, default 2), both
+// sides at once again, each answering the other's arguments of the
+// previous phase: proponents answer the standing objections, opponents
+// rule on their own (answered, withdrawn or standing) and may raise new
+// ones. The settle gate ends the debating as soon as no blocking
+// objection stands. The moderator then rules on the answers no opponent
+// has seen yet and gives the verdict: the position (for, against,
+// undecided), why, the objections still standing by severity, and what
+// would change it. Arguments and the ledger are quoted between delimiter
+// lines with a nonce that changes every round.
+//
+// # Review
+//
+// Every model reviews a unified diff (Change, with optional context
+// files) independently: findings with file, lines, severity, category,
+// explanation and suggested fix. The diff is refused when it is binary,
+// not a diff, or over MaxChangeBytes (Change.Validate), and is quoted with
+// the new files' line numbers. Findings on the same place that say the
+// same are merged, counting the models that agree, and ranked by
+// severity, then agreement.
+//
 // # Parsing
 //
-// Models are asked for JSON; ParseVerdict, ParseBallot, ParsePlan and
-// ParseSynthesis also read JSON inside prose or a code fence, a FINAL
-// RANKING: list, N/10 scores and Markdown sections. What cannot be read is
-// recorded as a parse problem, never invented. A review, vote or plan with
-// nothing usable counts as its model's failure (ErrUnparsable).
+// Models are asked for JSON; ParseVerdict, ParseBallot, ParsePlan,
+// ParseSynthesis, ParseArgument, ParseDecision and ParseFindings also read
+// JSON inside prose or a code fence (trailing commas repaired), other
+// keys and other scales' words (critical for blocking, resolved for
+// answered), a FINAL RANKING: list, N/10 scores, Markdown sections and
+// list items. What cannot be read is recorded as a parse problem, never
+// invented. A review, vote, plan, inspection or verdict with nothing usable
+// counts as its model's failure (ErrUnparsable).
 //
 // # Failure, time and cost
 //
@@ -49,8 +80,9 @@
 // Config.PhaseTimeout is left out of the later phases and the run goes on;
 // the result is marked degraded and its Failures name the model, the phase
 // and the real error. When fewer than Config.MinModels models are left
-// after a phase (or nobody can write the synthesis) the run fails with a
-// *TooFewError listing every failure. Config.Timeout bounds the whole run.
+// after a phase (or nobody can write the synthesis or the verdict, or a
+// debate's side has nobody left) the run fails with a *TooFewError
+// listing every failure. Config.Timeout bounds the whole run.
 // A run that fails or is cancelled still returns its result, with
 // everything that came in before it stopped: answers or plans, reviews or
 // votes, and the ranking they make (but no winning plan).
@@ -58,9 +90,10 @@
 // Every model call opens a fresh session, sends one prompt and closes the
 // session (Conversation.Close, which for Copilot deletes it from the CLI,
 // disk included) as soon as the reply is in, so no session outlives the
-// phase that needed it, nor the run in the user's session history. Config.MaxConcurrency bounds the sessions open at once (a weighted
+// phase that needed it, nor the run in the user's session history.
+// Config.MaxConcurrency bounds the sessions open at once (a weighted
 // semaphore). Cancelling the context aborts every turn in flight and
-// deletes its session within Config.CloseTimeout; Discuss and Plan return
+// deletes its session within Config.CloseTimeout; every strategy returns
 // only after every call has ended. Token usage is summed per call, per
 // model and per run when the provider reports it.
 //
@@ -70,8 +103,8 @@
 //
 // # Concurrency contract
 //
-// Discuss and Plan may be called concurrently, with the same Backend and
-// even the same Transcript. Within a run, phases follow one another; the
+// Discuss, Plan, Debate and Review may be called concurrently, with the
+// same Backend and even the same Transcript. Within a run, phases follow one another; the
 // calls of a phase run concurrently, each on its own goroutine. A Backend
 // must therefore accept concurrent Open calls; each Conversation is used
 // by one goroutine at a time. Config.Progress is called from one goroutine
@@ -85,9 +118,10 @@
 //
 // # Results
 //
-// Discussion and PlanResult marshal to a stable JSON schema (see
-// result.go): every answer, review (raw text, parsed verdict, parse
-// problems), standing, vote, failure, phase and call with timings in
-// milliseconds and usage, the degraded flag and any moderator
-// substitution.
+// Discussion, PlanResult, DebateResult and ReviewResult marshal to a
+// stable JSON schema (see result.go, result_debate.go and
+// result_review.go): every answer, review (raw text, parsed verdict, parse
+// problems), standing, vote, turn, objection, finding, failure, phase and
+// call with timings in milliseconds and usage, the degraded flag and any
+// moderator substitution.
 package quorum

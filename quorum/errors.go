@@ -7,8 +7,9 @@ import (
 )
 
 var (
-	// ErrInvalidConfig reports a Config (or question, task or backend) that
-	// a run cannot start with; the wrapping error names the field.
+	// ErrInvalidConfig reports a Config (or question, task, claim, change
+	// or backend) that a run cannot start with; the wrapping error names
+	// the field.
 	ErrInvalidConfig = errors.New("quorum: invalid configuration")
 
 	// ErrTooFewModels reports a run that stopped because fewer models than
@@ -25,11 +26,12 @@ var (
 	// model id the backend does not know, or a model that is not available.
 	ErrEmptyReply = errors.New("quorum: the model replied with no text")
 
-	// ErrUnparsable reports a review, vote or plan whose reply held nothing
-	// usable (no JSON, no FINAL RANKING list, no N/10 score). The wrapping
-	// error lists the parse problems; a review or vote keeps its raw reply
-	// in the result (Review.Raw, Vote.Raw), and a Transcript records every
-	// reply.
+	// ErrUnparsable reports a review, vote, plan, inspection of a change or
+	// debate verdict whose reply held nothing usable (no JSON, no FINAL
+	// RANKING list, no N/10 score, no findings, no position). The wrapping
+	// error lists the parse problems; a review, vote or inspection keeps
+	// its raw reply in the result (Review.Raw, Vote.Raw, Inspection.Raw),
+	// and a Transcript records every reply.
 	ErrUnparsable = errors.New("quorum: the reply could not be parsed")
 )
 
@@ -60,17 +62,24 @@ func (e *ModelError) Unwrap() error { return e.Err }
 type TooFewError struct {
 	// Phase is where the run stopped.
 	Phase Phase
-	// Need is Config.MinModels (one for the synthesis); Left are the models
-	// still in the run.
+	// Need is Config.MinModels (one for the synthesis or a verdict, and
+	// for each side of a debate); Left are the models still in the run.
 	Need int
 	Left []string
+	// Role, when set, is the debate side that ran out of models
+	// ("opponent"): Left are then that side's models.
+	Role Side
 	// Failures are every model failure of the run so far, in order.
 	Failures []*ModelError
 }
 
 func (e *TooFewError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "quorum: too few models left after the %s phase (%d left, %d needed)", e.Phase, len(e.Left), e.Need)
+	if e.Role != "" {
+		fmt.Fprintf(&b, "quorum: no %s left after the %s phase (%d needed)", e.Role, e.Phase, e.Need)
+	} else {
+		fmt.Fprintf(&b, "quorum: too few models left after the %s phase (%d left, %d needed)", e.Phase, len(e.Left), e.Need)
+	}
 	for _, f := range e.Failures {
 		b.WriteString("; ")
 		b.WriteString(f.Error())

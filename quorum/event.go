@@ -1,18 +1,49 @@
 package quorum
 
-import "time"
+import (
+	"strconv"
+	"strings"
+	"time"
+)
 
 // Phase names a step of a run.
 type Phase string
 
-// Phases of Discuss (answer, review, synthesis) and Plan (propose, vote).
+// Phases of Discuss (answer, review, synthesis), Plan (propose, vote),
+// Debate (opening, then PhaseRound(1), PhaseRound(2), …, then verdict)
+// and Review (inspect).
 const (
 	PhaseAnswer    Phase = "answer"
 	PhaseReview    Phase = "review"
 	PhaseSynthesis Phase = "synthesis"
 	PhasePropose   Phase = "propose"
 	PhaseVote      Phase = "vote"
+	PhaseOpening   Phase = "opening"
+	PhaseVerdict   Phase = "verdict"
+	PhaseInspect   Phase = "inspect"
 )
+
+// roundPrefix starts the name of a debate round's phase.
+const roundPrefix = "round-"
+
+// PhaseRound is the phase of a debate's round n (from 1): "round-1". Each
+// round is a phase of its own, so that a model that drops out is named
+// with the round it dropped out in.
+func PhaseRound(n int) Phase { return Phase(roundPrefix + strconv.Itoa(n)) }
+
+// Round returns the round of a debate round's phase, and false for any
+// other phase.
+func (p Phase) Round() (int, bool) {
+	s, ok := strings.CutPrefix(string(p), roundPrefix)
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || strconv.Itoa(n) != s {
+		return 0, false
+	}
+	return n, true
+}
 
 // EventKind says what an Event reports.
 type EventKind string
@@ -38,6 +69,19 @@ const (
 	// VoteCast: a vote on the plan Target was parsed; Score is its score
 	// (0 with Err set when it could not be parsed).
 	VoteCast EventKind = "vote_cast"
+	// ArgumentParsed: a debater's turn was parsed; Text summarises it (the
+	// objections raised, answered and ruled on, any parse problems).
+	ArgumentParsed EventKind = "argument_parsed"
+	// DebateSettled: the debate's rounds are over, early (the settle gate
+	// closed: no blocking objection stood) or after the last round; Text
+	// says which.
+	DebateSettled EventKind = "debate_settled"
+	// VerdictParsed: the moderator's verdict on a debate was parsed; Text
+	// is its position and summary, Err is set if it held no position.
+	VerdictParsed EventKind = "verdict_parsed"
+	// FindingsParsed: a model's review of a change was parsed; Text
+	// counts its findings by severity, Err is set if nothing was usable.
+	FindingsParsed EventKind = "findings_parsed"
 	// ModeratorReplaced: the moderator failed and Model takes its place; Text
 	// says why.
 	ModeratorReplaced EventKind = "moderator_replaced"

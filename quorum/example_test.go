@@ -10,17 +10,28 @@ import (
 	"github.com/quorum-go/quorum/quorum"
 )
 
-// A discussion among three simulated models, moderated by a fourth. With a
-// real CLI, replace the simulator and Connect by copilot.Start.
-func ExampleDiscuss() {
+// simulated connects a client to the simulated Copilot server, serving
+// simquorum's participants and moderator. With a real CLI, start one
+// instead: client, err := copilot.Start(ctx, copilot.Options{}).
+func simulated(ctx context.Context) (*copilot.Client, *sim.Server, error) {
 	srv := sim.NewServer(sim.Options{Models: simquorum.Models()})
-	defer srv.Close()
-	ctx := context.Background()
 	client, err := copilot.Connect(ctx, srv.Dial(), copilot.Options{})
+	if err != nil {
+		srv.Close()
+		return nil, nil, err
+	}
+	return client, srv, nil
+}
+
+// A discussion among three simulated models, moderated by a fourth.
+func ExampleDiscuss() {
+	ctx := context.Background()
+	client, srv, err := simulated(ctx)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
+	defer srv.Close()
 	defer client.Close()
 
 	d, err := quorum.Discuss(ctx, quorum.Copilot(client),
@@ -46,14 +57,13 @@ func ExampleDiscuss() {
 // Ensemble planning: every plan scored by every other model; the highest
 // mean score wins.
 func ExamplePlan() {
-	srv := sim.NewServer(sim.Options{Models: simquorum.Models()})
-	defer srv.Close()
 	ctx := context.Background()
-	client, err := copilot.Connect(ctx, srv.Dial(), copilot.Options{})
+	client, srv, err := simulated(ctx)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
+	defer srv.Close()
 	defer client.Close()
 
 	p, err := quorum.Plan(ctx, quorum.Copilot(client),
@@ -74,4 +84,85 @@ func ExamplePlan() {
 	// 2. Plan A (sim-beta): mean score 6.5 from 2 votes
 	// 3. Plan B (sim-gamma): mean score 6.0 from 2 votes
 	// Plan C (sim-alpha) won with the highest mean score, 7.50 from 2 votes, against 6.50 for Plan A (sim-beta).
+}
+
+// A structured debate: two simulated proponents against one opponent, and
+// a moderator's verdict. The opponent's objections go into a ledger; the
+// debate ends when no blocking objection stands, or after the last round.
+func ExampleDebate() {
+	ctx := context.Background()
+	client, srv, err := simulated(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer srv.Close()
+	defer client.Close()
+
+	d, err := quorum.Debate(ctx, quorum.Copilot(client),
+		"A small team should adopt microservices instead of a monolith.",
+		quorum.Config{Models: simquorum.Participants, Moderator: simquorum.Moderator})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, db := range d.Debaters {
+		fmt.Printf("%s %s: %s\n", db.Side, db.Label, db.Model)
+	}
+	for _, o := range d.Ledger {
+		fmt.Printf("%s [%s] %s\n", o.ID, o.Severity, o.Status)
+	}
+	fmt.Println(d.End.Reason)
+	fmt.Printf("verdict by %s: %s; blocking objections standing: %d\n", d.Verdict.Moderator, d.Verdict.Position, len(d.Verdict.Standing.Blocking))
+	// Output:
+	// proponent C: sim-alpha
+	// opponent B: sim-beta
+	// proponent A: sim-gamma
+	// O1 [blocking] answered
+	// O2 [major] standing
+	// O3 [minor] answered
+	// O4 [major] answered
+	// All 2 rounds were held; no blocking objection stood after the last.
+	// verdict by sim-moderator: for; blocking objections standing: 0
+}
+
+// A review of a change by three simulated models: their findings merged,
+// ranked by severity and by how many models agree.
+func ExampleReview() {
+	ctx := context.Background()
+	client, srv, err := simulated(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer srv.Close()
+	defer client.Close()
+
+	diff := `diff --git a/store/db.go b/store/db.go
+--- a/store/db.go
++++ b/store/db.go
+@@ -1,3 +1,5 @@
+ func FindUser(db *sql.DB, name string) (*sql.Rows, error) {
+-	return db.Query("SELECT * FROM users WHERE name = $1", name)
++	// TODO: paginate
++	password := "hunter2"
++	return db.Query("SELECT * FROM users WHERE name = '" + name + "'")
+ }
+`
+	r, err := quorum.Review(ctx, quorum.Copilot(client), quorum.Change{Diff: diff},
+		quorum.Config{Models: simquorum.Participants})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, f := range r.Findings {
+		fmt.Printf("%s %s %s:%d-%d (%s), %d of 3 models\n", f.ID, f.Severity, f.File, f.StartLine, f.EndLine, f.Category, f.Agreement)
+	}
+	fmt.Println("degraded:", r.Degraded, "sessions left:", len(srv.LiveSessions()))
+	// Output:
+	// F1 blocking store/db.go:2-3 (security), 3 of 3 models
+	// F2 blocking store/db.go:4-4 (security), 3 of 3 models
+	// F3 minor store/db.go:1-2 (maintainability), 2 of 3 models
+	// F4 minor store/db.go:2-2 (tests), 1 of 3 models
+	// degraded: false sessions left: 0
 }

@@ -3,6 +3,7 @@ package quorum_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"slices"
 	"strings"
@@ -196,6 +197,19 @@ func containsAll(s string, subs ...string) bool {
 		}
 	}
 	return true
+}
+
+// requireNoNull fails unless v marshals to JSON without a null: lists
+// are [] when empty, never null.
+func requireNoNull(t *testing.T, v any) {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "null") {
+		t.Errorf("JSON result has a null: %s", b)
+	}
 }
 
 func ctxGuard(t *testing.T) context.Context {

@@ -1,9 +1,6 @@
 package quorum
 
-import (
-	"regexp"
-	"strings"
-)
+import "strings"
 
 // ParseSynthesis splits a synthesis into its sections: Conclusion, Key
 // points, Consensus and Disagreements, as Markdown headings ("## Key
@@ -14,24 +11,13 @@ import (
 func ParseSynthesis(text string) (Sections, []string) {
 	var problems []string
 	text = clip(text, &problems)
-	names := map[section]string{secConclusion: "Conclusion", secKeyPoints: "Key points", secConsensus: "Consensus", secDisagreements: "Disagreements"}
-	bodies := make(map[section][]string)
-	seen := make(map[section]bool)
-	cur := secNone
-	for _, line := range strings.Split(text, "\n") {
-		if sec, rest, ok := sectionHeading(line); ok {
-			if seen[sec] {
-				problems = append(problems, "the "+names[sec]+" section appears twice; both are kept")
-			}
-			cur, seen[sec] = sec, true
-			if rest != "" {
-				bodies[cur] = append(bodies[cur], rest)
-			}
-			continue
+	bodies, _, heads := textSections(text, synthesisSections)
+	seen := map[string]bool{}
+	for _, h := range heads {
+		if seen[h] {
+			problems = append(problems, "the "+h+" section appears twice; both are kept")
 		}
-		if cur != secNone {
-			bodies[cur] = append(bodies[cur], line)
-		}
+		seen[h] = true
 	}
 	s := Sections{
 		Conclusion:    strings.TrimSpace(strings.Join(bodies[secConclusion], "\n")),
@@ -43,53 +29,26 @@ func ParseSynthesis(text string) (Sections, []string) {
 		s.Conclusion = strings.TrimSpace(text)
 		problems = append(problems, "no Conclusion section found; the whole text is kept as the conclusion")
 	}
-	for _, sec := range []section{secKeyPoints, secConsensus, secDisagreements} {
+	for _, sec := range []string{secKeyPoints, secConsensus, secDisagreements} {
 		if !seen[sec] {
-			problems = append(problems, "no "+names[sec]+" section found")
+			problems = append(problems, "no "+sec+" section found")
 		}
 	}
 	return s, problems
 }
 
-// section is a section of a synthesis, as sectionHeading names it.
-type section int
-
+// The sections of a synthesis, by the names problems give them.
 const (
-	secNone section = iota // before the first heading
-	secConclusion
-	secKeyPoints
-	secConsensus
-	secDisagreements
+	secConclusion    = "Conclusion"
+	secKeyPoints     = "Key points"
+	secConsensus     = "Consensus"
+	secDisagreements = "Disagreements"
 )
 
-var sectionRE = regexp.MustCompile(`(?i)^\s*(#{1,6}\s*)?(\*\*|__)?\s*(conclusions?|key\s+points|consensus|disagreements?)\s*(\*\*|__)?\s*(:)?\s*(\*\*|__)?\s*(.*)$`)
-
-// sectionHeading recognises a section heading line. Plain prose that starts
-// with a section's word ("Consensus is rare") is not one: a heading has a
-// leading #, bold markers, or a colon.
-func sectionHeading(line string) (sec section, rest string, ok bool) {
-	m := sectionRE.FindStringSubmatch(line)
-	if m == nil {
-		return 0, "", false
-	}
-	hash, bold, colon, rest := m[1] != "", m[2] != "" && (m[4] != "" || m[6] != ""), m[5] != "", strings.TrimSpace(m[7])
-	switch {
-	case hash && rest == "":
-	case bold, colon:
-	default:
-		return 0, "", false
-	}
-	switch w := strings.ToLower(m[3]); {
-	case strings.HasPrefix(w, "conclusion"):
-		sec = secConclusion
-	case strings.HasPrefix(w, "key"):
-		sec = secKeyPoints
-	case w == "consensus":
-		sec = secConsensus
-	default:
-		sec = secDisagreements
-	}
-	return sec, rest, true
+// synthesisSections name the headings of a synthesis's sections.
+var synthesisSections = map[string]string{
+	"conclusion": secConclusion, "conclusions": secConclusion, "keypoints": secKeyPoints,
+	"consensus": secConsensus, "disagreement": secDisagreements, "disagreements": secDisagreements,
 }
 
 // listItems turns a section's lines into items: list entries (with their

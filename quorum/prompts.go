@@ -15,7 +15,8 @@ import (
 // quotes answers and plans between delimiter lines it makes itself (see
 // ReviewData.Responses), so a custom template cannot weaken that quoting.
 // Keep the reply-format instructions of the defaults: the parsers expect
-// JSON of those shapes (and fall back to FINAL RANKING lists and N/10).
+// JSON of those shapes (and fall back to FINAL RANKING lists, N/10 scores
+// and Markdown sections).
 type Prompts struct {
 	AnswerSystem    string
 	Answer          string // data: AnswerData
@@ -27,6 +28,14 @@ type Prompts struct {
 	Propose         string // data: ProposeData
 	VoteSystem      string
 	Vote            string // data: VoteData
+	ProponentSystem string
+	Proponent       string // data: DebateData
+	OpponentSystem  string
+	Opponent        string // data: DebateData
+	VerdictSystem   string
+	Verdict         string // data: VerdictData
+	InspectSystem   string
+	Inspect         string // data: InspectData
 }
 
 // AnswerData is the data of the Answer template.
@@ -151,6 +160,14 @@ How well would Plan {{.Label}} accomplish the task? Score it from 1 (would fail)
 Reply with one JSON object and nothing else, in this form:
 {"score": 7, "reasoning": "one or two sentences"}
 `,
+		ProponentSystem: proponentSystem,
+		Proponent:       proponentPrompt,
+		OpponentSystem:  opponentSystem,
+		Opponent:        opponentPrompt,
+		VerdictSystem:   verdictSystem,
+		Verdict:         verdictPrompt,
+		InspectSystem:   inspectSystem,
+		Inspect:         inspectPrompt,
 	}
 }
 
@@ -158,57 +175,48 @@ Reply with one JSON object and nothing else, in this form:
 type templates struct {
 	p                                        Prompts
 	answer, review, synthesis, propose, vote *template.Template
+	proponent, opponent, verdict, inspect    *template.Template
 }
 
 // compile fills empty fields with the defaults and parses the templates.
+// Each is executed once on empty data, so that a template naming a field
+// that does not exist fails now and not in the middle of a run.
 func (p Prompts) compile() (*templates, error) {
 	d := DefaultPrompts()
-	fill := func(s *string, def string) {
-		if strings.TrimSpace(*s) == "" {
-			*s = def
+	t := &templates{}
+	for _, f := range []struct {
+		name       string
+		sys, text  *string
+		dsys, dtxt string
+		data       any
+		dst        **template.Template
+	}{
+		{"Answer", &p.AnswerSystem, &p.Answer, d.AnswerSystem, d.Answer, AnswerData{}, &t.answer},
+		{"Review", &p.ReviewSystem, &p.Review, d.ReviewSystem, d.Review, ReviewData{}, &t.review},
+		{"Synthesis", &p.SynthesisSystem, &p.Synthesis, d.SynthesisSystem, d.Synthesis, SynthesisData{}, &t.synthesis},
+		{"Propose", &p.ProposeSystem, &p.Propose, d.ProposeSystem, d.Propose, ProposeData{}, &t.propose},
+		{"Vote", &p.VoteSystem, &p.Vote, d.VoteSystem, d.Vote, VoteData{}, &t.vote},
+		{"Proponent", &p.ProponentSystem, &p.Proponent, d.ProponentSystem, d.Proponent, DebateData{}, &t.proponent},
+		{"Opponent", &p.OpponentSystem, &p.Opponent, d.OpponentSystem, d.Opponent, DebateData{}, &t.opponent},
+		{"Verdict", &p.VerdictSystem, &p.Verdict, d.VerdictSystem, d.Verdict, VerdictData{}, &t.verdict},
+		{"Inspect", &p.InspectSystem, &p.Inspect, d.InspectSystem, d.Inspect, InspectData{}, &t.inspect},
+	} {
+		if strings.TrimSpace(*f.sys) == "" {
+			*f.sys = f.dsys
 		}
-	}
-	fill(&p.AnswerSystem, d.AnswerSystem)
-	fill(&p.Answer, d.Answer)
-	fill(&p.ReviewSystem, d.ReviewSystem)
-	fill(&p.Review, d.Review)
-	fill(&p.SynthesisSystem, d.SynthesisSystem)
-	fill(&p.Synthesis, d.Synthesis)
-	fill(&p.ProposeSystem, d.ProposeSystem)
-	fill(&p.Propose, d.Propose)
-	fill(&p.VoteSystem, d.VoteSystem)
-	fill(&p.Vote, d.Vote)
-	t := &templates{p: p}
-	var err error
-	parse := func(name, text string) *template.Template {
+		if strings.TrimSpace(*f.text) == "" {
+			*f.text = f.dtxt
+		}
+		tt, err := template.New(f.name).Option("missingkey=error").Parse(*f.text)
 		if err != nil {
-			return nil
+			return nil, invalid("Prompts.%s is not a valid template: %v", f.name, err)
 		}
-		var tt *template.Template
-		tt, err = template.New(name).Option("missingkey=error").Parse(text)
-		if err != nil {
-			err = invalid("Prompts.%s is not a valid template: %v", name, err)
+		if err := tt.Execute(&bytes.Buffer{}, f.data); err != nil {
+			return nil, invalid("Prompts.%s cannot be rendered: %v", f.name, err)
 		}
-		return tt
+		*f.dst = tt
 	}
-	t.answer = parse("Answer", p.Answer)
-	t.review = parse("Review", p.Review)
-	t.synthesis = parse("Synthesis", p.Synthesis)
-	t.propose = parse("Propose", p.Propose)
-	t.vote = parse("Vote", p.Vote)
-	if err != nil {
-		return nil, err
-	}
-	// Execute each once on empty data, so a template naming a field that
-	// does not exist fails now and not in the middle of a run.
-	for _, c := range []struct {
-		t    *template.Template
-		data any
-	}{{t.answer, AnswerData{}}, {t.review, ReviewData{}}, {t.synthesis, SynthesisData{}}, {t.propose, ProposeData{}}, {t.vote, VoteData{}}} {
-		if e := c.t.Execute(&bytes.Buffer{}, c.data); e != nil {
-			return nil, invalid("Prompts.%s cannot be rendered: %v", c.t.Name(), e)
-		}
-	}
+	t.p = p
 	return t, nil
 }
 
@@ -228,14 +236,15 @@ func render(t *template.Template, phase Phase, data any) (string, error) {
 var defang = strings.NewReplacer("<<<", "‹‹‹", ">>>", "›››")
 
 // quote puts text between the delimiter lines of a block named name
-// ("RESPONSE A", "PLAN B", "REVIEWS").
+// ("RESPONSE A", "PLAN B", "REVIEWS", "ARGUMENT C", "LEDGER", "DIFF").
 func quote(name, nonce, text string) string {
 	return fmt.Sprintf("<<<BEGIN %s %s>>>\n%s\n<<<END %s %s>>>", name, nonce, strings.TrimSpace(defang.Replace(text)), name, nonce)
 }
 
 // nonceOf derives a run's delimiter nonce from everything that will be
 // quoted: deterministic for the same inputs, and not something an answer
-// can know in advance since it covers the answer itself.
+// can know in advance since it covers the answer itself. (A debate takes
+// a new one each round, over the replies it will quote.)
 func nonceOf(parts ...string) string {
 	h := fnv.New64a()
 	for _, p := range parts {

@@ -18,7 +18,7 @@ type Discussion struct {
 	// Reviews are the reviews that were returned (parsed or not), in
 	// configured model order of their reviewers. Reviews that failed are in
 	// Failures.
-	Reviews []Review `json:"reviews"`
+	Reviews []PeerReview `json:"reviews"`
 	// Ranking is every answer in aggregate order, best first; after a run
 	// that failed in the review phase, by the reviews that came in.
 	Ranking []Standing `json:"ranking"`
@@ -42,8 +42,8 @@ type Answer struct {
 	Usage     Usage  `json:"usage"`
 }
 
-// Review is one participant's review of the other answers it was shown.
-type Review struct {
+// PeerReview is one participant's review of the other answers it was shown.
+type PeerReview struct {
 	Reviewer string `json:"reviewer"`
 	// ReviewerLabel is the label of the reviewer's own answer, which it was
 	// never shown.

@@ -67,10 +67,39 @@ func TestResultJSONSchemaIsStable(t *testing.T) {
 		"task", "models", "winner", "reason",
 		"proposals", "proposals[].label", "proposals[].model", "proposals[].title", "proposals[].steps", "proposals[].risks", "proposals[].raw", "proposals[].problems", "proposals[].elapsedMs",
 		"votes", "votes[].voter", "votes[].plan", "votes[].score", "votes[].reasoning", "votes[].raw", "votes[].problems", "votes[].elapsedMs")
+	db, err := quorum.Debate(ctxGuard(t), e.b, claim, cfg3())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rv, err := quorum.Review(ctxGuard(t), e.b, change, quorum.Config{Models: simquorum.Participants})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The walk reads the first element of each list: the first turn is a
+	// proponent's opening, whose lists are empty.
+	debate := append(slices.Concat(outcome, usage("turns[].usage"), usage("verdict.usage")),
+		"claim", "models", "rounds", "debaters", "debaters[].label", "debaters[].model", "debaters[].side",
+		"turns", "turns[].phase", "turns[].round", "turns[].label", "turns[].model", "turns[].side", "turns[].argument",
+		"turns[].answers", "turns[].rulings", "turns[].objections", "turns[].raw", "turns[].problems", "turns[].elapsedMs",
+		"ledger", "ledger[].id", "ledger[].severity", "ledger[].text", "ledger[].raisedBy", "ledger[].model", "ledger[].phase", "ledger[].status",
+		"ledger[].answers", "ledger[].answers[].by", "ledger[].answers[].model", "ledger[].answers[].phase", "ledger[].answers[].text",
+		"ledger[].history", "ledger[].history[].phase", "ledger[].history[].status", "ledger[].history[].by", "ledger[].history[].model", "ledger[].history[].reason",
+		"end", "end.roundsHeld", "end.early", "end.settled", "end.reason",
+		"verdict", "verdict.moderator", "verdict.requestedModerator", "verdict.substituted", "verdict.position", "verdict.summary",
+		"verdict.rulings", "verdict.rulings[].objection", "verdict.rulings[].status", "verdict.rulings[].reason", "verdict.wouldChange",
+		"verdict.standing", "verdict.standing.blocking", "verdict.standing.major", "verdict.standing.minor", "verdict.raw", "verdict.problems", "verdict.elapsedMs")
+	finding := func(p string) []string {
+		return []string{p + ".file", p + ".startLine", p + ".endLine", p + ".severity", p + ".category", p + ".explanation", p + ".suggestion"}
+	}
+	review := append(slices.Concat(outcome, usage("inspections[].usage"), finding("inspections[].findings[]"), finding("findings[]"), finding("findings[].reports[]")),
+		"change", "change.files", "change.files[].path", "change.files[].status", "change.files[].added", "change.files[].deleted",
+		"change.files[].hunks", "change.files[].hunks[].start", "change.files[].hunks[].end", "change.added", "change.deleted", "change.context",
+		"models", "inspections", "inspections[].model", "inspections[].findings", "inspections[].raw", "inspections[].problems", "inspections[].usable", "inspections[].elapsedMs",
+		"findings", "findings[].id", "findings[].rank", "findings[].agreement", "findings[].models", "findings[].reports", "findings[].reports[].model")
 	for name, c := range map[string]struct {
 		v    any
 		want []string
-	}{"Discussion": {d, discussion}, "PlanResult": {p, plan}} {
+	}{"Discussion": {d, discussion}, "PlanResult": {p, plan}, "DebateResult": {db, debate}, "ReviewResult": {rv, review}} {
 		b, err := json.Marshal(c.v)
 		if err != nil {
 			t.Fatal(err)

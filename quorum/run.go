@@ -13,9 +13,11 @@ import (
 	"golang.org/x/sync/semaphore"
 )
 
-// run is the machinery Discuss and Plan share: the run's context and
-// limits, the session semaphore, progress, and the bookkeeping of calls,
-// failures, phases and usage into the result's Outcome.
+// run is the machinery every strategy (Discuss, Plan, Debate, Review)
+// shares: the run's context and limits, the session semaphore, progress,
+// phases of concurrent calls, the moderator's phase with substitutes, and
+// the bookkeeping of calls, failures, phases and usage into the result's
+// Outcome.
 //
 // Phases run one after another on the caller's goroutine; within a phase
 // every model call runs on its own goroutine, bounded by the semaphore.
@@ -111,18 +113,7 @@ type firstReplies[T any] struct {
 // function, not a method, because methods cannot have type parameters.
 func closeFirstPhase[T any](r *run, ph *phaseRun, topic string, results []result, usable func(result) bool, keep func(res result, label string) T) (firstReplies[T], error) {
 	var f firstReplies[T]
-	var kept []result
-	var dropped []string
-	for _, res := range results {
-		switch {
-		case res.err != nil:
-			r.fail(res.err, res.kind)
-		case usable == nil || usable(res):
-			kept = append(kept, res)
-			continue
-		}
-		dropped = append(dropped, res.model)
-	}
+	kept, dropped := ph.collect(results, usable)
 	ph.finish(dropped)
 	perm := shuffle(len(kept), append([]string{topic}, r.s.Models...)...)
 	f.byLabel = make([]T, len(kept))
@@ -176,6 +167,24 @@ func (pr *phaseRun) end(dropped, left []string) error {
 		return err
 	}
 	return pr.r.tooFew(pr.phase, left, pr.r.s.MinModels)
+}
+
+// collect sorts a phase's results: each failed call is recorded as its
+// model's failure, and the replies usable accepts are kept, in task
+// order (usable records its own failures; nil accepts every reply).
+// dropped names the models of the rest.
+func (pr *phaseRun) collect(results []result, usable func(result) bool) (kept []result, dropped []string) {
+	for _, res := range results {
+		switch {
+		case res.err != nil:
+			pr.r.fail(res.err, res.kind)
+		case usable == nil || usable(res):
+			kept = append(kept, res)
+			continue
+		}
+		dropped = append(dropped, res.model)
+	}
+	return kept, dropped
 }
 
 // do runs tasks concurrently under one Config.PhaseTimeout and returns

@@ -4,7 +4,12 @@
 // --sim` demo. Each model recognises quorum's prompts by the marker line
 // that starts them (quorum.PromptMarker) and answers in the shape quorum
 // asks for: a short answer, a JSON review verdict, a Markdown synthesis, a
-// JSON plan, a JSON vote.
+// JSON plan, a JSON vote; a debater's argument, objections, answers and
+// rulings, and a moderator's verdict (debate.go); findings on a change
+// (review.go). Debaters, moderators and reviewers each write in one of
+// three styles (the JSON asked for, loose JSON in a fence with other
+// scales' words, or Markdown with now and then an unreadable item), so
+// that runs exercise quorum's parsers and their fallbacks.
 //
 // Replies are deterministic (seeded by a hash of the model and the
 // prompt), vary with the words of the question or task, read like a few
@@ -12,9 +17,10 @@
 // "[simulated <model>]" so nobody mistakes them for a real model's. They
 // carry no delays; pace them for a demo with sim.Paced.
 //
-// Simulated reviewers and voters read the quoted answers and plans the way
-// a careful model would: only between quorum's delimiter lines, and they
-// score a quoted text that tries to give them instructions as poor.
+// Simulated reviewers, voters, debaters and code reviewers read the quoted
+// texts the way a careful model would: only between quorum's delimiter
+// lines, and they treat a quoted text that tries to give them
+// instructions as poor (scored 1, a blocking objection or finding).
 //
 // Everything here is safe for concurrent use: the responders keep no
 // state.

@@ -8,38 +8,75 @@ import (
 )
 
 // This file reads quorum's prompts the way a model would. It knows the
-// default prompts' layout: the question after a "Question:" (or "Task:")
-// line, and quoted texts between "<<<BEGIN NAME nonce>>>" and
-// "<<<END NAME nonce>>>" lines.
+// default prompts' layout: the question after a "Question:" (or "Task:",
+// or "Claim:") line, and quoted texts between "<<<BEGIN KIND LABEL
+// nonce>>>" and "<<<END KIND LABEL nonce>>>" lines (some blocks, such as
+// the LEDGER and the DIFF, have no label).
 
 // block is one quoted text of a prompt.
 type block struct {
-	kind, label string // "RESPONSE", "A"
+	kind, label string // "RESPONSE", "A"; label "" for a LEDGER or DIFF
 	text        string
+	// start and end are where the block, delimiters included, is in the
+	// prompt.
+	start, end int
 }
 
-var beginRE = regexp.MustCompile(`(?m)^<<<BEGIN (RESPONSE|PLAN) ([A-Z]+) ([0-9a-f]+)>>>$`)
+var beginRE = regexp.MustCompile(`(?m)^<<<BEGIN ([A-Z]+)(?: ([A-Za-z0-9]+))? ([0-9a-f]+)>>>$`)
 
-// blocks returns the quoted answers or plans of a prompt, in order. A
-// block ends only at its own END line with the same nonce.
+// blocks returns the quoted texts of a prompt, in order. A block ends only
+// at its own END line with the same nonce.
 func blocks(prompt string) []block {
 	var out []block
 	for _, m := range beginRE.FindAllStringSubmatchIndex(prompt, -1) {
-		kind, lbl, nonce := prompt[m[2]:m[3]], prompt[m[4]:m[5]], prompt[m[6]:m[7]]
+		if len(out) > 0 && m[0] < out[len(out)-1].end {
+			continue // a BEGIN line inside a block is material, not a block
+		}
+		kind, nonce := prompt[m[2]:m[3]], prompt[m[6]:m[7]]
+		lbl, name := "", kind
+		if m[4] >= 0 {
+			lbl = prompt[m[4]:m[5]]
+			name += " " + lbl
+		}
 		rest := prompt[m[1]:]
-		end := strings.Index(rest, "\n<<<END "+kind+" "+lbl+" "+nonce+">>>")
+		endLine := "\n<<<END " + name + " " + nonce + ">>>"
+		end := strings.Index(rest, endLine)
 		if end < 0 {
 			continue
 		}
-		out = append(out, block{kind: kind, label: lbl, text: strings.TrimSpace(rest[:end])})
+		out = append(out, block{kind: kind, label: lbl, text: strings.TrimSpace(rest[:end]), start: m[0], end: m[1] + end + len(endLine)})
 	}
 	return out
+}
+
+// blocksOf returns the blocks of one kind.
+func blocksOf(prompt, kind string) []block {
+	var out []block
+	for _, b := range blocks(prompt) {
+		if b.kind == kind {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// outside returns the prompt without its quoted blocks: quorum's own
+// words, where a careful model looks for what it is asked to do.
+func outside(prompt string) string {
+	var b strings.Builder
+	at := 0
+	for _, bl := range blocks(prompt) {
+		b.WriteString(prompt[at:bl.start])
+		at = bl.end
+	}
+	b.WriteString(prompt[at:])
+	return b.String()
 }
 
 // subject returns the question or task of a prompt: the text after its
 // "Question:" or "Task:" line, up to the next blank line.
 func subject(prompt string) string {
-	for _, head := range []string{"\nQuestion:\n", "\nTask:\n"} {
+	for _, head := range []string{"\nQuestion:\n", "\nTask:\n", "\nClaim:\n"} {
 		if i := strings.Index(prompt, head); i >= 0 {
 			s := prompt[i+len(head):]
 			if j := strings.Index(s, "\n\n"); j >= 0 {

@@ -45,6 +45,10 @@ func Rules() []sim.Rule {
 		{Name: "quorum synthesis", Match: Is(quorum.PhaseSynthesis), Respond: Synthesis},
 		{Name: "quorum proposal", Match: Is(quorum.PhasePropose), Respond: Proposal},
 		{Name: "quorum vote", Match: Is(quorum.PhaseVote), Respond: Vote},
+		{Name: "quorum debate opening", Match: Is(quorum.PhaseOpening), Respond: Debater},
+		{Name: "quorum debate round", Match: IsRound, Respond: Debater},
+		{Name: "quorum debate verdict", Match: Is(quorum.PhaseVerdict), Respond: Verdict},
+		{Name: "quorum review inspection", Match: Is(quorum.PhaseInspect), Respond: Inspection},
 	}
 }
 
@@ -54,4 +58,16 @@ func Rules() []sim.Rule {
 func Is(p quorum.Phase) func(sim.Turn) bool {
 	marker := quorum.PromptMarker(p)
 	return func(t sim.Turn) bool { return strings.HasPrefix(t.Prompt, marker) }
+}
+
+// IsRound matches the prompts of every round of a debate (not its
+// opening).
+func IsRound(t sim.Turn) bool {
+	first, _, _ := strings.Cut(t.Prompt, "\n")
+	p, ok := strings.CutPrefix(first, "[quorum:")
+	if !ok {
+		return false
+	}
+	_, ok = quorum.Phase(strings.TrimSuffix(p, "]")).Round()
+	return ok && strings.HasSuffix(p, "]")
 }

@@ -22,7 +22,7 @@ func evilDiscussion() *quorum.Discussion {
 			{Label: "A", Model: "m2", Text: "A fine answer."},
 			{Label: "B", Model: "m\x1b[1m1", Text: evil},
 		},
-		Reviews: []quorum.Review{{Reviewer: "m2", ReviewerLabel: "A", Reviewed: []string{"B"}, Usable: true,
+		Reviews: []quorum.PeerReview{{Reviewer: "m2", ReviewerLabel: "A", Reviewed: []string{"B"}, Usable: true,
 			Verdict: quorum.Verdict{Assessments: []quorum.Assessment{{Label: "B", Score: 3, Strengths: []string{"- # not a heading \x07"}, Weaknesses: []string{"| pipe |"}}}}}},
 		Ranking: []quorum.Standing{{Rank: 1, Label: "A", Model: "m2", MeanScore: 7, Scores: 1}, {Rank: 2, Label: "B", Model: "m\x1b[1m1", MeanScore: 3, Scores: 1}},
 		Ranked:  true,

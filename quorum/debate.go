@@ -1,0 +1,672 @@
+package quorum
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Debate runs a structured debate of claim among cfg.Models, through b:
+//
+//  1. Roles: the models in odd places of cfg.Models (the first, the
+//     third, …) argue for the claim as proponents, the others against it
+//     as opponents; each gets an anonymous label, and the others only ever
+//     see "Proponent A" or "Opponent B". cfg.Moderator gives the verdict.
+//  2. Opening: every debater at once; proponents make their case,
+//     opponents raise objections to the claim, each with a severity
+//     (blocking, major or minor). Objections go into a ledger (O1, O2, …)
+//     that every later prompt quotes.
+//  3. Rounds (at most cfg.Rounds), both sides at once, each answering the
+//     other side's arguments of the previous phase: proponents answer the
+//     standing objections; opponents rule on their own objections
+//     (answered, withdrawn or standing) in the light of the answers they
+//     have seen, and may raise new ones. Running the sides together means
+//     an answer given in a round is ruled on in the next one.
+//  4. The settle gate: after the opening and after each round, the
+//     debating ends as soon as no blocking objection stands, or else after
+//     the last round.
+//  5. Verdict: the moderator reads every debater's latest argument and the
+//     ledger, rules on the objections answered in the last round (which no
+//     opponent has seen yet), and gives the position the debate supports,
+//     a summary, and what would change the verdict. The objections still
+//     standing, by severity, complete it. If the moderator fails or gives
+//     no position, the first debater still in the debate takes its place,
+//     and the result says so.
+//
+// Failure, timeouts and cancellation behave as in Discuss: a debater that
+// fails is left out of the later phases and the run goes on, degraded;
+// fewer than cfg.MinModels debaters left, or a side left with nobody,
+// fail it with a *TooFewError. The returned DebateResult is nil only when
+// the arguments are invalid; after a failed or cancelled run it holds
+// everything done so far: the turns that came in and the ledger they
+// made, but no verdict.
+func Debate(ctx context.Context, b Backend, claim string, cfg Config) (*DebateResult, error) {
+	s, err := cfg.settleFor(b, claim, "claim")
+	if err != nil {
+		return nil, err
+	}
+	if len(s.Models) < 2 {
+		return nil, invalid("a debate needs at least two models in Config.Models, one for each side; it has %d", len(s.Models))
+	}
+	d := &DebateResult{Claim: claim, Models: s.Models, Rounds: s.Rounds}
+	r := newRun(ctx, b, s, &d.Outcome)
+	err = newDebate(r, d).run()
+	r.finish(err, d.Verdict != nil && d.Verdict.Substituted)
+	d.fillLists()
+	return d, err
+}
+
+// debate is a debate in progress.
+type debate struct {
+	r *run
+	d *DebateResult
+	// seats are the debaters by model; alive those still in the debate, in
+	// configured order.
+	seats map[string]Debater
+	alive []string
+	// last are the usable turns of the previous phase: what the next one
+	// answers.
+	last []DebateTurn
+	// nonce is the delimiter nonce of the next phase, derived from
+	// everything it quotes.
+	nonce string
+}
+
+func newDebate(r *run, d *DebateResult) *debate {
+	models := r.s.Models
+	perm := shuffle(len(models), append([]string{d.Claim}, models...)...)
+	db := &debate{r: r, d: d, seats: make(map[string]Debater, len(models)), alive: slices.Clone(models), nonce: nonceOf(d.Claim)}
+	for i, m := range models {
+		side := SideProponent
+		if i%2 == 1 {
+			side = SideOpponent
+		}
+		seat := Debater{Label: label(perm[i]), Model: m, Side: side}
+		d.Debaters = append(d.Debaters, seat)
+		db.seats[m] = seat
+	}
+	return db
+}
+
+func (db *debate) run() error {
+	if err := db.phase(PhaseOpening, 0); err != nil {
+		return err
+	}
+	held := 0
+	for held < db.d.Rounds && !db.settled() {
+		held++
+		if err := db.phase(PhaseRound(held), held); err != nil {
+			db.d.End.RoundsHeld = held
+			return err
+		}
+	}
+	db.end(held)
+	return db.verdict()
+}
+
+// phase runs the opening (round 0) or a round: every debater still in the
+// debate at once. The turns are applied to the ledger after the phase, in
+// configured order, so the ledger does not depend on which reply came
+// first.
+func (db *debate) phase(p Phase, round int) error {
+	r := db.r
+	tasks := make([]task, len(db.alive))
+	for i, m := range db.alive {
+		seat := db.seats[m]
+		prompt, err := db.prompt(seat, p, round)
+		if err != nil {
+			return err
+		}
+		system := r.s.Prompts.ProponentSystem
+		if seat.Side == SideOpponent {
+			system = r.s.Prompts.OpponentSystem
+		}
+		tasks[i] = task{model: m, system: system, prompt: prompt}
+	}
+	ph := r.startPhase(p, db.alive)
+	var turns []DebateTurn
+	kept, dropped := ph.collect(ph.do(tasks), func(res result) bool {
+		a, problems, ok := ParseArgument(res.reply.Text)
+		if !ok {
+			r.ev.emit(Event{Kind: ArgumentParsed, Phase: p, Model: res.model, Err: r.unparsable(p, res.task, problems)})
+			return false
+		}
+		seat := db.seats[res.model]
+		turns = append(turns, DebateTurn{
+			Phase: p, Round: round, Label: seat.Label, Model: seat.Model, Side: seat.Side, Argument: a,
+			Raw: res.reply.Text, Problems: problems, ElapsedMS: res.elapsed.Milliseconds(), Usage: res.reply.Usage,
+		})
+		return true
+	})
+	texts := []string{db.nonce}
+	for i := range turns {
+		db.apply(&turns[i])
+		r.ev.emit(Event{Kind: ArgumentParsed, Phase: p, Model: turns[i].Model, Text: summariseTurn(turns[i])})
+		texts = append(texts, turns[i].Raw)
+	}
+	db.d.Turns = append(db.d.Turns, turns...)
+	db.last = turns
+	db.nonce = nonceOf(texts...)
+	db.alive = nil
+	for _, res := range kept {
+		db.alive = append(db.alive, res.model)
+	}
+	if err := ph.end(dropped, db.alive); err != nil {
+		return err
+	}
+	return db.bothSides(p)
+}
+
+// bothSides fails the run when a side has nobody left: a debate with one
+// side is no debate.
+func (db *debate) bothSides(p Phase) error {
+	for _, side := range []Side{SideProponent, SideOpponent} {
+		if !slices.ContainsFunc(db.alive, func(m string) bool { return db.seats[m].Side == side }) {
+			return &TooFewError{Phase: p, Need: 1, Left: []string{}, Role: side, Failures: slices.Clone(db.r.failures)}
+		}
+	}
+	return nil
+}
+
+// prompt renders a debater's prompt for the opening (round 0) or a round.
+func (db *debate) prompt(seat Debater, p Phase, round int) (string, error) {
+	s := db.r.s
+	data := DebateData{Claim: db.d.Claim, Label: seat.Label, Round: round, Rounds: s.Rounds, Opening: round == 0, Nonce: db.nonce}
+	t := s.t.proponent
+	if seat.Side == SideOpponent {
+		t = s.t.opponent
+	}
+	var ids []string
+	if round > 0 {
+		other := SideOpponent
+		if seat.Side == SideOpponent {
+			other = SideProponent
+		}
+		var args []string
+		for _, turn := range db.last {
+			if turn.Side == other {
+				args = append(args, db.quoteArgument(turn, ""))
+			}
+		}
+		data.Arguments = strings.Join(args, "\n\n")
+		data.Ledger = db.ledgerText()
+		data.Open, ids = db.open(seat)
+	}
+	data.Example = debateExample(seat.Side, round, ids)
+	return render(t, p, data)
+}
+
+// quoteArgument quotes a turn's argument between its delimiter lines,
+// after a line naming its side when intro is set.
+func (db *debate) quoteArgument(t DebateTurn, intro string) string {
+	text := t.Argument.Argument
+	if strings.TrimSpace(text) == "" {
+		text = "(no argument given; see the ledger)"
+	}
+	q := quote("ARGUMENT "+t.Label, db.nonce, text)
+	if intro != "" {
+		return intro + "\n" + q
+	}
+	return q
+}
+
+// open says what a debater is to deal with this round, and the ids
+// concerned: for a proponent, the standing objections that have no answer
+// awaiting a ruling, most severe first; for an opponent, its own standing
+// objections, those with an answer it has not ruled on marked.
+func (db *debate) open(seat Debater) (string, []string) {
+	var parts, ids []string
+	byRank := slices.Clone(db.d.Ledger)
+	slices.SortStableFunc(byRank, func(a, b Objection) int { return b.Severity.Rank() - a.Severity.Rank() })
+	for _, o := range byRank {
+		if o.Status != StatusStanding {
+			continue
+		}
+		switch {
+		case seat.Side == SideProponent && !pending(o):
+			parts = append(parts, fmt.Sprintf("%s (%s)", o.ID, o.Severity))
+		case seat.Side == SideOpponent && o.RaisedBy == seat.Label && pending(o):
+			parts = append(parts, fmt.Sprintf("%s (%s, newly answered)", o.ID, o.Severity))
+		case seat.Side == SideOpponent && o.RaisedBy == seat.Label:
+			parts = append(parts, fmt.Sprintf("%s (%s, no new answer)", o.ID, o.Severity))
+		default:
+			continue
+		}
+		ids = append(ids, o.ID)
+	}
+	if len(parts) == 0 {
+		if seat.Side == SideProponent {
+			return "none (no standing objection lacks an answer)", nil
+		}
+		return "none (you have no standing objection)", nil
+	}
+	return strings.Join(parts, ", "), ids
+}
+
+// pending reports whether an objection has an answer that nobody has
+// ruled on: one given in or after the phase of its latest status.
+func pending(o Objection) bool {
+	if len(o.Answers) == 0 || len(o.History) == 0 {
+		return false
+	}
+	return phaseOrder(o.Answers[len(o.Answers)-1].Phase) >= phaseOrder(o.History[len(o.History)-1].Phase)
+}
+
+// phaseOrder orders a debate's phases: the opening, the rounds, the
+// verdict.
+func phaseOrder(p Phase) int {
+	if n, ok := p.Round(); ok {
+		return n
+	}
+	if p == PhaseVerdict {
+		return MaxRounds + 1
+	}
+	return 0
+}
+
+// phaseName is a phase as a sentence says it: "the opening", "round 2".
+func phaseName(p Phase) string {
+	if n, ok := p.Round(); ok {
+		return fmt.Sprintf("round %d", n)
+	}
+	return "the " + string(p)
+}
+
+// ledgerText renders the ledger for a prompt: a line per objection, then
+// its answers and rulings, indented, in the order they came. Texts are
+// folded onto one line, so that only quorum's own lines start with an
+// objection's id.
+func (db *debate) ledgerText() string {
+	var b strings.Builder
+	for _, o := range db.d.Ledger {
+		fmt.Fprintf(&b, "%s [%s, %s] raised by Opponent %s in %s: %s\n", o.ID, o.Severity, o.Status, o.RaisedBy, phaseName(o.Phase), oneLine(o.Text))
+		// Answers and rulings in the order they came: by phase, and within
+		// a phase a ruling first, since it judged earlier answers.
+		type entry struct {
+			order int
+			line  string
+		}
+		var es []entry
+		for _, a := range o.Answers {
+			es = append(es, entry{2*phaseOrder(a.Phase) + 1, fmt.Sprintf("  answer by Proponent %s in %s: %s", a.By, phaseName(a.Phase), oneLine(a.Text))})
+		}
+		for _, h := range o.History[1:] {
+			by := "Opponent " + h.By
+			if h.By == moderatorBy {
+				by = "the moderator"
+			}
+			line := fmt.Sprintf("  ruled %s by %s in %s", h.Status, by, phaseName(h.Phase))
+			if h.Reason != "" {
+				line += ": " + oneLine(h.Reason)
+			}
+			es = append(es, entry{2 * phaseOrder(h.Phase), line})
+		}
+		slices.SortStableFunc(es, func(a, b entry) int { return a.order - b.order })
+		for _, e := range es {
+			b.WriteString(e.line + "\n")
+		}
+	}
+	if b.Len() == 0 {
+		b.WriteString("(no objection has been raised)")
+	}
+	return quote("LEDGER", db.nonce, b.String())
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// moderatorBy is StatusChange.By for the moderator's rulings.
+const moderatorBy = "moderator"
+
+// objection returns the ledger entry with id, or nil.
+func (db *debate) objection(id string) *Objection {
+	for i := range db.d.Ledger {
+		if db.d.Ledger[i].ID == id {
+			return &db.d.Ledger[i]
+		}
+	}
+	return nil
+}
+
+// apply records a turn in the ledger. What its side does not do is left
+// out of the turn and named in its problems: only proponents answer, and
+// only opponents rule and object; an opponent rules only on its own
+// objections.
+func (db *debate) apply(t *DebateTurn) {
+	note := func(format string, args ...any) { t.Problems = append(t.Problems, fmt.Sprintf(format, args...)) }
+	if t.Side == SideProponent {
+		if len(t.Rulings) > 0 {
+			note("a proponent does not rule on objections; %d rulings were ignored", len(t.Rulings))
+			t.Rulings = nil
+		}
+		if len(t.Objections) > 0 {
+			note("a proponent does not raise objections; %d objections were ignored", len(t.Objections))
+			t.Objections = nil
+		}
+		var kept []Rebuttal
+		for _, a := range t.Answers {
+			o := db.objection(a.Objection)
+			switch {
+			case o == nil:
+				note("an answer to %s, which is not in the ledger, was ignored", a.Objection)
+			case o.Status != StatusStanding:
+				note("an answer to %s, which is %s, was ignored", a.Objection, o.Status)
+			default:
+				o.Answers = append(o.Answers, ObjectionAnswer{By: t.Label, Model: t.Model, Phase: t.Phase, Text: a.Text})
+				kept = append(kept, a)
+			}
+		}
+		t.Answers = kept
+		return
+	}
+	if len(t.Answers) > 0 {
+		note("an opponent does not answer objections; %d answers were ignored", len(t.Answers))
+		t.Answers = nil
+	}
+	var rulings []Ruling
+	for _, ru := range t.Rulings {
+		o := db.objection(ru.Objection)
+		switch {
+		case o == nil:
+			note("a ruling on %s, which is not in the ledger, was ignored", ru.Objection)
+		case o.RaisedBy != t.Label:
+			note("a ruling on %s, which Opponent %s raised, was ignored: only its author rules on it", ru.Objection, o.RaisedBy)
+		default:
+			o.Status = ru.Status
+			o.History = append(o.History, StatusChange{Phase: t.Phase, Status: ru.Status, By: t.Label, Model: t.Model, Reason: ru.Reason})
+			rulings = append(rulings, ru)
+		}
+	}
+	t.Rulings = rulings
+	var raised []RaisedObjection
+	for _, ob := range t.Objections {
+		if dup := slices.IndexFunc(db.d.Ledger, func(o Objection) bool { return strings.EqualFold(oneLine(o.Text), oneLine(ob.Text)) }); dup >= 0 {
+			note("an objection repeating %s was not added again", db.d.Ledger[dup].ID)
+			continue
+		}
+		ob.ID = fmt.Sprintf("O%d", len(db.d.Ledger)+1)
+		db.d.Ledger = append(db.d.Ledger, Objection{
+			ID: ob.ID, Severity: ob.Severity, Text: ob.Text, RaisedBy: t.Label, Model: t.Model, Phase: t.Phase, Status: StatusStanding,
+			History: []StatusChange{{Phase: t.Phase, Status: StatusStanding, By: t.Label, Model: t.Model, Reason: "raised"}},
+		})
+		raised = append(raised, ob)
+	}
+	t.Objections = raised
+}
+
+// settled is the settle gate: no blocking objection stands.
+func (db *debate) settled() bool {
+	return db.countStanding(SeverityBlocking) == 0
+}
+
+func (db *debate) countStanding(sev Severity) int {
+	n := 0
+	for _, o := range db.d.Ledger {
+		if o.Severity == sev && o.Status == StatusStanding {
+			n++
+		}
+	}
+	return n
+}
+
+// end records how the debating ended, after held rounds.
+func (db *debate) end(held int) {
+	e := &db.d.End
+	e.RoundsHeld = held
+	e.Settled = db.settled()
+	e.Early = e.Settled && held < db.d.Rounds
+	when := "the opening"
+	if held > 0 {
+		when = fmt.Sprintf("round %d", held)
+	}
+	switch {
+	case e.Early:
+		e.Reason = fmt.Sprintf("No blocking objection stood after %s, so the debate settled early.", when)
+	case e.Settled:
+		e.Reason = fmt.Sprintf("All %s were held; no blocking objection stood after the last.", plural(held, "round"))
+	default:
+		e.Reason = fmt.Sprintf("All %s were held; %s still stood after the last.", plural(held, "round"), plural(db.countStanding(SeverityBlocking), "blocking objection"))
+	}
+	p := PhaseOpening
+	if held > 0 {
+		p = PhaseRound(held)
+	}
+	db.r.ev.emit(Event{Kind: DebateSettled, Phase: p, Text: e.Reason})
+}
+
+// verdict asks the moderator for the verdict, and when it fails or gives
+// no position, the debaters still in the debate in turn.
+func (db *debate) verdict() error {
+	r, s := db.r, db.r.s
+	var args, ids []string
+	for _, seat := range db.d.Debaters {
+		for i := len(db.d.Turns) - 1; i >= 0; i-- {
+			if t := db.d.Turns[i]; t.Model == seat.Model {
+				args = append(args, db.quoteArgument(t, fmt.Sprintf("%s %s (latest, from %s):", sideName(seat.Side), seat.Label, phaseName(t.Phase))))
+				break
+			}
+		}
+	}
+	var waiting []string
+	for _, o := range db.d.Ledger {
+		ids = append(ids, o.ID)
+		if o.Status == StatusStanding && pending(o) {
+			waiting = append(waiting, o.ID)
+		}
+	}
+	pendingText := "No objection awaits a ruling."
+	if len(waiting) > 0 {
+		pendingText = fmt.Sprintf(`These objections were answered in the last round and await a ruling: %s. Rule on each: "answered" if the answer settles it, "standing" if it does not.`, strings.Join(waiting, ", "))
+	}
+	prompt, err := render(s.t.verdict, PhaseVerdict, VerdictData{
+		Claim: db.d.Claim, Arguments: strings.Join(args, "\n\n"), Ledger: db.ledgerText(),
+		Pending: pendingText, Nonce: db.nonce, Example: verdictExample(waiting),
+	})
+	if err != nil {
+		return err
+	}
+	return r.moderate(moderation{
+		phase: PhaseVerdict, system: s.Prompts.VerdictSystem, prompt: prompt,
+		requested: s.Moderator, substitutes: db.alive, alive: db.alive,
+		accept: func(res result, reason string) *ModelError {
+			dec, problems, ok := ParseDecision(res.reply.Text, ids)
+			ev := Event{Kind: VerdictParsed, Phase: PhaseVerdict, Model: res.model, Text: strings.TrimSpace(string(dec.Position) + ": " + dec.Summary)}
+			if !ok {
+				e := r.unparsable(PhaseVerdict, res.task, problems)
+				ev.Err = e
+				r.ev.emit(ev)
+				return e
+			}
+			v := &DebateVerdict{
+				Moderator: res.model, RequestedModerator: s.Moderator, Substituted: res.model != s.Moderator, SubstitutionReason: reason,
+				Decision: dec, Raw: res.reply.Text, Problems: problems, ElapsedMS: res.elapsed.Milliseconds(), Usage: res.reply.Usage,
+			}
+			db.rule(v, waiting)
+			db.d.Verdict = v
+			r.ev.emit(ev)
+			return nil
+		},
+	})
+}
+
+// rule applies the moderator's rulings to the objections awaiting one and
+// fills the verdict's standing objections. The moderator judges only what
+// no opponent could: an answer given in the last round.
+func (db *debate) rule(v *DebateVerdict, waiting []string) {
+	note := func(format string, args ...any) { v.Problems = append(v.Problems, fmt.Sprintf(format, args...)) }
+	var kept []Ruling
+	ruled := map[string]bool{}
+	for _, ru := range v.Rulings {
+		switch {
+		case !slices.Contains(waiting, ru.Objection):
+			note("%s was not awaiting a ruling; its opponent's ruling stands", ru.Objection)
+		case ru.Status == StatusWithdrawn:
+			note("only its opponent can withdraw %s; the moderator's ruling was ignored", ru.Objection)
+		default:
+			o := db.objection(ru.Objection)
+			o.Status = ru.Status
+			o.History = append(o.History, StatusChange{Phase: PhaseVerdict, Status: ru.Status, By: moderatorBy, Model: v.Moderator, Reason: ru.Reason})
+			kept = append(kept, ru)
+			ruled[ru.Objection] = true
+		}
+	}
+	for _, id := range waiting {
+		if !ruled[id] {
+			note("no ruling on %s, answered in the last round; it stands", id)
+		}
+	}
+	v.Rulings = kept
+	for _, o := range db.d.Ledger {
+		if o.Status != StatusStanding {
+			continue
+		}
+		switch o.Severity {
+		case SeverityBlocking:
+			v.Standing.Blocking = append(v.Standing.Blocking, o.ID)
+		case SeverityMajor:
+			v.Standing.Major = append(v.Standing.Major, o.ID)
+		default:
+			v.Standing.Minor = append(v.Standing.Minor, o.ID)
+		}
+	}
+}
+
+func sideName(s Side) string {
+	if s == SideOpponent {
+		return "Opponent"
+	}
+	return "Proponent"
+}
+
+// debateExample is the JSON reply a debater is shown, with the ids it is
+// to deal with.
+func debateExample(side Side, round int, ids []string) string {
+	type answer struct {
+		Objection string `json:"objection"`
+		Answer    string `json:"answer"`
+	}
+	type ruling struct {
+		Objection string `json:"objection"`
+		Status    string `json:"status"`
+		Reason    string `json:"reason"`
+	}
+	type objection struct {
+		Severity string `json:"severity"`
+		Text     string `json:"text"`
+	}
+	var v any
+	switch {
+	case side == SideProponent && round == 0:
+		v = struct {
+			Argument string `json:"argument"`
+		}{"your case for the claim"}
+	case side == SideProponent:
+		x := struct {
+			Argument string   `json:"argument"`
+			Answers  []answer `json:"answers"`
+		}{Argument: "your argument this round", Answers: []answer{}}
+		for _, id := range ids {
+			x.Answers = append(x.Answers, answer{id, "your answer to " + id})
+		}
+		v = x
+	case round == 0:
+		v = struct {
+			Argument   string      `json:"argument"`
+			Objections []objection `json:"objections"`
+		}{"your case against the claim", []objection{{"blocking", "an objection"}, {"minor", "another objection"}}}
+	default:
+		x := struct {
+			Argument   string      `json:"argument"`
+			Rulings    []ruling    `json:"rulings"`
+			Objections []objection `json:"objections"`
+		}{Argument: "your argument this round", Rulings: []ruling{}, Objections: []objection{{"major", "a new objection, if any"}}}
+		for _, id := range ids {
+			x.Rulings = append(x.Rulings, ruling{id, "answered, withdrawn or standing", "why"})
+		}
+		v = x
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// verdictExample is the JSON reply the moderator is shown.
+func verdictExample(waiting []string) string {
+	type ruling struct {
+		Objection string `json:"objection"`
+		Status    string `json:"status"`
+		Reason    string `json:"reason"`
+	}
+	v := struct {
+		Position    string   `json:"position"`
+		Summary     string   `json:"summary"`
+		Rulings     []ruling `json:"rulings"`
+		WouldChange []string `json:"wouldChange"`
+	}{Position: "for, against or undecided", Summary: "why, in a few sentences", Rulings: []ruling{}, WouldChange: []string{"what would change the verdict"}}
+	for _, id := range waiting {
+		v.Rulings = append(v.Rulings, ruling{id, "answered or standing", "why"})
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// summariseTurn is an ArgumentParsed event's text.
+func summariseTurn(t DebateTurn) string {
+	var parts []string
+	if len(t.Answers) > 0 {
+		var ids []string
+		for _, a := range t.Answers {
+			ids = append(ids, a.Objection)
+		}
+		parts = append(parts, "answered "+strings.Join(ids, ", "))
+	}
+	if len(t.Rulings) > 0 {
+		var rs []string
+		for _, ru := range t.Rulings {
+			rs = append(rs, ru.Objection+" "+string(ru.Status))
+		}
+		parts = append(parts, "ruled "+strings.Join(rs, ", "))
+	}
+	if len(t.Objections) > 0 {
+		var os []string
+		for _, o := range t.Objections {
+			os = append(os, fmt.Sprintf("%s (%s)", o.ID, o.Severity))
+		}
+		parts = append(parts, "raised "+strings.Join(os, ", "))
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "argued")
+	}
+	s := strings.Join(parts, "; ")
+	if len(t.Problems) > 0 {
+		s += fmt.Sprintf(" (%s)", plural(len(t.Problems), "parse problem"))
+	}
+	return s
+}
+
+// fillLists replaces nil lists by empty ones, so the JSON has [] not null.
+func (d *DebateResult) fillLists() {
+	d.Debaters = nonNil(d.Debaters)
+	d.Turns = nonNil(d.Turns)
+	d.Ledger = nonNil(d.Ledger)
+	for i := range d.Turns {
+		t := &d.Turns[i]
+		t.Answers, t.Rulings, t.Objections, t.Problems = nonNil(t.Answers), nonNil(t.Rulings), nonNil(t.Objections), nonNil(t.Problems)
+	}
+	for i := range d.Ledger {
+		d.Ledger[i].Answers = nonNil(d.Ledger[i].Answers)
+		d.Ledger[i].History = nonNil(d.Ledger[i].History)
+	}
+	if v := d.Verdict; v != nil {
+		v.Rulings, v.WouldChange, v.Problems = nonNil(v.Rulings), nonNil(v.WouldChange), nonNil(v.Problems)
+		v.Standing.Blocking, v.Standing.Major, v.Standing.Minor = nonNil(v.Standing.Blocking), nonNil(v.Standing.Major), nonNil(v.Standing.Minor)
+	}
+}
+
+// nonNil returns xs, or an empty list for nil: JSON lists are [] not null.
+func nonNil[T any](xs []T) []T {
+	if xs == nil {
+		return []T{}
+	}
+	return xs
+}
