@@ -40,4 +40,10 @@ else
 fi
 # -p 2: two packages at a time on a two-core machine.
 go test -race -count=1 -p 2 -timeout 15m ./... || status=1
+# The benchmark suite in its short form (BENCHMARKS.md), so that it cannot
+# rot: every measurement runs once, small, and nothing asserts a time (the
+# machine is shared). The command prints its table; the go test form runs
+# the same measurements and the real CLI's.
+go run ./internal/cmd/bench -short || status=1
+go test -short -count=1 -run '^$' -bench . -benchtime 1x -timeout 5m ./internal/bench || status=1
 exit $status

@@ -159,7 +159,7 @@ func BenchmarkLatency(b *testing.B) {
 // a control run and a test run.
 func BenchmarkIsolation(b *testing.B) {
 	addr := server(b)
-	chunks := size(100, 20)
+	chunks := size(500, 20)
 	for _, client := range clients(b, ClientQuorum) {
 		b.Run("client="+client, func(b *testing.B) {
 			var ratio float64
@@ -168,7 +168,7 @@ func BenchmarkIsolation(b *testing.B) {
 				job := Job{Role: RoleIsolation, Addr: addr, Sessions: 8, Chunks: chunks, Patience: time.Minute}
 				control := runChild(b, client, job)
 				job.SlowDelay = 10 * time.Millisecond
-				job.Patience = 20*control.Wall + time.Duration(EventsPerTurn(chunks))*job.SlowDelay
+				job.Patience = patience(control.Wall)
 				test := runChild(b, client, job)
 				if test.Stalled {
 					stalled++

@@ -128,6 +128,8 @@ func runJob(ctx context.Context, job Job) Result {
 		res, err = quorumIdle(ctx, job)
 	case job.Role == RoleCreate:
 		res, err = quorumCreate(ctx, job)
+	case job.Role == RoleModelAPI:
+		res, err = serveModelAPI(ctx, job)
 	default:
 		err = fmt.Errorf("bench: no role %q for client %q", job.Role, job.Client)
 	}

@@ -36,6 +36,15 @@ func connectQuorum(ctx context.Context, addr string) (*copilot.Client, error) {
 // newSessions creates n sessions of BenchModel, up to 64 at a time.
 func newSessions(ctx context.Context, c *copilot.Client, n int, cfg copilot.SessionConfig) ([]*copilot.Session, error) {
 	cfg.Model = BenchModel
+	return newSessionsWith(ctx, c, n, cfg)
+}
+
+// newSessionsOf creates n sessions of model, up to 64 at a time.
+func newSessionsOf(ctx context.Context, c *copilot.Client, n int, model string) ([]*copilot.Session, error) {
+	return newSessionsWith(ctx, c, n, copilot.SessionConfig{Model: model})
+}
+
+func newSessionsWith(ctx context.Context, c *copilot.Client, n int, cfg copilot.SessionConfig) ([]*copilot.Session, error) {
 	sessions := make([]*copilot.Session, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup

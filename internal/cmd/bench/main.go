@@ -20,6 +20,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 
 	"github.com/quorum-go/quorum/internal/bench"
@@ -51,13 +52,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: bench [-short] [-repeats N] [-events N] [-v]\n\n%s\n\nflags:\n", bench.Describe())
+		fmt.Fprintf(stderr, "usage: bench [-short] [-repeats N] [-events N] [-only N]... [-v]\n\n%s\n\nflags:\n", bench.Describe())
 		fs.PrintDefaults()
 	}
 	short := fs.Bool("short", false, "small runs, for CI: the figures mean little")
 	repeats := fs.Int("repeats", 0, "runs per figure; the median is shown (default 3, 1 with -short)")
 	events := fs.Int("events", 0, "events per CPU run (default 100000, 5000 with -short)")
 	verbose := fs.Bool("v", false, "progress on stderr")
+	var only []int
+	fs.Func("only", "run only measurement `N` (1 to 6); repeat for more", func(v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 6 {
+			return fmt.Errorf("no measurement %q: give 1 to 6", v)
+		}
+		only = append(only, n)
+		return nil
+	})
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
@@ -69,7 +79,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	s := &bench.Suite{Exe: exe, Short: *short, Repeats: *repeats, Events: *events}
+	s := &bench.Suite{Exe: exe, Short: *short, Repeats: *repeats, Events: *events, Only: only}
 	if *verbose {
 		s.Log = stderr
 	}
