@@ -12,10 +12,11 @@ import (
 	"github.com/quorum-go/quorum/internal/testing/testutil"
 )
 
-// The simulator never rate-limits, so these tests send what CLI 1.0.102
-// sends after a rate limit (TestRealCLIAutoModeSwitch sees it for real):
-// the auto_mode_switch.requested event and, for a session created with
-// requestAutoModeSwitch, the autoModeSwitch.request before it.
+// These tests send, one at a time, what CLI 1.0.102 sends after a rate
+// limit (sim.RateLimited plays the whole sequence; TestRealCLIAutoModeSwitch
+// sees it for real): the auto_mode_switch.requested event and, for a
+// session created with requestAutoModeSwitch, the autoModeSwitch.request
+// before it.
 
 // Without a handler, the question is declined: the caller chose the model.
 func TestAutoModeSwitchDeclinedWithoutHandler(t *testing.T) {
@@ -29,8 +30,7 @@ func TestAutoModeSwitchDeclinedWithoutHandler(t *testing.T) {
 		protocol.AutoModeSwitchRequestedData{RequestID: "switch-1", ErrorCode: "rate_limited"}, true); err != nil {
 		t.Fatal(err)
 	}
-	// The simulator does not serve the answer's method; the call is what
-	// counts.
+	// The call is what counts: nothing is pending on the simulator's side.
 	for srv.Calls(protocol.MethodSessionUIHandlePendingAutoModeSwitch) == 0 {
 		if ctx.Err() != nil {
 			t.Fatal("the question was not answered")

@@ -47,15 +47,14 @@ func ExampleSession_StreamPrompt() {
 	// echo: Summarise the notes and describe the chart.
 }
 
-// A hook that rewrites every prompt before the model sees it. The real CLI
-// asks the client (hooks.invoke) when a prompt is submitted; the simulator
-// does not run hooks by itself, so here it asks as the CLI would.
+// A hook that rewrites every prompt before the model sees it, or blocks it.
+// The CLI (here the simulator, which behaves as the CLI does) asks the
+// client through hooks.invoke when a prompt is submitted.
 func ExampleHooks() {
 	ctx := context.Background()
 	srv := sim.NewServer(sim.Options{Models: []sim.Model{{ID: "model-a", Respond: sim.Echo}}})
 	defer srv.Close()
-	conn, cli := srv.DialConn()
-	client, err := copilot.Connect(ctx, conn, copilot.Options{})
+	client, err := copilot.Connect(ctx, srv.Dial(), copilot.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -75,15 +74,12 @@ func ExampleHooks() {
 	defer s.Destroy(ctx)
 
 	for _, prompt := range []string{"Why is the sky blue?", "What is my password?"} {
-		a := cli.CallSession(ctx, s.ID(), protocol.MethodHooksInvoke, map[string]any{
-			"hookType": protocol.HookTypeUserPromptSubmitted,
-			"input":    map[string]any{"sessionId": s.ID(), "timestamp": 1795400418299, "cwd": "/work", "prompt": prompt},
-		})
-		fmt.Println(string(a.Result))
+		answer, err := s.Ask(ctx, prompt)
+		fmt.Printf("%q %v\n", answer, err)
 	}
 	// Output:
-	// {"output":{"modifiedPrompt":"Why is the sky blue? Answer in one sentence."}}
-	// {"output":{"decision":"block","reason":"no secrets, please"}}
+	// "echo: Why is the sky blue? Answer in one sentence." <nil>
+	// "" <nil>
 }
 
 // The model may ask the user a question (the CLI's ask_user tool): a

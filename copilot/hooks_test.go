@@ -92,7 +92,6 @@ func TestHooksAnswerHooksInvoke(t *testing.T) {
 	}
 
 	mu.Lock()
-	defer mu.Unlock()
 	if prompt.Prompt != "hello" || prompt.SessionID != s.ID() || prompt.WorkingDirectory != "/work" || !prompt.Time.Equal(time.UnixMilli(1795400418299)) {
 		t.Errorf("userPromptSubmitted input %+v", prompt)
 	}
@@ -102,8 +101,11 @@ func TestHooksAnswerHooksInvoke(t *testing.T) {
 	if failure.Error != "model unavailable" || failure.ErrorContext != "model_call" || !failure.Recoverable {
 		t.Errorf("errorOccurred input %+v", failure)
 	}
-	// The session is unharmed by its failing hooks.
-	if got, err := s.Ask(ctx, "still here?"); err != nil || got != "echo: still here?" {
+	mu.Unlock() // the next turn runs the prompt hook, which takes mu
+	// The session is unharmed by its failing hooks; the simulator runs the
+	// prompt hook on this send as the CLI does, so the model gets the
+	// rewritten prompt.
+	if got, err := s.Ask(ctx, "still here?"); err != nil || got != "echo: rewritten: still here?" {
 		t.Fatalf("%q, %v", got, err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/quorum-go/quorum/copilot/protocol"
@@ -12,11 +13,8 @@ import (
 	"github.com/quorum-go/quorum/router"
 )
 
-// The simulator serves session.list and session.delete; it does not
-// serve session.getMetadata, getLastId, getForeground, setForeground or
-// session.model.switchTo, so SessionMetadata, LastSessionID, the
-// foreground calls and a successful SetModel are tested against the real
-// CLI only (conformance_manage_test.go).
+// The simulator serves the session-management methods as CLI 1.0.102
+// does; conformance_manage_test.go holds the real CLI to the same.
 
 func listed(t *testing.T, c *Client, id string) bool {
 	t.Helper()
@@ -75,18 +73,32 @@ func TestDeleteRemovesTheSession(t *testing.T) {
 	}
 }
 
-// A failed switch leaves the model as it was (the simulator has no
-// session.model.switchTo; TestRealCLISetModel switches for real).
+// A switch changes the next turn's model; a failed one leaves the model as
+// it was (TestRealCLISetModel switches for real).
 func TestSetModelFailureKeepsTheModel(t *testing.T) {
-	c, _ := simClient(t, sim.Options{Models: []sim.Model{model("m", sim.Echo)}})
+	c, _ := simClient(t, sim.Options{Models: []sim.Model{
+		model("m", sim.Echo),
+		model("n", func(t sim.Turn) sim.Reply { return sim.Text("n: " + t.Prompt) }),
+	}})
 	ctx := testutil.Context(t, hangGuard)
 	s, err := c.NewSession(ctx, SessionConfig{Model: "m"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ce *router.CallError
-	if err := s.SetModel(ctx, "n"); !errors.As(err, &ce) || s.Model() != "m" {
+	// A switch the CLI takes changes Model() and the next turn's model.
+	if err := s.SetModel(ctx, "n"); err != nil || s.Model() != "n" {
 		t.Fatalf("SetModel: %v; Model() = %q", err, s.Model())
+	}
+	if got, err := s.Ask(ctx, "hi"); err != nil || !strings.HasSuffix(got, "hi") || !strings.HasPrefix(got, "n: ") {
+		t.Fatalf("the turn after the switch: %q, %v", got, err)
+	}
+	// One the CLI refuses (the session is gone) keeps the model it had.
+	if err := s.Delete(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var ce *router.CallError
+	if err := s.SetModel(ctx, "m"); !errors.As(err, &ce) || s.Model() != "n" {
+		t.Fatalf("SetModel on a deleted session: %v; Model() = %q", err, s.Model())
 	}
 }
 
