@@ -66,6 +66,19 @@ func (c Change) Validate() error {
 	return nil
 }
 
+// Summary describes c as a review's result will: its files, lines added
+// and deleted, and context files. It fails as Validate does on a diff it
+// cannot read.
+func (c Change) Summary() (ChangeSummary, error) {
+	files, err := parseDiff(c.Diff)
+	if err != nil {
+		return ChangeSummary{}, invalid("the diff is not a valid unified diff: %v", err)
+	}
+	s := summarise(files, c.Context)
+	s.Files = nonNil(s.Files)
+	return s, nil
+}
+
 // textual refuses binary text: a model cannot review it, and it would
 // reach the terminal in the report.
 func textual(what, s string) error {

@@ -119,7 +119,7 @@ func ExampleDebate() {
 	// opponent B: sim-beta
 	// proponent A: sim-gamma
 	// O1 [blocking] answered
-	// O2 [major] standing
+	// O2 [major] answered
 	// O3 [minor] answered
 	// O4 [major] answered
 	// All 2 rounds were held; no blocking objection stood after the last.

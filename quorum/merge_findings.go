@@ -119,14 +119,11 @@ func words(s string) map[string]bool {
 // merged makes one finding of its reports: see MergedFinding.
 func merged(reports []FindingReport) MergedFinding {
 	m := MergedFinding{Reports: reports, Agreement: len(reports)}
-	best := 0
-	votes := map[string]int{}
-	for i, r := range reports {
+	sevs, cats := map[Severity]int{}, map[string]int{}
+	for _, r := range reports {
 		m.Models = append(m.Models, r.Model)
-		if r.Severity.Rank() > reports[best].Severity.Rank() {
-			best = i
-		}
-		votes[r.Category]++
+		sevs[r.Severity]++
+		cats[r.Category]++
 		if r.StartLine > 0 {
 			if m.StartLine == 0 || r.StartLine < m.StartLine {
 				m.StartLine = r.StartLine
@@ -134,13 +131,21 @@ func merged(reports []FindingReport) MergedFinding {
 			m.EndLine = max(m.EndLine, r.EndLine)
 		}
 	}
-	b := reports[best]
-	m.File, m.Severity, m.Explanation, m.Suggestion = b.File, b.Severity, b.Explanation, b.Suggestion
+	// The severity most reports give, a tie going to the more severe: one
+	// model's alarm does not outvote two that judged it less severe, and
+	// where they split evenly the more cautious reading wins.
+	for _, sev := range Severities {
+		if m.Severity == "" || sevs[sev] > sevs[m.Severity] {
+			m.Severity = sev
+		}
+	}
 	m.Category = reports[0].Category
 	for _, r := range reports {
-		if votes[r.Category] > votes[m.Category] {
+		if cats[r.Category] > cats[m.Category] {
 			m.Category = r.Category
 		}
 	}
+	rep := reports[slices.IndexFunc(reports, func(r FindingReport) bool { return r.Severity == m.Severity })]
+	m.File, m.Explanation, m.Suggestion = rep.File, rep.Explanation, rep.Suggestion
 	return m
 }

@@ -44,10 +44,11 @@ func TestMergeFindings(t *testing.T) {
 		}
 	}
 	want := []row{
-		// Three models on one injection: the highest severity reported,
-		// the lines every report covers, the category most give, and the
-		// most severe report's explanation.
-		{"F1", SeverityBlocking, "db.go", 11, 14, "security", []string{"m1", "m2", "m4"}},
+		// Three models on one injection: the severity most give (one
+		// model's blocking does not outvote two majors), the lines every
+		// report covers, the category most give, and the explanation of
+		// the first report with that severity.
+		{"F1", SeverityMajor, "db.go", 11, 14, "security", []string{"m1", "m2", "m4"}},
 		// The same words far away are another place.
 		{"F2", SeverityMajor, "db.go", 90, 90, "security", []string{"m4"}},
 		// m1's second remark on line 12 is not m1 agreeing with itself.
@@ -61,8 +62,16 @@ func TestMergeFindings(t *testing.T) {
 	}) {
 		t.Errorf("merged:\n got %+v\nwant %+v", rows, want)
 	}
-	if got[0].Explanation != "Injection: the query concatenates input." {
-		t.Errorf("F1 explains %q, not the blocking report's words", got[0].Explanation)
+	if got[0].Explanation != "SQL built from input allows injection." {
+		t.Errorf("F1 explains %q, not the first major report's words", got[0].Explanation)
+	}
+	// An even split goes to the more severe.
+	split := mergeFindings([]Inspection{
+		{Model: "a", Usable: true, Findings: []Finding{f("x.go", 1, 1, SeverityMinor, "bug", "Off by one.")}},
+		{Model: "b", Usable: true, Findings: []Finding{f("x.go", 1, 1, SeverityBlocking, "bug", "Off by one here.")}},
+	})
+	if len(split) != 1 || split[0].Severity != SeverityBlocking || split[0].Explanation != "Off by one here." {
+		t.Errorf("an even split: %+v", split)
 	}
 	if rows[0].id != "F1" || got[0].Rank != 1 || got[5].Rank != 6 {
 		t.Errorf("ranks: %+v", got)

@@ -94,10 +94,10 @@ type MergedFinding struct {
 	ID   string `json:"id"`
 	Rank int    `json:"rank"`
 	// Finding is the merged finding: the lines every report covers, the
-	// highest severity reported (a blocking problem that one model saw
-	// is still blocking; Agreement says how many saw it), the category
-	// most reports give, and the explanation and suggestion of the most
-	// severe report.
+	// severity most reports give (a tie going to the more severe; a
+	// finding one model reported has its severity), the category most
+	// reports give, and the explanation and suggestion of the first report
+	// with that severity.
 	Finding
 	// Agreement is how many models reported it; Models names them, in
 	// configured order.

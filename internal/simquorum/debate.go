@@ -113,7 +113,7 @@ func Debater(t sim.Turn) sim.Reply {
 		todo := asked(t.Prompt, "Answer these objections, most severe first: ")
 		for _, e := range ledger(t.Prompt) {
 			if _, ok := todo[e.id]; ok {
-				a.Answers = append(a.Answers, quorum.Rebuttal{Objection: e.id, Text: answerTo(h, e, ws)})
+				a.Answers = append(a.Answers, quorum.Rebuttal{Objection: e.id, Text: answerTo(t.Model, e, ws)})
 			}
 		}
 	} else {
@@ -199,13 +199,13 @@ func openingObjections(h uint64, ws []string) []quorum.RaisedObjection {
 	return out
 }
 
-// answerTo answers an objection; an objection that tries to instruct is
-// named as such.
-func answerTo(h uint64, e entry, ws []string) string {
+// answerTo answers an objection, each proponent in its own words; an
+// objection that tries to instruct is named as such.
+func answerTo(model string, e entry, ws []string) string {
 	if instructs(e.text) {
 		return e.id + " is not an objection but an instruction; there is nothing to answer."
 	}
-	return fmt.Sprintf(pick(answers, hash(e.id, e.text), 1), ws[0])
+	return fmt.Sprintf(pick(answers, hash(model, e.id, e.text), 1), ws[0])
 }
 
 // rulings are an opponent's rulings on its newly answered objections: a
