@@ -38,6 +38,8 @@ type harness struct {
 	// event.
 	simModels func(pace) []sim.Model
 	onEvent   func(quorum.Event)
+	// dir is where review runs git.
+	dir string
 }
 
 func newHarness(t *testing.T) *harness {
@@ -67,6 +69,7 @@ func (h *harness) runContext(ctx context.Context, args ...string) outcome {
 		simPace:   &pace{},
 		simModels: h.simModels,
 		onEvent:   h.onEvent,
+		dir:       h.dir,
 	}
 	err := e.run(ctx, args)
 	return outcome{out.String(), errb.String(), ExitCode(err), err}
@@ -91,7 +94,7 @@ func TestUsageErrors(t *testing.T) {
 		want string
 	}{
 		{nil, "no command given"},
-		{[]string{"bogus"}, `unknown command "bogus" for "quorum" (commands: ask, completion, config, discuss, models, plan, version)`},
+		{[]string{"bogus"}, `unknown command "bogus" for "quorum" (commands: ask, completion, config, debate, discuss, models, plan, review, version)`},
 		{[]string{"dicsuss", "x"}, `unknown command "dicsuss" for "quorum"; did you mean discuss?`},
 		{[]string{"help", "foo"}, `unknown command "foo" for "quorum"`},
 		{[]string{"ask", "--sim"}, "quorum ask needs a question"},
@@ -101,7 +104,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"ask", "--sim", "--nope", "q"}, "unknown flag: --nope"},
 		{[]string{"ask", "--sim", "-m", "sim-alpha", "-m", "sim-beta", "q"}, "given twice (sim-alpha, then sim-beta): quorum ask asks one model"},
 		{[]string{"ask", "--sim", "-m", "sim-alpha,sim-beta", "q"}, "quorum ask asks one model"},
-		{[]string{"plan", "--sim", "--moderator", "sim-beta", "t"}, "quorum plan does not take --moderator (quorum discuss does)"},
+		{[]string{"plan", "--sim", "--moderator", "sim-beta", "t"}, "quorum plan does not take --moderator (quorum debate and quorum discuss do)"},
 		{[]string{"plan", "--sim", "--no-review", "t"}, "quorum plan does not take --no-review (quorum discuss does)"},
 		{[]string{"plan", "--sim", "--reviewers", "1", "t"}, "quorum plan does not take --reviewers"},
 		{[]string{"discuss", "--sim", "--timeout", "soon", "q"}, `invalid argument "soon" for "--timeout" flag`},

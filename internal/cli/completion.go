@@ -46,9 +46,11 @@ func (e *env) setupCompletion(root *cobra.Command) {
 			switch f.Name {
 			case "model", "moderator":
 				fn = e.completeModels
-			case "output", "transport":
+			case "output", "transport", "fail-on":
 				k, _ := config.Lookup(f.Name)
 				fn = fixed(k.Values()...)
+			case "base", "head":
+				fn = cobra.NoFileCompletions
 			case "show":
 				fn = fixed(sectionsOf(commandName(c))...)
 			case "json":

@@ -25,6 +25,7 @@ const (
 
 // The help sections of flags, in the order help shows them.
 const (
+	groupInput        = "INPUT"
 	groupParticipants = "PARTICIPANTS"
 	groupRun          = "RUN"
 	groupOutput       = "OUTPUT"
@@ -32,7 +33,7 @@ const (
 	groupConfig       = "CONFIGURATION"
 )
 
-var flagGroups = []string{groupParticipants, groupRun, groupOutput, groupCLI, groupConfig}
+var flagGroups = []string{groupInput, groupParticipants, groupRun, groupOutput, groupCLI, groupConfig}
 
 // opts are the command-line options that are not settings.
 type opts struct {
@@ -45,13 +46,20 @@ type opts struct {
 	json       []string
 	// model is ask's one model (-m once).
 	model string
+	// base and head are review's git range; context its context files;
+	// sarif where it writes SARIF.
+	base, head string
+	context    []string
+	sarif      string
 }
 
 // cmdSpec says which flags a command takes.
 type cmdSpec struct {
-	// quorum: discuss or plan (models, run limits, transcript, --show);
-	// moderated: discuss (moderator, review).
-	quorum, moderated bool
+	// quorum: discuss, plan, debate or review (models, run limits,
+	// transcript, --show); moderated: discuss and debate (--moderator);
+	// peerReview: discuss (--no-review, --reviewers); rounds: debate;
+	// change: review (--base, --head, --context, --fail-on, --sarif).
+	quorum, moderated, peerReview, rounds, change bool
 	// one: ask (one model).
 	one bool
 	// connects: the command talks to the CLI (connection flags, --sim);
@@ -81,7 +89,7 @@ func (b flagBuilder) setting(key, name, short, usage, group string) *pflag.Flag 
 	case "phase-timeout", "timeout":
 		d, _ := time.ParseDuration(k.Default)
 		b.fs.DurationP(name, short, d, usage)
-	case "reviewers", "concurrency":
+	case "reviewers", "concurrency", "rounds":
 		n, _ := strconv.Atoi(k.Default)
 		b.fs.IntP(name, short, n, usage)
 	case "no-color":
@@ -120,13 +128,30 @@ func (b flagBuilder) declare(spec cmdSpec) {
 		group(f, groupParticipants)
 	}
 	if spec.moderated {
-		b.setting("moderator", "moderator", "", "the `model` that writes the synthesis (default: the first participant)", groupParticipants)
+		usage := "the `model` that writes the synthesis (default: the first participant)"
+		if spec.rounds {
+			usage = "the `model` that gives the verdict (default: the first participant)"
+		}
+		b.setting("moderator", "moderator", "", usage, groupParticipants)
+	}
+	if spec.peerReview {
 		fs.Bool("no-review", false, "skip peer review: the synthesis works from the answers alone")
 		f := fs.Lookup("no-review")
 		annotate(f, annSetting, "review")
 		annotate(f, annInvert, "true")
 		group(f, groupParticipants)
 		b.setting("reviewers", "reviewers", "", "each reviewer scores `N` of the other answers; 0 for all of them", groupParticipants)
+	}
+	if spec.rounds {
+		b.setting("rounds", "rounds", "", "at most `N` rounds after the opening (1 to 10); the debate ends sooner once no blocking objection stands", groupRun)
+	}
+	if spec.change {
+		fs.StringVar(&o.base, "base", "", "review git diff `rev`..HEAD in the current repository (with --head, rev..head)")
+		group(fs.Lookup("base"), groupInput)
+		fs.StringVar(&o.head, "head", "", "the end of the --base range (default HEAD)")
+		group(fs.Lookup("head"), groupInput)
+		fs.StringArrayVar(&o.context, "context", nil, "a `file` that helps to understand the change, shown to the models but not reviewed; repeat for several")
+		group(fs.Lookup("context"), groupInput)
 	}
 	if spec.quorum {
 		b.setting("phase-timeout", "phase-timeout", "", "time limit of each phase; a model still running then is dropped", groupRun)
@@ -147,6 +172,11 @@ func (b flagBuilder) declare(spec cmdSpec) {
 	if spec.quorum {
 		fs.StringSliceVar(&o.show, "show", nil, "show only these `sections` of the report, comma-separated (default: all)")
 		group(fs.Lookup("show"), groupOutput)
+	}
+	if spec.change {
+		b.setting("fail-on", "fail-on", "", "exit 1 when a finding is at least this `severity`: blocking, major, minor, or none", groupOutput)
+		fs.StringVar(&o.sarif, "sarif", "", "also write the findings as SARIF 2.1.0 to `file`, for code scanning in CI")
+		group(fs.Lookup("sarif"), groupOutput)
 	}
 	if spec.progress {
 		fs.BoolVarP(&o.quiet, "quiet", "q", false, "no progress on stderr")

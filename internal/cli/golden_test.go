@@ -22,7 +22,24 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 const (
 	goldenTopic = "Should we adopt Go for our CLI tools?"
 	goldenTask  = "Migrate the billing service from MySQL to Postgres without downtime"
+	goldenClaim = "A small team should adopt microservices instead of a monolith."
+	// goldenDiff is a change with something for every simulated
+	// reviewer's check.
+	goldenDiff = "testdata/review.diff"
 )
+
+// goldenRuns are the strategies' golden runs: the command and its
+// arguments. The review's gate is off (--fail-on none) so that each
+// exits 0; the gate has tests of its own.
+var goldenRuns = []struct {
+	cmd  string
+	args []string
+}{
+	{"discuss", []string{goldenTopic}},
+	{"plan", []string{goldenTask}},
+	{"debate", []string{goldenClaim}},
+	{"review", []string{"--fail-on", "none", goldenDiff}},
+}
 
 // golden compares got with testdata/name, or rewrites it with -update.
 func golden(t *testing.T, name, got string) {
@@ -101,14 +118,15 @@ func goldenOutput(t *testing.T, format, stdout string) string {
 	return stdout
 }
 
-// The full reports of discuss and plan in every format are golden files:
-// every answer or plan under its model, every review or vote, the
-// ranking, the synthesis or winner, usage per model.
+// The full reports of every strategy in every format are golden files:
+// every answer, plan, turn or inspection under its model, every review,
+// vote, ruling or finding, the ranking, ledger or merged findings, the
+// synthesis, winner or verdict, usage per model.
 func TestFullReportGolden(t *testing.T) {
-	for _, c := range []struct{ cmd, topic string }{{"discuss", goldenTopic}, {"plan", goldenTask}} {
+	for _, c := range goldenRuns {
 		for _, format := range formats {
 			t.Run(c.cmd+"-"+format, func(t *testing.T) {
-				o := newHarness(t).run(c.cmd, "--sim", "-o", format, c.topic)
+				o := newHarness(t).run(append([]string{c.cmd, "--sim", "-o", format}, c.args...)...)
 				if o.code != ExitOK {
 					t.Fatalf("exit %d: %s", o.code, o.stderr)
 				}
@@ -137,20 +155,23 @@ func TestFailedRunPrintsWhatItCollected(t *testing.T) {
 	}
 }
 
-// Ctrl-C in the review phase, after two of the three reviews came in:
-// the answers, those reviews and the ranking they make are printed in
-// every format, marked interrupted; the exit status is 130.
+// Ctrl-C in a later phase, when all but one of its turns came in (the
+// review phase of a discussion, the vote of a plan, the first round of a
+// debate, a review's only phase): what was collected is printed in every
+// format, marked interrupted; the exit status is 130.
 func TestInterruptedRunPrintsWhatItCollected(t *testing.T) {
-	for _, c := range []struct{ cmd, topic string }{{"discuss", goldenTopic}, {"plan", goldenTask}} {
+	for _, c := range goldenRuns {
 		for _, format := range formats {
 			t.Run(c.cmd+"-"+format, func(t *testing.T) {
 				h := newHarness(t)
-				phase, before := quorum.PhaseReview, 2
+				phase, before := map[string]quorum.Phase{
+					"discuss": quorum.PhaseReview, "plan": quorum.PhaseVote, "debate": quorum.PhaseRound(1), "review": quorum.PhaseInspect,
+				}[c.cmd], 2
 				if c.cmd == "plan" {
-					phase, before = quorum.PhaseVote, 4
+					before = 4
 				}
 				h.simModels = simWith(hanging("sim-gamma", phase))
-				o := interruptAfter(h, phase, before, c.cmd, "--sim", "-q", "-o", format, c.topic)
+				o := interruptAfter(h, phase, before, append([]string{c.cmd, "--sim", "-q", "-o", format}, c.args...)...)
 				if o.code != ExitInterrupted || !strings.Contains(o.stderr, "interrupted (Ctrl-C)") {
 					t.Fatalf("exit %d: %s", o.code, o.stderr)
 				}

@@ -72,7 +72,8 @@ const rootMore = `  Add --sim to run on the simulated Copilot server built into 
 
   Exit codes: 0 success, 1 failure, 2 usage error, 3 degraded result (some
   models dropped out; the result is still printed), 130 interrupted
-  (Ctrl-C), 143 terminated (SIGTERM).
+  (Ctrl-C), 143 terminated (SIGTERM). quorum review also exits 1 when a
+  finding reaches --fail-on.
 
   Use 'quorum <command> --help' for more about a command.`
 
@@ -171,7 +172,11 @@ func (e *env) flagError(cmd *cobra.Command, err error) error {
 		if s := suggestFlag(cmd, name); s != "" {
 			msg += "; did you mean --" + s + "?"
 		} else if others := commandsWithFlag(cmd.Root(), name); len(others) > 0 {
-			msg = fmt.Sprintf("%s does not take --%s (%s does)", cmd.CommandPath(), name, strings.Join(others, " and "))
+			verb := "does"
+			if len(others) > 1 {
+				verb = "do"
+			}
+			msg = fmt.Sprintf("%s does not take --%s (%s %s)", cmd.CommandPath(), name, strings.Join(others, " and "), verb)
 		}
 	}
 	if strings.HasPrefix(msg, "flag needs an argument: --json") {

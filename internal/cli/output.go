@@ -18,13 +18,14 @@ import (
 //
 //	{"command": "discuss", "simulated": false, "status": "ok", "error": "…", "result": {…}}
 //
-// command is the command ("discuss", "plan", "ask", "models", "config",
-// "version"). simulated is true for --sim runs, whose answers come from
-// the simulator. status is "ok"; for discuss and plan also "degraded"
+// command is the command ("discuss", "plan", "debate", "review", "ask",
+// "models", "config", "version"). simulated is true for --sim runs, whose answers come from
+// the simulator. status is "ok"; for discuss, plan, debate and review also "degraded"
 // (some models dropped out: exit status 3), "failed" (exit status 1) or
 // "interrupted" (exit status 130 or 143), and then error says why and
 // result holds what had been collected. result is the command's result:
-// for discuss and plan the quorum package's result schema (quorum/result.go),
+// for discuss, plan, debate and review the quorum package's result schema
+// (quorum/result.go, result_debate.go, result_review.go),
 // for the others as their help says. Field names are camelCase, durations
 // are milliseconds in fields ending in Ms, and lists are [] when empty,
 // never null.
@@ -47,6 +48,8 @@ var envelopeFields = []string{"command", "simulated", "status", "error"}
 var resultShapes = map[string]any{
 	"discuss":    quorum.Discussion{},
 	"plan":       quorum.PlanResult{},
+	"debate":     quorum.DebateResult{},
+	"review":     quorum.ReviewResult{},
 	"ask":        askResult{},
 	"models":     modelsResult{},
 	"config":     configResult{},
@@ -143,7 +146,7 @@ func isC1(r rune) bool { return r >= 0x80 && r <= 0x9f }
 // num formats a number without trailing zeros: 2, 1.5.
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
-// printResult prints a discussion's or plan's result in the configured
+// printResult prints a strategy's result in the configured
 // format: JSON, Markdown, rendered Markdown on a terminal, or plain text.
 func (inv *invocation) printResult(rep report.Report, result any, status, incomplete string) error {
 	if inv.s.Output == "json" {

@@ -73,8 +73,8 @@ type turnKey struct {
 	model, target string
 }
 
-// parseFailure reports whether ev, a ReviewParsed, VoteCast or
-// ProposalParsed event, is a failure that was not already reported as the
+// parseFailure reports whether ev, an event of a parsed reply (a review,
+// vote, proposal, argument, inspection or verdict), is a failure that was not already reported as the
 // turn's own: quorum sends a failed vote's error again with its VoteCast.
 func parseFailure(ev quorum.Event, failed map[turnKey]bool) bool {
 	k := turnKey{ev.Phase, ev.Model, ev.Target}
@@ -111,10 +111,12 @@ func (v *plainView) event(ev quorum.Event) {
 			return
 		}
 		fmt.Fprintf(v.w, "quorum: %s: ✓ %s done in %s (%d chars)\n", p, who(ev), fmtDuration(ev.Elapsed), utf8.RuneCountInString(ev.Text))
-	case quorum.ReviewParsed, quorum.VoteCast, quorum.ProposalParsed:
+	case quorum.ReviewParsed, quorum.VoteCast, quorum.ProposalParsed, quorum.ArgumentParsed, quorum.FindingsParsed, quorum.VerdictParsed:
 		if parseFailure(ev, v.failed) {
 			fmt.Fprintf(v.w, "quorum: %s: ✗ %s: %s\n", p, who(ev), v.repeats.say(ev.Model, report.ModelError(ev.Err)))
 		}
+	case quorum.DebateSettled:
+		fmt.Fprintf(v.w, "quorum: %s\n", sanitize.Line(ev.Text))
 	case quorum.ModeratorReplaced:
 		fmt.Fprintf(v.w, "quorum: %s: %s\n", p, sanitize.Line(strings.TrimPrefix(ev.Text, "quorum: ")))
 	case quorum.PhaseFinished:
@@ -283,7 +285,7 @@ func (v *liveView) event(ev quorum.Event) {
 		} else {
 			r.ok++
 		}
-	case quorum.ReviewParsed, quorum.VoteCast, quorum.ProposalParsed:
+	case quorum.ReviewParsed, quorum.VoteCast, quorum.ProposalParsed, quorum.ArgumentParsed, quorum.FindingsParsed, quorum.VerdictParsed:
 		if parseFailure(ev, v.failed) {
 			r := v.row(ev.Phase, ev.Model)
 			r.ok = max(r.ok-1, 0)
@@ -292,6 +294,8 @@ func (v *liveView) event(ev quorum.Event) {
 		}
 	case quorum.ModeratorReplaced:
 		v.row(ev.Phase, ev.Model)
+	case quorum.DebateSettled:
+		v.draw([]string{"  " + v.fit(sanitize.Line(ev.Text))})
 	case quorum.PhaseFinished:
 		v.finalise()
 	}
@@ -339,6 +343,15 @@ func verb(p quorum.Phase) string {
 		return "proposing"
 	case quorum.PhaseVote:
 		return "voting"
+	case quorum.PhaseOpening:
+		return "opening"
+	case quorum.PhaseVerdict:
+		return "writing the verdict"
+	case quorum.PhaseInspect:
+		return "reviewing the change"
+	}
+	if _, ok := p.Round(); ok {
+		return "arguing"
 	}
 	return "working"
 }

@@ -5,46 +5,89 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/quorum-go/quorum/internal/cli/report"
+	"github.com/quorum-go/quorum/internal/cli/sanitize"
 	"github.com/quorum-go/quorum/quorum"
 	"github.com/spf13/cobra"
 )
 
-// quorumKind is what differs between discuss and plan.
+// quorumKind is what differs between discuss, plan, debate and review.
 type quorumKind struct {
-	what     string // the positional argument: "topic" or "task"
-	noun     string // "discussion" or "plan"
-	verb     string // for the progress header: "discussing" or "planning"
+	noun     string // "discussion", "plan", "debate", "review"
+	verb     string // for the progress header: "discussing"
 	sections []string
-	run      func(ctx context.Context, b quorum.Backend, topic string, cfg quorum.Config) (report.Report, *quorum.Outcome, any, error)
-	// moderated: the run has a moderator.
-	moderated bool
+	// moderated: the run has a moderator; sides: its models argue for
+	// and against, by their place in the list (debate).
+	moderated, sides bool
+	// input reads what the run is about (a topic, a task, a claim, a
+	// change) before anything connects, so that a mistake in it is told at
+	// once, and returns the run.
+	input func(inv *invocation) (quorumRun, error)
+}
+
+// quorumRun is one run of a strategy, its input read.
+type quorumRun struct {
+	// about describes the input in the progress header ("2 files, +18
+	// −1"); empty for a text.
+	about string
+	run   func(ctx context.Context, b quorum.Backend, cfg quorum.Config) (report.Report, *quorum.Outcome, any, error)
+	// after, if set, runs once the result is printed, with whether the run
+	// completed: review writes its SARIF file and applies --fail-on. Its
+	// error sets the exit status unless the run failed or was interrupted.
+	after func(result any, complete bool) error
 }
 
 var quorumKinds = map[string]quorumKind{
-	"discuss": {what: "topic", noun: "discussion", verb: "discussing", moderated: true, sections: report.DiscussionSections,
-		run: func(ctx context.Context, b quorum.Backend, topic string, cfg quorum.Config) (report.Report, *quorum.Outcome, any, error) {
+	"discuss": {noun: "discussion", verb: "discussing", moderated: true, sections: report.DiscussionSections,
+		input: textInput("topic", func(ctx context.Context, b quorum.Backend, topic string, cfg quorum.Config) (report.Report, *quorum.Outcome, any, error) {
 			d, err := quorum.Discuss(ctx, b, topic, cfg)
-			if d == nil {
-				return nil, nil, nil, err
-			}
-			return report.Discussion(d), &d.Outcome, d, err
-		}},
-	"plan": {what: "task", noun: "plan", verb: "planning", sections: report.PlanSections,
-		run: func(ctx context.Context, b quorum.Backend, task string, cfg quorum.Config) (report.Report, *quorum.Outcome, any, error) {
+			return finished(d, err, report.Discussion, func(d *quorum.Discussion) *quorum.Outcome { return &d.Outcome })
+		})},
+	"plan": {noun: "plan", verb: "planning", sections: report.PlanSections,
+		input: textInput("task", func(ctx context.Context, b quorum.Backend, task string, cfg quorum.Config) (report.Report, *quorum.Outcome, any, error) {
 			p, err := quorum.Plan(ctx, b, task, cfg)
-			if p == nil {
-				return nil, nil, nil, err
-			}
-			return report.Plan(p), &p.Outcome, p, err
-		}},
+			return finished(p, err, report.Plan, func(p *quorum.PlanResult) *quorum.Outcome { return &p.Outcome })
+		})},
+	"debate": {noun: "debate", verb: "debating", moderated: true, sides: true, sections: report.DebateSections,
+		input: textInput("claim", func(ctx context.Context, b quorum.Backend, claim string, cfg quorum.Config) (report.Report, *quorum.Outcome, any, error) {
+			d, err := quorum.Debate(ctx, b, claim, cfg)
+			return finished(d, err, report.Debate, func(d *quorum.DebateResult) *quorum.Outcome { return &d.Outcome })
+		})},
+	"review": {noun: "review", verb: "reviewing", sections: report.ReviewSections, input: reviewInput},
 }
 
-// outputHelp is the part of discuss's and plan's help about what they
-// print and how they end.
-const outputHelp = `
+// textInput is the input of a strategy about a text: the one argument,
+// named what in messages ("topic"), read by topic.
+func textInput(what string, run func(ctx context.Context, b quorum.Backend, text string, cfg quorum.Config) (report.Report, *quorum.Outcome, any, error)) func(*invocation) (quorumRun, error) {
+	return func(inv *invocation) (quorumRun, error) {
+		text, err := inv.topic(what)
+		if err != nil {
+			return quorumRun{}, err
+		}
+		return quorumRun{run: func(ctx context.Context, b quorum.Backend, cfg quorum.Config) (report.Report, *quorum.Outcome, any, error) {
+			return run(ctx, b, text, cfg)
+		}}, nil
+	}
+}
+
+// finished hands a strategy's result to runQuorum: its report, its
+// Outcome and the result itself for JSON; nothing but the error when the
+// arguments were invalid (no result).
+func finished[R any](r *R, err error, rep func(*R) report.Report, out func(*R) *quorum.Outcome) (report.Report, *quorum.Outcome, any, error) {
+	if r == nil {
+		return nil, nil, nil, err
+	}
+	return rep(r), out(r), r, err
+}
+
+// outputHelp is the part of a strategy's help about what it prints and
+// how it ends: schema names its result type in the quorum package, exits
+// its exit codes (exitHelp for all but review).
+func outputHelp(schema, exits string) string {
+	return fmt.Sprintf(`
 A model that fails or times out (--phase-timeout) is left out of the later
 phases and the run goes on, degraded; the run fails when fewer than two
 models are left.
@@ -60,7 +103,11 @@ fields. A run that fails or is interrupted still prints what it collected,
 in every format, marked incomplete with the reason (status "failed" or
 "interrupted"); the exit status says what happened.
 
-Exit codes: 0 success; 1 failure; 2 usage error; 3 degraded (the result
+%s`, schema, exits)
+}
+
+// exitHelp are the exit codes of discuss, plan and debate.
+const exitHelp = `Exit codes: 0 success; 1 failure; 2 usage error; 3 degraded (the result
 names each failure); 130 interrupted (Ctrl-C), 143 terminated (SIGTERM):
 turns aborted, sessions destroyed, the CLI stopped.`
 
@@ -83,13 +130,13 @@ synthesis, usage.
 Participants default to the first three models the CLI offers (with --sim:
 sim-alpha, sim-beta and sim-gamma, moderated by sim-moderator). A topic of
 - is read from stdin (up to 1 MiB).
-` + fmt.Sprintf(outputHelp, "Discussion"),
+` + outputHelp("Discussion", exitHelp),
 		Example: `  $ quorum discuss "Should we shard the database?"
   $ quorum discuss -m gpt-5,claude-sonnet-4.5 --moderator gpt-5 "Tabs or spaces?"
   $ quorum discuss --show synthesis,ranking "Is Rust worth it for us?"
   $ git diff | quorum discuss -o markdown - > review.md`,
 		Args: exactArgs("a topic (quote it; - reads it from stdin)"),
-	}, cmdSpec{quorum: true, moderated: true, connects: true, output: true, progress: true, timeout: true},
+	}, cmdSpec{quorum: true, moderated: true, peerReview: true, connects: true, output: true, progress: true, timeout: true},
 		func(inv *invocation) error { return inv.runQuorum(quorumKinds["discuss"]) })
 }
 
@@ -109,7 +156,7 @@ picks sections: proposals, votes, standings, winner, usage.
 Participants default to the first three models the CLI offers (with --sim:
 sim-alpha, sim-beta and sim-gamma). A task of - is read from stdin (up to
 1 MiB).
-` + fmt.Sprintf(outputHelp, "PlanResult"),
+` + outputHelp("PlanResult", exitHelp),
 		Example: `  $ quorum plan "Migrate our CI to GitHub Actions"
   $ quorum plan -m gpt-5 -m claude-sonnet-4.5 --show winner "Add SSO to the admin app"
   $ quorum plan -q --json winner,standings "Split the monolith" | jq .`,
@@ -118,14 +165,19 @@ sim-alpha, sim-beta and sim-gamma). A task of - is read from stdin (up to
 		func(inv *invocation) error { return inv.runQuorum(quorumKinds["plan"]) })
 }
 
-// runQuorum runs a discussion or a plan: read the topic, open the
-// transcript, connect, resolve the models, run with live progress on
-// stderr, then print the result on stdout, also when the run failed or was
+// runQuorum runs a strategy: read its input, open the transcript,
+// connect, resolve the models, run with live progress on stderr, then
+// print the result on stdout, also when the run failed or was
 // interrupted: whatever was collected is printed, marked incomplete with
 // the reason, and the error says what happened.
 func (inv *invocation) runQuorum(k quorumKind) (err error) {
 	parent := inv.cmd.Context()
-	topic, err := inv.topic(k.what)
+	qr, err := k.input(inv)
+	var nothing *nothingToReview
+	if errors.As(err, &nothing) {
+		fmt.Fprintln(inv.e.stderr, "quorum: "+sanitize.Line(nothing.Error()))
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -170,7 +222,7 @@ func (inv *invocation) runQuorum(k quorumKind) (err error) {
 		moderator = ""
 	}
 
-	view := inv.newProgress(inv.header(k, models, moderator))
+	view := inv.newProgress(inv.header(k, qr.about, models, moderator))
 	defer view.close()
 	progress := view.event
 	if hook := inv.e.onEvent; hook != nil {
@@ -181,13 +233,14 @@ func (inv *invocation) runQuorum(k quorumKind) (err error) {
 		Moderator:          moderator,
 		NoReview:           !inv.s.Review,
 		AnswersPerReviewer: inv.s.Reviewers,
+		Rounds:             inv.s.Rounds,
 		PhaseTimeout:       inv.s.PhaseTimeout,
 		Timeout:            timeout,
 		MaxConcurrency:     inv.s.Concurrency,
 		Progress:           progress,
 		Transcript:         tr,
 	}
-	rep, out, result, runErr := k.run(ctx, quorum.Copilot(c), topic, cfg)
+	rep, out, result, runErr := qr.run(ctx, quorum.Copilot(c), cfg)
 	view.close()
 	if rep == nil {
 		if errors.Is(runErr, quorum.ErrInvalidConfig) {
@@ -205,11 +258,21 @@ func (inv *invocation) runQuorum(k quorumKind) (err error) {
 	if err := inv.printResult(rep, result, status, incomplete); err != nil {
 		return err
 	}
+	var afterErr error
+	if qr.after != nil {
+		afterErr = qr.after(result, runErr == nil)
+	}
 	switch {
-	case in != nil:
-		return in
 	case runErr != nil:
+		if afterErr != nil { // the run's own error goes first
+			fmt.Fprintln(inv.e.stderr, "quorum: "+sanitize.Text(afterErr.Error()))
+		}
+		if in != nil {
+			return in
+		}
 		return &runError{noun: k.noun, err: runErr, failures: out.Failures, printed: inv.reportOnTerminal()}
+	case afterErr != nil:
+		return afterErr
 	case out.Degraded:
 		return ErrDegraded
 	}
@@ -248,15 +311,35 @@ func statusOf(k quorumKind, out *quorum.Outcome, runErr error, in *Interrupted) 
 }
 
 func tooFewText(tf *quorum.TooFewError) string {
-	if tf.Phase == quorum.PhaseSynthesis {
+	switch {
+	case tf.Phase == quorum.PhaseSynthesis:
 		return "nobody was left to write the synthesis"
+	case tf.Phase == quorum.PhaseVerdict:
+		return "nobody was left to give the verdict"
+	case tf.Role != "":
+		return fmt.Sprintf("no %s was left after the %s phase", tf.Role, tf.Phase)
 	}
 	return fmt.Sprintf("too few models left after the %s phase (%d left, %d needed)", tf.Phase, len(tf.Left), tf.Need)
 }
 
-// header is the first progress line: who takes part.
-func (inv *invocation) header(k quorumKind, models []string, moderator string) string {
-	h := fmt.Sprintf("quorum: %s with %s", k.verb, strings.Join(models, ", "))
+// header is the first progress line: who takes part, on which side, and
+// what about when it is not a text.
+func (inv *invocation) header(k quorumKind, about string, models []string, moderator string) string {
+	who := slices.Clone(models)
+	if k.sides {
+		for i := range who {
+			side := "for"
+			if i%2 == 1 {
+				side = "against"
+			}
+			who[i] += " (" + side + ")"
+		}
+	}
+	h := "quorum: " + k.verb
+	if about != "" {
+		h += " " + about
+	}
+	h += " with " + strings.Join(who, ", ")
 	if k.moderated {
 		if moderator == "" {
 			moderator = models[0]

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -25,12 +26,58 @@ var quotedRE = regexp.MustCompile(`(?m)^<<<BEGIN (?:RESPONSE|PLAN) ([A-Z]+) [0-9
 // very start). "" for a prompt without one (ask).
 func phaseOf(prompt string) quorum.Phase {
 	best, at := quorum.Phase(""), len(prompt)
-	for _, p := range []quorum.Phase{quorum.PhaseAnswer, quorum.PhaseReview, quorum.PhaseSynthesis, quorum.PhasePropose, quorum.PhaseVote} {
+	for _, p := range []quorum.Phase{quorum.PhaseAnswer, quorum.PhaseReview, quorum.PhaseSynthesis, quorum.PhasePropose, quorum.PhaseVote,
+		quorum.PhaseOpening, quorum.PhaseRound(1), quorum.PhaseRound(2), quorum.PhaseVerdict, quorum.PhaseInspect} {
 		if i := strings.Index(prompt, quorum.PromptMarker(p)); i >= 0 && i < at {
 			best, at = p, i
 		}
 	}
 	return best
+}
+
+var (
+	// idsRE finds objection ids; fileRE and addedRE the first changed file
+	// and added line of a review prompt.
+	idsRE   = regexp.MustCompile(`\bO\d+\b`)
+	fileRE  = regexp.MustCompile(`(?m)^File: (\S+) \(`)
+	addedRE = regexp.MustCompile(`(?m)^\s*(\d+) \+ `)
+)
+
+// lineAfter returns the rest of the prompt's line that starts with lead.
+func lineAfter(prompt, lead string) string {
+	for _, l := range strings.Split(prompt, "\n") {
+		if rest, ok := strings.CutPrefix(l, lead); ok {
+			return rest
+		}
+	}
+	return ""
+}
+
+// debater answers a debate's prompts as the side the prompt names:
+// proponents argue and answer what they are asked to; opponents raise a
+// blocking and a minor objection in the opening, then rule their newly
+// answered objections answered.
+func debater(name, p string) string {
+	pro := strings.Contains(p, "You are Proponent ")
+	switch phase := phaseOf(p); {
+	case phase == quorum.PhaseOpening && pro:
+		return fmt.Sprintf(`{"argument": "%s argues for: one static binary per tool."}`, name)
+	case phase == quorum.PhaseOpening:
+		return fmt.Sprintf(`{"argument": "%s argues against.", "objections": [{"severity": "blocking", "text": "%s: nobody on the team knows Go."}, {"severity": "minor", "text": "%s: the name is odd."}]}`, name, name, name)
+	case pro:
+		var answers []string
+		for _, id := range idsRE.FindAllString(lineAfter(p, "Answer these objections, most severe first: "), -1) {
+			answers = append(answers, fmt.Sprintf(`{"objection": %q, "answer": "%s: a two-day course covers it."}`, id, name))
+		}
+		return fmt.Sprintf(`{"argument": "%s still argues for.", "answers": [%s]}`, name, strings.Join(answers, ", "))
+	}
+	var rulings []string
+	for _, part := range strings.Split(lineAfter(p, "First rule on your own objections: "), "), ") {
+		if id := idsRE.FindString(part); id != "" && strings.Contains(part, "newly answered") {
+			rulings = append(rulings, fmt.Sprintf(`{"objection": %q, "status": "answered", "reason": "%s is satisfied"}`, id, name))
+		}
+	}
+	return fmt.Sprintf(`{"argument": "%s concedes what was answered.", "rulings": [%s]}`, name, strings.Join(rulings, ", "))
 }
 
 // panelist is a scripted model behind the local model API: it answers each
@@ -71,6 +118,23 @@ func panelist(name string, bias int) modelapi.Responder {
 				label = m[1]
 			}
 			text = fmt.Sprintf(`{"score": %d, "reasoning": "%s likes it"}`, score(label), name)
+		case quorum.PhaseOpening, quorum.PhaseRound(1), quorum.PhaseRound(2):
+			text = debater(name, p)
+		case quorum.PhaseVerdict:
+			var rulings []string
+			for _, id := range idsRE.FindAllString(lineAfter(p, "These objections were answered in the last round and await a ruling: "), -1) {
+				rulings = append(rulings, fmt.Sprintf(`{"objection": %q, "status": "answered"}`, id))
+			}
+			text = fmt.Sprintf(`{"position": "for", "summary": "verdict by %s", "rulings": [%s], "wouldChange": ["a failed pilot"]}`, name, strings.Join(rulings, ", "))
+		case quorum.PhaseInspect:
+			file, line := "", "1"
+			if m := fileRE.FindStringSubmatch(p); m != nil {
+				file = m[1]
+			}
+			if m := addedRE.FindStringSubmatch(p); m != nil {
+				line = m[1]
+			}
+			text = fmt.Sprintf(`{"findings": [{"file": %q, "startLine": %s, "endLine": %s, "severity": "major", "category": "bug", "explanation": "%s: the first added line is wrong.", "suggestion": "Fix it."}]}`, file, line, line, name)
 		default:
 			text = name + " says hello from the local model API."
 		}
@@ -144,6 +208,65 @@ func TestRealCLI(t *testing.T) {
 		}
 		if strings.Contains(r.stdout, "SIMULATED") {
 			t.Errorf("a real run is labelled simulated:\n%s", r.stdout)
+		}
+	})
+
+	t.Run("debate", func(t *testing.T) {
+		t.Parallel()
+		r := runBinary(t, quorumCmd(t, append([]string{"debate", "-o", "json", "--moderator", "beta", goldenClaim}, models...)...))
+		if r.code != ExitOK {
+			t.Fatalf("exit %d:\n%s\n%s", r.code, r.stderr, r.stdout)
+		}
+		var out debateOut
+		if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+			t.Fatalf("%v\n%s", err, r.stdout)
+		}
+		d := out.Result
+		if out.Simulated || d.Degraded || len(d.Debaters) != 3 || d.Debaters[1].Model != "beta" || d.Debaters[1].Side != quorum.SideOpponent {
+			t.Fatalf("debate: %+v", out)
+		}
+		// beta objected in the opening, alpha and gamma answered in round
+		// 1, beta ruled both answered in round 2: settled after the last.
+		if len(d.Ledger) != 2 || d.Ledger[0].Status != quorum.StatusAnswered || d.Ledger[0].Severity != quorum.SeverityBlocking || len(d.Ledger[0].Answers) != 2 ||
+			d.End.RoundsHeld != 2 || !d.End.Settled || len(d.Turns) != 9 {
+			t.Errorf("ledger %+v, end %+v, %d turns", d.Ledger, d.End, len(d.Turns))
+		}
+		if v := d.Verdict; v == nil || v.Moderator != "beta" || v.Position != quorum.PositionFor || v.Summary != "verdict by beta" || len(v.Standing.Blocking) != 0 {
+			t.Errorf("verdict %+v", d.Verdict)
+		}
+		if !strings.Contains(r.stderr, "quorum: round-2 phase started: alpha, beta, gamma") {
+			t.Errorf("stderr:\n%s", r.stderr)
+		}
+	})
+
+	t.Run("review", func(t *testing.T) {
+		t.Parallel()
+		diff, err := filepath.Abs(goldenDiff)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sarif := filepath.Join(t.TempDir(), "review.sarif")
+		r := runBinary(t, quorumCmd(t, append([]string{"review", "-q", "-o", "json", "--sarif", sarif, diff}, models...)...))
+		if r.code != ExitOK || r.stderr != "" {
+			t.Fatalf("exit %d:\n%s\n%s", r.code, r.stderr, r.stdout)
+		}
+		var out reviewOut
+		if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+			t.Fatalf("%v\n%s", err, r.stdout)
+		}
+		// Every model found the same problem: one finding, agreed by three.
+		rv := out.Result
+		if len(rv.Inspections) != 3 || len(rv.Findings) != 1 || rv.Findings[0].Agreement != 3 || rv.Findings[0].File != "internal/store/db.go" ||
+			rv.Findings[0].StartLine != 13 || rv.Findings[0].Severity != quorum.SeverityMajor || rv.Degraded {
+			t.Errorf("review: %+v", rv)
+		}
+		if s := readSARIF(t, sarif); len(s.Runs[0].Results) != 1 || s.Runs[0].Results[0].Level != "warning" {
+			t.Errorf("SARIF: %+v", s.Runs[0].Results)
+		}
+		// The gate: a major finding fails --fail-on major.
+		if r := runBinary(t, quorumCmd(t, append([]string{"review", "-q", "--fail-on", "major", diff}, models...)...)); r.code != ExitFailure ||
+			!strings.Contains(r.stderr, "the review found 1 finding at or above major") {
+			t.Errorf("--fail-on major: exit %d, stderr %q", r.code, r.stderr)
 		}
 	})
 

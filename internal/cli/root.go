@@ -26,6 +26,8 @@ type env struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
 	configDir      func() (string, error)
+	// dir is where review runs git ("": the process's working directory).
+	dir string
 	// simPace, if set, overrides the simulated models' streaming pace.
 	simPace *pace
 	// simModels, if set, replaces the models --sim serves (tests script
@@ -122,11 +124,15 @@ func (e *env) newRoot() *cobra.Command {
 		Use:   "quorum <command>",
 		Short: "Run several Copilot models on one question at once.",
 		Long: `quorum runs several GitHub Copilot models on one question at once, over one
-Copilot CLI: a discussion with anonymous peer review and a synthesis, or
-ensemble planning with votes.`,
+Copilot CLI: a discussion with anonymous peer review and a synthesis,
+ensemble planning with votes, a structured debate with an objection
+ledger and a verdict, or a review of a code change with merged findings
+and exit codes for CI.`,
 		Example: `  $ quorum discuss --sim "Should we adopt Go for our CLI tools?"
   $ quorum discuss -m gpt-5 -m claude-sonnet-4.5 "Should we shard the database?"
   $ quorum plan "Migrate our CI to GitHub Actions" -o markdown > plan.md
+  $ quorum debate "We should rewrite the billing service in Rust"
+  $ quorum review --base main --sarif review.sarif
   $ quorum discuss -q --json synthesis "Tabs or spaces?" | jq -r .synthesis.conclusion`,
 		Version:       version(),
 		SilenceUsage:  true, // a mistake gets one line and a pointer to --help, not a dump
@@ -138,7 +144,7 @@ ensemble planning with votes.`,
 		},
 	}
 	root.SetVersionTemplate("quorum {{.Version}}\n")
-	root.AddCommand(e.discussCmd(), e.planCmd(), e.askCmd(), e.modelsCmd(), e.configCmd(), e.versionCmd())
+	root.AddCommand(e.discussCmd(), e.planCmd(), e.debateCmd(), e.reviewCmd(), e.askCmd(), e.modelsCmd(), e.configCmd(), e.versionCmd())
 	root.SetHelpCommand(e.helpCmd())
 	root.SetHelpFunc(func(cmd *cobra.Command, _ []string) { e.help(cmd, e.stdout) })
 	root.SetFlagErrorFunc(e.flagError)

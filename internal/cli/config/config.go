@@ -21,6 +21,8 @@ type Settings struct {
 	Moderator    string
 	Review       bool
 	Reviewers    int
+	Rounds       int
+	FailOn       string // "blocking", "major", "minor" or "none"
 	PhaseTimeout time.Duration
 	Timeout      time.Duration
 	Concurrency  int

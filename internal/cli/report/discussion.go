@@ -41,7 +41,7 @@ func (r discussion) write(doc doc, o Options) {
 	doc.title("Discussion", "Question", excerpt(d.Question))
 	kv := [][2]string{{"Participants", participants(d.Models, d.Phases)}}
 	if s := d.Synthesis; s != nil {
-		kv = append(kv, [2]string{"Moderator", moderatorLine(s)})
+		kv = append(kv, [2]string{"Moderator", moderatorLine(s.Moderator, s.RequestedModerator, s.SubstitutionReason, s.Substituted)})
 	}
 	doc.fields(kv)
 	if o.show("answers") {
@@ -144,7 +144,7 @@ func (r discussion) synthesis(doc doc, o Options) {
 		labels, models = append(labels, st.Label), append(models, st.Model)
 	}
 	sortPairs(labels, models)
-	doc.fields([][2]string{{"By", moderatorLine(s)}, {"Responses", legend(labels, models)}})
+	doc.fields([][2]string{{"By", moderatorLine(s.Moderator, s.RequestedModerator, s.SubstitutionReason, s.Substituted)}, {"Responses", legend(labels, models)}})
 	doc.heading(2, "Conclusion")
 	doc.quote(s.Conclusion)
 	for _, sec := range []struct {
@@ -160,9 +160,11 @@ func (r discussion) synthesis(doc doc, o Options) {
 	}
 }
 
-func moderatorLine(s *quorum.Synthesis) string {
-	if !s.Substituted {
-		return s.Moderator
+// moderatorLine names who wrote a synthesis or verdict, and in whose
+// place and why if it was a substitute.
+func moderatorLine(model, requested, reason string, substituted bool) string {
+	if !substituted {
+		return model
 	}
-	return fmt.Sprintf("%s, in place of %s (%s)", s.Moderator, s.RequestedModerator, strings.TrimPrefix(s.SubstitutionReason, "quorum: "))
+	return fmt.Sprintf("%s, in place of %s (%s)", model, requested, strings.TrimPrefix(reason, "quorum: "))
 }

@@ -1,0 +1,38 @@
+package cli
+
+import "github.com/spf13/cobra"
+
+func (e *env) debateCmd() *cobra.Command {
+	return e.newCommand(&cobra.Command{
+		Use:   "debate <claim>",
+		Short: "A structured debate: proponents and opponents, an objection ledger, a moderator's verdict",
+		Long: `The participants take sides by their place in the list: the first, third, ...
+argue for the claim (proponents), the second, fourth, ... against it
+(opponents); each is known to the others by a label only ("Proponent A").
+In the opening, all at once, proponents make their case and opponents raise
+objections, each blocking, major or minor, into a ledger (O1, O2, ...).
+Then come the rounds (--rounds, default 2), both sides at once again, each
+answering the other side's latest arguments: proponents answer the standing
+objections; opponents rule on their own ("answered", "withdrawn" or
+"standing") and may raise new ones. The debate ends early as soon as no
+blocking objection stands. The moderator then rules on the answers of the
+last round and gives the verdict: the position (for, against or
+undecided), why, the objections still standing by severity, and what would
+change it. If the moderator fails, the first debater still in the debate
+takes its place.
+
+The report shows every turn (arguments, answers, rulings, objections), the
+ledger, the verdict, then usage per model. --show picks sections:
+arguments, ledger, verdict, usage.
+
+Participants default to the first three models the CLI offers (with --sim:
+sim-alpha and sim-gamma for, sim-beta against, moderated by sim-moderator).
+A claim of - is read from stdin (up to 1 MiB).
+` + outputHelp("DebateResult", exitHelp),
+		Example: `  $ quorum debate "We should rewrite the billing service in Rust"
+  $ quorum debate -m gpt-5,claude-sonnet-4.5 --moderator gemini-2.5-pro --rounds 3 "Tabs beat spaces"
+  $ quorum debate -q --json verdict,ledger "Monorepos scale" | jq .verdict.position`,
+		Args: exactArgs("a claim (quote it; - reads it from stdin)"),
+	}, cmdSpec{quorum: true, moderated: true, rounds: true, connects: true, output: true, progress: true, timeout: true},
+		func(inv *invocation) error { return inv.runQuorum(quorumKinds["debate"]) })
+}

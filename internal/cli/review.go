@@ -1,0 +1,148 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/quorum-go/quorum/internal/cli/report"
+	"github.com/quorum-go/quorum/quorum"
+	"github.com/spf13/cobra"
+)
+
+// reviewExits are review's exit codes: a CI gate.
+const reviewExits = `Exit codes, for CI: 0 no finding at or above --fail-on (default blocking;
+none never fails on findings); 1 findings at or above it (they are listed
+on stderr), or the review failed; 2 usage error (a bad range, a binary or
+too large diff); 3 degraded: some models dropped out and no finding
+reached --fail-on; 130 interrupted (Ctrl-C), 143 terminated (SIGTERM).
+An empty diff is nothing to review: exit 0, and an empty SARIF file.`
+
+func (e *env) reviewCmd() *cobra.Command {
+	return e.newCommand(&cobra.Command{
+		Use:   "review [diff-file]",
+		Short: "Review a change: every model finds problems in a diff, the findings are merged and ranked",
+		Long: `Every participant reviews the change on its own and reports findings: file,
+lines, severity (blocking, major or minor), category, explanation and a
+suggested fix. The same finding from several models counts once, with the
+models that agree; findings are ranked by severity, then by agreement.
+
+The change is a unified diff: a file, - for stdin, or with --base (and
+--head, default HEAD) git diff base..head in the current repository.
+--context adds files that help to understand it. Binary diffs, and changes
+over 1 MiB with their context files, are refused.
+
+The report shows each model's findings, then the merged findings, then
+usage per model. --show picks sections: reviews, findings, usage. --sarif
+FILE also writes the findings as SARIF 2.1.0, which code scanning (GitHub,
+GitLab, Azure DevOps) shows on the lines of the change, also for a review
+that failed or was interrupted (marked unsuccessful).
+
+Participants default to the first three models the CLI offers (with --sim:
+sim-alpha, sim-beta and sim-gamma).
+` + outputHelp("ReviewResult", reviewExits),
+		Example: `  $ quorum review --base main
+  $ git diff HEAD~3 | quorum review - --fail-on major
+  $ quorum review change.diff --context docs/design.md --sarif review.sarif -q`,
+		Args: maxArgs(1, "a diff file (- reads it from stdin)"),
+	}, cmdSpec{quorum: true, change: true, connects: true, output: true, progress: true, timeout: true},
+		func(inv *invocation) error { return inv.runQuorum(quorumKinds["review"]) })
+}
+
+// reviewInput reads the change, checks it, and returns the review's run,
+// which writes the SARIF file and applies --fail-on after the report.
+func reviewInput(inv *invocation) (quorumRun, error) {
+	ch, source, err := inv.readChange()
+	if err != nil {
+		return quorumRun{}, err
+	}
+	if strings.TrimSpace(ch.Diff) == "" {
+		if err := inv.writeSARIF(nil, true); err != nil {
+			return quorumRun{}, err
+		}
+		return quorumRun{}, &nothingToReview{source}
+	}
+	if err := ch.Validate(); err != nil {
+		return quorumRun{}, usagef("%s: %s", source, strings.TrimPrefix(err.Error(), quorum.ErrInvalidConfig.Error()+": "))
+	}
+	sum, err := ch.Summary()
+	if err != nil {
+		return quorumRun{}, usagef("%s: %v", source, err)
+	}
+	failOn := inv.s.FailOn
+	return quorumRun{
+		about: fmt.Sprintf("%s (+%d −%d)", plural(len(sum.Files), "file"), sum.Added, sum.Deleted),
+		run: func(ctx context.Context, b quorum.Backend, cfg quorum.Config) (report.Report, *quorum.Outcome, any, error) {
+			r, err := quorum.Review(ctx, b, ch, cfg)
+			return finished(r, err, report.Review, func(r *quorum.ReviewResult) *quorum.Outcome { return &r.Outcome })
+		},
+		after: func(result any, complete bool) error {
+			r := result.(*quorum.ReviewResult)
+			if err := inv.writeSARIF(r, complete); err != nil {
+				return err
+			}
+			if !complete {
+				return nil
+			}
+			return gate(r.Findings, failOn)
+		},
+	}, nil
+}
+
+// nothingToReview is an empty change: not a mistake (a CI job on a
+// commit that changes nothing), and nothing for the models to do.
+type nothingToReview struct{ source string }
+
+func (e *nothingToReview) Error() string {
+	return "nothing to review: " + e.source + " is empty"
+}
+
+// findingsError is a review whose findings reach --fail-on: the gate is
+// closed, exit status 1.
+type findingsError struct {
+	failOn quorum.Severity
+	ids    []string
+}
+
+func (e *findingsError) Error() string {
+	return fmt.Sprintf("the review found %s at or above %s (--fail-on %s): %s",
+		plural(len(e.ids), "finding"), e.failOn, e.failOn, strings.Join(e.ids, ", "))
+}
+
+// gate returns a *findingsError when a finding is at least failOn ("none"
+// passes everything).
+func gate(fs []quorum.MergedFinding, failOn string) error {
+	if failOn == "none" {
+		return nil
+	}
+	level := quorum.Severity(failOn)
+	var ids []string
+	for _, f := range fs {
+		if f.Severity.AtLeast(level) {
+			ids = append(ids, f.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	return &findingsError{failOn: level, ids: ids}
+}
+
+// maxArgs is the Args of a command that takes at most n arguments, named
+// names in messages.
+func maxArgs(n int, names string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) <= n {
+			return nil
+		}
+		return usagef("%s takes at most %s, got %d arguments (%s)", cmd.CommandPath(), names, len(args), quoteAll(args))
+	}
+}
+
+// plural is "1 file", "2 files".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
