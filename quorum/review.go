@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -61,9 +62,12 @@ func (r *run) inspect(rv *ReviewResult, c Change, files []diffFile) error {
 		texts = append(texts, f.Path, f.Text)
 	}
 	nonce := nonceOf(texts...)
+	// The list of files stands outside the quoted diff, and paths are the
+	// diff's text (git can quote a newline into one): each is folded onto
+	// its line and defanged.
 	var list []string
 	for _, f := range files {
-		list = append(list, "- "+fileLine(f.ChangedFile))
+		list = append(list, "- "+oneLine(defang.Replace(fileLine(f.ChangedFile))))
 	}
 	var ctxBlocks []string
 	for i, f := range c.Context {
@@ -101,6 +105,8 @@ func (r *run) inspect(rv *ReviewResult, c Change, files []diffFile) error {
 	}
 	return ph.end(dropped, left)
 }
+
+var plainPathRE = regexp.MustCompile(`^[A-Za-z0-9_./@+-]{1,200}$`)
 
 // knownPaths are the paths a finding may name: the changed files, their
 // old names, and the context files.
@@ -150,10 +156,11 @@ func resolvePath(p string, known []string, problems *[]string) string {
 }
 
 // inspectExample is the JSON reply the reviewers are shown, naming the
-// first changed file.
+// first changed file when its path is a plain one: the example stands
+// outside the quoted diff, where a path with words in it must not go.
 func inspectExample(files []diffFile) string {
 	file := "path/to/file"
-	if len(files) > 0 {
+	if len(files) > 0 && plainPathRE.MatchString(files[0].Path) {
 		file = files[0].Path
 	}
 	b, _ := json.Marshal(map[string]any{"findings": []map[string]any{{

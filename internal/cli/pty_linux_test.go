@@ -283,3 +283,35 @@ func TestLiveViewInProcess(t *testing.T) {
 		t.Errorf("a spinner is left on the terminal:\n%s", final)
 	}
 }
+
+// A debate on a terminal: a live line per debater and phase, the settle
+// gate's line kept between the rounds and the verdict.
+func TestLiveViewDebate(t *testing.T) {
+	slave, finish := capturePTY(t, 100, 40)
+	var stdout strings.Builder
+	e := &env{
+		stdin: strings.NewReader(""), stdout: &stdout, stderr: slave,
+		getenv:    func(string) string { return "" },
+		configDir: func() (string, error) { return t.TempDir(), nil },
+		simPace:   &pace{first: 20 * time.Millisecond, chunk: 5 * time.Millisecond},
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := e.run(ctx, []string{"debate", "--sim", "--no-color", goldenClaim})
+	out := finish()
+	if err != nil {
+		t.Fatalf("exit %d (%v)", ExitCode(err), err)
+	}
+	scr := &screen{}
+	scr.Write(out)
+	final := strings.Join(scr.text(), "\n")
+	for _, want := range []string{"✓ opening   sim-beta       done ", "✓ round-2   sim-gamma      done ", "  All 2 rounds were held",
+		"✓ verdict   sim-moderator  done "} {
+		if !strings.Contains(final, want) {
+			t.Errorf("the terminal lacks %q:\n%s", want, final)
+		}
+	}
+	if strings.Index(final, "All 2 rounds were held") > strings.Index(final, "verdict   sim-moderator") {
+		t.Errorf("the settle line is not between the rounds and the verdict:\n%s", final)
+	}
+}

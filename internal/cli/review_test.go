@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/quorum-go/quorum/internal/sim"
@@ -356,5 +358,22 @@ func TestModelTextIsSanitised(t *testing.T) {
 		if strings.ContainsAny(o.stdout+o.stderr, "\x1b\x07") || !strings.Contains(o.stdout, "x ␛[2J") {
 			t.Errorf("%s: exit %d, control characters reached the terminal or the text is gone:\n%q", args[0], o.code, o.stdout)
 		}
+	}
+}
+
+// SIGTERM stops a review as it stops the other commands: what came in is
+// printed, marked terminated, and the exit status is 143, not the gate's.
+func TestReviewTerminated(t *testing.T) {
+	h := newHarness(t)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	h.onEvent = func(ev quorum.Event) {
+		if ev.Kind == quorum.PhaseStarted {
+			cancel(&Interrupted{Signal: syscall.SIGTERM})
+		}
+	}
+	o := h.runContext(ctx, "review", "--sim", "-q", goldenDiff)
+	if o.code != ExitTerminated || !strings.Contains(o.stdout, "the review was terminated by SIGTERM in the inspect phase") || strings.Contains(o.stderr, "--fail-on") {
+		t.Errorf("exit %d, stdout %q, stderr %q", o.code, o.stdout, o.stderr)
 	}
 }
