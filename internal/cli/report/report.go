@@ -1,10 +1,11 @@
-// Package report writes the results of `quorum discuss` and `quorum plan`
-// for people, in production: plain text (off a terminal), Markdown (-o
-// markdown, and on a terminal rendered by glamour), every stage shown —
-// each answer or plan under its model's name, each review or vote, the
-// ranking with the letters mapped to models wherever letters are used,
-// the synthesis or winning plan — then usage per model and what went
-// wrong. A run that failed or was interrupted is reported the same way,
+// Package report writes the results of `quorum discuss`, `plan`, `debate`
+// and `review` for people, in production: plain text (off a terminal),
+// Markdown (-o markdown, and on a terminal rendered by glamour), every
+// stage shown — each answer, plan, debate turn or code review under its
+// model's name, each review, vote, ruling or finding, the ranking, ledger
+// or merged findings with the letters mapped to models wherever letters
+// are used, the synthesis, winning plan or verdict — then usage per model
+// and what went wrong. A run that failed or was interrupted is reported the same way,
 // marked incomplete, with whatever it had collected.
 //
 // Everything a model or the CLI wrote is cleaned for the terminal (package
@@ -39,7 +40,7 @@ func (o Options) show(section string) bool {
 	return o.Sections == nil || slices.Contains(o.Sections, section)
 }
 
-// Report is a discussion or a plan, ready to write.
+// Report is a strategy's result, ready to write.
 type Report interface {
 	// Sections are the parts of the report, in the order it shows them.
 	Sections() []string
