@@ -94,7 +94,13 @@ func stream(ctx context.Context, job Job, sessions []*copilot.Session) (Result, 
 	var events, text atomic.Int64
 	h := copilot.TurnHandlers{
 		OnDelta: func(d string) { text.Add(int64(len(d))) },
-		OnEvent: func(copilot.Event) { events.Add(1) },
+		OnEvent: func(ev copilot.Event) {
+			// A session's session.start, sent at its creation, may still
+			// be waiting when its turn begins: not an event of the turn.
+			if ev.Type != protocol.EventSessionStart {
+				events.Add(1)
+			}
+		},
 	}
 	m := startMeter()
 	err := each(sessions, func(_ int, s *copilot.Session) error {

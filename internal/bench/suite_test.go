@@ -95,8 +95,8 @@ func TestFeed(t *testing.T) {
 
 // The suite runs whole in its short form and prints every section.
 func TestSuiteShort(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the CI runs the command itself")
+	if testing.Short() || raceEnabled {
+		t.Skip("slow in this mode; the CI runs the command itself, in its short form")
 	}
 	var out bytes.Buffer
 	s := &Suite{Exe: mustExecutable(t), Short: true, Events: 2000, NoOfficial: ErrNoSDK}
