@@ -25,8 +25,9 @@
 //     no waiting call (unknown id, duplicate, or a caller that gave up) is
 //     counted and dropped.
 //   - A session.event notification goes to the channel named by its
-//     params.sessionId. One for an unknown or closed session is counted and
-//     dropped.
+//     params.sessionId (the member of exactly that name, a string; the
+//     stream finds it in the same pass that reads the frame). One for an
+//     unknown or closed session is counted and dropped.
 //   - An incoming request that names a session goes to that session's
 //     channel; its consumer answers it (Message.Reply). A request that
 //     names no session goes to the Subscription that named its method,

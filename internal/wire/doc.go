@@ -3,7 +3,7 @@
 // stdio and TCP.
 //
 // It supplies the jsonrpc2.ObjectStream that the router hands to
-// github.com/sourcegraph/jsonrpc2. Two things differ from that library's
+// github.com/sourcegraph/jsonrpc2. Three things differ from that library's
 // own buffered stream with its VSCodeObjectCodec:
 //
 //   - Reading is bounded. VSCodeObjectCodec accepts a header line of any
@@ -11,6 +11,13 @@
 //     can make it buffer without bound. Codec enforces Limits and turns a
 //     frame whose framing is intact but whose body is not a JSON-RPC message
 //     into a counted, skipped frame instead of a dead connection.
+//   - Reading parses each frame once. With Hooks.DetachParams, a scanner of
+//     our own (scan.go) validates a request or notification as strictly as
+//     encoding/json, finds its method, id, params and the route key in
+//     params (Hooks.RouteKey: the router's session id) in one pass, and
+//     fills jsonrpc2's message itself; the params are kept, copied once, for
+//     TakeDetached. Anything else is decoded by jsonrpc2 as before
+//     (detach.go says why, with the figures).
 //   - Writing never blocks the writer's caller on the peer. Frames go to an
 //     in-memory queue drained by one goroutine, so a peer that stops reading
 //     cannot wedge the reader (which answers unknown requests) or a caller
