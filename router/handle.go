@@ -39,7 +39,7 @@ func (r *Router) handle(req *jsonrpc2.Request) {
 		r.publish(session.NewNotification(req.Method, d.Params))
 		return
 	}
-	m := session.NewRequest(req.Method, req.ID, d.Params, r.conn)
+	m := session.NewRequest(req.Method, req.ID, d.Params, replier{r})
 	if len(d.Route) > 0 {
 		r.routeTo(d.Route, m)
 		return
@@ -99,11 +99,11 @@ func (r *Router) dropUnknown(id string, m session.Message) {
 }
 
 // refuse answers an incoming request with an error. The write is queued,
-// never waited for, so the reader can call it.
+// never waited for, so the reader can call it. It is counted once queued;
+// an answer that cannot be queued stops the router (reply.go).
 func (r *Router) refuse(id jsonrpc2.ID, code int64, message string) {
-	r.count.requestsRefused.Add(1)
-	if err := r.conn.ReplyWithError(context.Background(), id, &jsonrpc2.Error{Code: code, Message: message}); err != nil {
-		r.log.Debug().Err(err).Msg("router: could not answer a request")
+	if (replier{r}).ReplyWithError(context.Background(), id, &jsonrpc2.Error{Code: code, Message: message}) == nil {
+		r.count.requestsRefused.Add(1)
 	}
 }
 

@@ -37,6 +37,10 @@ type Router struct {
 	done       chan struct{} // closed when the router stops
 	watched    chan struct{} // closed when the disconnect watcher has run
 	count      counters
+
+	replyOnce   sync.Once
+	replyFailed chan struct{} // closed when an answer could not be queued (reply.go)
+	replyErr    error         // why; set before replyFailed is closed
 }
 
 // New starts routing messages read from rwc, which may be a child's stdio,
@@ -59,6 +63,8 @@ func New(rwc io.ReadWriteCloser, cfg Config) (*Router, error) {
 		createSlot: make(chan struct{}, 1),
 		done:       make(chan struct{}),
 		watched:    make(chan struct{}),
+
+		replyFailed: make(chan struct{}),
 	}
 	r.stream = wire.NewStream(rwc, wire.Limits{
 		MaxFrameBytes:        cfg.MaxFrameBytes,
@@ -83,6 +89,12 @@ func (r *Router) watch() {
 		// The read side may never notice (a peer that stopped reading but
 		// still holds the connection open): stop on the write failure.
 		r.stop(r.stream.Err())
+		r.conn.Close()
+		return
+	case <-r.replyFailed:
+		// An answer could not be queued: a peer that does not read its
+		// answers is broken, and one left waiting on a request would hang.
+		r.stop(r.replyErr)
 		r.conn.Close()
 		return
 	}

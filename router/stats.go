@@ -23,9 +23,18 @@ type Stats struct {
 	// UnknownResponses counts responses to no waiting call: unknown ids,
 	// duplicates, and answers to calls whose context had ended.
 	UnknownResponses uint64
-	// RequestsRefused counts incoming requests the router answered with an
-	// error itself: no session id, unknown session, closed session.
+	// RequestsRefused counts incoming requests answered with an error by
+	// the router or on behalf of a session's channel: no session id, no
+	// subscription, unknown, closed or failed session. The router counts its
+	// own answers once they are queued; an answer of any origin that could
+	// not be queued is counted in RepliesFailed instead, and stops the
+	// router (contract 4).
 	RequestsRefused uint64
+	// RepliesFailed counts answers to incoming requests (the router's, a
+	// session's or a consumer's) that could not be queued. The first one
+	// refused for backlog stops the router with an error wrapping
+	// wire.ErrWriteBacklog, so the peer is never left waiting unknowingly.
+	RepliesFailed uint64
 	// Unsubscribed counts global notifications that no subscriber wanted.
 	Unsubscribed uint64
 	// Sessions is the number of routes registered now.
@@ -34,7 +43,7 @@ type Stats struct {
 
 type counters struct {
 	routed, responses, droppedUnknown, droppedRefused, fellBehind,
-	malformed, unknownResponses, requestsRefused, unsubscribed atomic.Uint64
+	malformed, unknownResponses, requestsRefused, repliesFailed, unsubscribed atomic.Uint64
 }
 
 // Stats returns the current counters.
@@ -52,6 +61,7 @@ func (r *Router) Stats() Stats {
 		Malformed:        c.malformed.Load(),
 		UnknownResponses: c.unknownResponses.Load(),
 		RequestsRefused:  c.requestsRefused.Load(),
+		RepliesFailed:    c.repliesFailed.Load(),
 		Unsubscribed:     c.unsubscribed.Load(),
 		Sessions:         n,
 	}

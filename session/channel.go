@@ -206,6 +206,8 @@ func (s *Sink) Channel() *Channel { return s.c }
 
 // refuse answers every request among msgs with CodeUnavailable. Replies go
 // through the router's non-blocking writer, so this is safe on its reader.
+// An answer that cannot be queued is not lost silently: the router's
+// Replier counts it and stops the router, ending the connection.
 func refuse(msgs []Message, why string) {
 	for _, m := range msgs {
 		if m.IsRequest() {
