@@ -71,8 +71,16 @@ func (c *Client) NewSession(ctx context.Context, cfg SessionConfig) (*Session, e
 		// cancelled creation leaves nothing behind.
 		var ab *router.AbandonedError
 		switch {
-		case errors.As(err, &ab):
+		case errors.As(err, &ab) && ab.SessionID != "":
 			c.destroyLater(s.r, ab.SessionID)
+		case errors.As(err, &ab):
+			// Given up before the response: the router names the session
+			// when its late response comes.
+			c.background(func() {
+				if id, ok := ab.Await(c.ctx); ok {
+					c.destroyLater(s.r, id)
+				}
+			})
 		case !cfg.AssignedID && ctx.Err() != nil:
 			c.destroyLater(s.r, params.SessionID)
 		}

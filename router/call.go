@@ -21,7 +21,15 @@ import (
 // pendingCall is one call waiting for its response: a one-shot.
 type pendingCall struct {
 	done chan *jsonrpc2.Response // buffered: the reader never waits on it
+	// late, set under r.mu when the caller gave up but still wants the
+	// answer (an abandoned CreateAssigned, hold.go), takes the response on
+	// the reader instead of done.
+	late func(*jsonrpc2.Response)
 }
+
+// errAwaitingLate is returned by call when its caller gave up and the
+// response will go to the late func its onLate supplied.
+var errAwaitingLate = errors.New("router: the response will be handled when it comes")
 
 // Call sends a request and waits for its response, the router's stop, or
 // the end of ctx. A JSON-RPC error response is returned as *CallError; the
@@ -30,6 +38,14 @@ type pendingCall struct {
 // an answer that arrives later is counted as an unknown response. result
 // may be nil to discard the result.
 func (r *Router) Call(ctx context.Context, method string, params, result any) error {
+	return r.call(ctx, method, params, result, nil)
+}
+
+// call is Call. When ctx ends first and onLate is not nil, onLate is asked
+// (under r.mu) for a func to take the response when it comes; given one,
+// call returns an error wrapping ctx.Err() and errAwaitingLate. A response
+// already in when ctx ended is then returned as if ctx had not ended.
+func (r *Router) call(ctx context.Context, method string, params, result any, onLate func() func(*jsonrpc2.Response)) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%s: %w", method, err)
 	}
@@ -57,8 +73,32 @@ func (r *Router) Call(ctx context.Context, method string, params, result any) er
 	case resp := <-pc.done:
 		return r.finishCall(method, resp, result)
 	case <-ctx.Done():
-		r.forget(req.ID)
-		return fmt.Errorf("%s: %w", method, ctx.Err())
+		if onLate == nil {
+			r.forget(req.ID)
+			return fmt.Errorf("%s: %w", method, ctx.Err())
+		}
+		r.mu.Lock()
+		if r.pending[req.ID] == pc {
+			if pc.late = onLate(); pc.late == nil {
+				delete(r.pending, req.ID)
+			}
+			r.mu.Unlock()
+			if pc.late != nil {
+				return fmt.Errorf("%s: %w (%w)", method, ctx.Err(), errAwaitingLate)
+			}
+			return fmt.Errorf("%s: %w", method, ctx.Err())
+		}
+		r.mu.Unlock()
+		// The response came in (or the router stopped) as ctx ended.
+		select {
+		case resp := <-pc.done:
+			return r.finishCall(method, resp, result)
+		default:
+			if err := r.Err(); err != nil {
+				return err
+			}
+			return fmt.Errorf("%s: %w", method, ctx.Err())
+		}
 	case <-r.done:
 		// The response may have come in just before the stop: a call that
 		// succeeded must not be reported as failed.
@@ -137,5 +177,9 @@ func (r *Router) onRecv(_ *jsonrpc2.Request, resp *jsonrpc2.Response) {
 		return
 	}
 	r.count.responses.Add(1)
+	if pc.late != nil {
+		pc.late(resp)
+		return
+	}
 	pc.done <- resp
 }

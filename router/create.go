@@ -3,6 +3,7 @@ package router
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/quorum-go/quorum/session"
@@ -49,6 +50,15 @@ func (r *Router) Create(ctx context.Context, id string, params, result any) (*se
 // unrouted id is held (up to Config.MaxHeldBytes) and handed over if the
 // response names that id. Nothing of the new session is lost, whichever
 // side of the response its events come on.
+//
+// A response naming an id that is already routed (to a channel of someone
+// else's) is an error wrapping ErrSessionExists: two owners never share a
+// mailbox. A creation given up (ctx ended) after the server may have started
+// the session returns an *AbandonedError, so the caller can destroy it:
+// with its SessionID if session.start had named it, else with Assigned,
+// which delivers the id the late response (or session.start) names. Until
+// that response comes, later server-assigned creations wait, so a late
+// session.start cannot be taken for theirs.
 func (r *Router) CreateAssigned(ctx context.Context, params, result any) (*session.Channel, error) {
 	select {
 	case r.createSlot <- struct{}{}:
@@ -57,14 +67,18 @@ func (r *Router) CreateAssigned(ctx context.Context, params, result any) (*sessi
 	case <-r.done:
 		return nil, r.Err()
 	}
-	defer func() { <-r.createSlot }()
-
 	h, err := r.beginHold()
 	if err != nil {
+		<-r.createSlot
 		return nil, err
 	}
 	var raw json.RawMessage
-	err = r.Call(ctx, r.cfg.CreateMethod, params, &raw)
+	err = r.call(ctx, r.cfg.CreateMethod, params, &raw, h.awaitLateLocked)
+	if errors.Is(err, errAwaitingLate) {
+		// h now owns the slot; it lets it go when the response comes.
+		return nil, &AbandonedError{Err: fmt.Errorf("%s: %w", r.cfg.CreateMethod, ctx.Err()), Assigned: h.late}
+	}
+	defer func() { <-r.createSlot }()
 	var id string
 	if err == nil {
 		if id = string(sessionIDOf(raw)); id == "" {

@@ -1,6 +1,7 @@
 package router
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -55,15 +56,37 @@ func callError(method string, e *jsonrpc2.Error) *CallError {
 	return ce
 }
 
-// AbandonedError is a creation given up by its caller after the server had
-// started the session (its session.start had arrived): the session may
-// live on the server, and SessionID names it so the caller can destroy it.
+// AbandonedError is a server-assigned creation given up by its caller
+// while the server may have started the session: the session may live on
+// the server, and the caller should destroy it. SessionID names it when
+// session.start had come before the caller gave up. Otherwise SessionID is
+// empty and Assigned delivers the id once the late create response (or
+// session.start before it) names it; Assigned is closed without a value if
+// none does (an error response, or the router's stop).
 type AbandonedError struct {
 	SessionID string
+	Assigned  <-chan string
 	Err       error
 }
 
+// Await returns the abandoned session's id: SessionID, or what Assigned
+// delivers. ok is false if no session was named, or ctx ended first.
+func (e *AbandonedError) Await(ctx context.Context) (id string, ok bool) {
+	if e.SessionID != "" || e.Assigned == nil {
+		return e.SessionID, e.SessionID != ""
+	}
+	select {
+	case id, ok = <-e.Assigned:
+		return id, ok
+	case <-ctx.Done():
+		return "", false
+	}
+}
+
 func (e *AbandonedError) Error() string {
+	if e.SessionID == "" {
+		return fmt.Sprintf("%v (a session the server may have started is named on Assigned when its response comes)", e.Err)
+	}
 	return fmt.Sprintf("%v (session %s may exist on the server)", e.Err, e.SessionID)
 }
 

@@ -3,6 +3,10 @@ package router
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/quorum-go/quorum/copilot/protocol"
 	"github.com/quorum-go/quorum/session"
@@ -23,6 +27,12 @@ type creationHold struct {
 	bound *route // bound by session.start, if that came first
 	held  map[string][]session.Message
 	bytes int // the Size of what is held, bounded by Config.MaxHeldBytes
+
+	// late, made when the creator gave up before the response, delivers
+	// the id the late response names (AbandonedError.Assigned); lateOnce
+	// closes it once, whether the response or the router's stop comes first.
+	late     chan string
+	lateOnce sync.Once
 }
 
 // beginHold makes a creation about to be sent the one in flight. The caller
@@ -81,7 +91,7 @@ func (h *creationHold) end(ctx context.Context, id string, err error) (*route, e
 	r.creating = nil
 	var rt, stale *route
 	if err == nil {
-		rt, stale = h.bindLocked(id)
+		rt, stale, err = h.bindLocked(id)
 	}
 	r.mu.Unlock()
 	if stale != nil {
@@ -105,9 +115,9 @@ func (h *creationHold) end(ctx context.Context, id string, err error) (*route, e
 // bindLocked binds the route for the id the response named. stale is a
 // route that session.start bound to another id: the caller closes it once
 // r.mu is released.
-func (h *creationHold) bindLocked(id string) (rt, stale *route) {
+func (h *creationHold) bindLocked(id string) (rt, stale *route, err error) {
 	if h.bound != nil && h.bound.id == id {
-		return h.bound, nil
+		return h.bound, nil, nil
 	}
 	if h.bound != nil {
 		// session.start named another id than the response: it was not ours.
@@ -115,12 +125,67 @@ func (h *creationHold) bindLocked(id string) (rt, stale *route) {
 		delete(h.r.routes, h.bound.id)
 		stale, h.bound = h.bound, nil
 	}
-	rt = h.r.routes[id]
-	if rt == nil {
-		rt = h.r.addRouteLocked(id)
+	if h.r.routes[id] != nil {
+		// Someone else's channel: sharing its mailbox would split its
+		// messages between two owners.
+		return nil, stale, fmt.Errorf("%w: the response to %s named %s", ErrSessionExists, h.r.cfg.CreateMethod, id)
 	}
+	rt = h.r.addRouteLocked(id)
 	h.handOverLocked(rt)
-	return rt, stale
+	return rt, stale, nil
+}
+
+// awaitLateLocked is the creator giving up before the response (call's
+// onLate, under r.mu). With session.start not come yet, the creation stays
+// in flight until the response names the session (settleLate); with it
+// come, end reports the bound id at once, and nothing is awaited.
+func (h *creationHold) awaitLateLocked() func(*jsonrpc2.Response) {
+	if h.r.creating != h || h.bound != nil {
+		return nil
+	}
+	h.late = make(chan string, 1)
+	return h.settleLate
+}
+
+// settleLate ends an abandoned creation when its response comes, on the
+// reader: it unroutes what session.start bound, drops what was held,
+// reports the session's id (from the response, else session.start's) on
+// h.late for its owner to destroy, and lets the next creation in.
+func (h *creationHold) settleLate(resp *jsonrpc2.Response) {
+	r := h.r
+	var id string
+	if resp.Error == nil && resp.Result != nil {
+		id = string(sessionIDOf(*resp.Result))
+	}
+	r.mu.Lock()
+	if r.creating == h {
+		r.creating = nil
+	}
+	bound := h.bound
+	r.mu.Unlock()
+	if bound != nil {
+		if id == "" {
+			id = bound.id
+		}
+		_ = bound.sink.Channel().Close(context.Background())
+	}
+	h.drop()
+	h.settle(id)
+	<-r.createSlot
+}
+
+// settle reports id ("" for none) on h.late, if the creator is waiting for
+// it, and closes it; only the first call counts.
+func (h *creationHold) settle(id string) {
+	if h.late == nil {
+		return
+	}
+	h.lateOnce.Do(func() {
+		if id != "" {
+			h.late <- id
+		}
+		close(h.late)
+	})
 }
 
 // handOverLocked delivers what was held for rt's id, in arrival order. It

@@ -168,6 +168,7 @@ func (r *Router) stop(cause error) {
 	}
 	if held != nil {
 		held.drop()
+		held.settle("") // an abandoned creation's owner learns nothing more
 	}
 	if !errors.Is(cause, ErrClosed) {
 		r.log.Debug().Err(err).Msg("router stopped")

@@ -764,3 +764,97 @@ func TestDescheduledSessionDoesNotFail(t *testing.T) {
 		t.Errorf("FellBehind = %d", s.FellBehind)
 	}
 }
+
+// Contract 7: a server-assigned creation whose response names an id that
+// is already routed fails with ErrSessionExists; the existing channel keeps
+// its one owner and its messages.
+func TestCreateAssignedExistingIDIsRefused(t *testing.T) {
+	r, p := newPeer(t, Config{})
+	mine := open(t, r, "taken")
+	done := make(chan error, 1)
+	go func() {
+		ch, err := r.CreateAssigned(testutil.Context(t, hangGuard), map[string]string{"model": "m"}, nil)
+		if ch != nil {
+			err = errors.New("got a channel for a routed id")
+		}
+		done <- err
+	}()
+	p.respond(p.expect("session.create"), `{"sessionId":"taken"}`)
+	if err := <-done; !errors.Is(err, ErrSessionExists) {
+		t.Fatalf("err = %v, want ErrSessionExists", err)
+	}
+	p.event("taken", "still.mine", "")
+	if ev := receiveEvent(t, mine); ev.Type != "still.mine" {
+		t.Fatalf("the existing channel got %q", ev.Type)
+	}
+	if r.Stats().Sessions != 1 {
+		t.Errorf("Sessions = %d, want 1", r.Stats().Sessions)
+	}
+}
+
+// Contract 7: a creation given up before its response, whose session.start
+// comes after the response (the real CLI's order), still names the session
+// to destroy: Assigned delivers the id the late response names, no route is
+// left, and the next creation is not mistaken for it.
+func TestCreateAssignedAbandonedBeforeResponse(t *testing.T) {
+	r, p := newPeer(t, Config{})
+	ctx, cancel := context.WithCancel(testutil.Context(t, hangGuard))
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.CreateAssigned(ctx, map[string]string{"model": "m"}, nil)
+		done <- err
+	}()
+	f := p.expect("session.create")
+	cancel()
+	err := <-done
+	var ab *AbandonedError
+	if !errors.As(err, &ab) || ab.SessionID != "" || ab.Assigned == nil || !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+	// The next creation waits until the abandoned one's response is in.
+	next := make(chan error, 1)
+	go func() {
+		ch, err := r.CreateAssigned(testutil.Context(t, hangGuard), map[string]string{"model": "m"}, nil)
+		if err == nil && ch.ID() != "second" {
+			err = fmt.Errorf("second creation got %s", ch.ID())
+		}
+		next <- err
+	}()
+	p.respond(f, `{"sessionId":"late"}`)
+	p.event("late", "session.start", `{"sessionId":"late"}`)
+	id, ok := ab.Await(testutil.Context(t, hangGuard))
+	if !ok || id != "late" {
+		t.Fatalf("Await = %q, %v; want late", id, ok)
+	}
+	f2 := p.expect("session.create")
+	p.event("second", "session.start", `{"sessionId":"second"}`)
+	p.respond(f2, `{"sessionId":"second"}`)
+	if err := <-next; err != nil {
+		t.Fatal(err)
+	}
+	if s := r.Stats(); s.Sessions != 1 {
+		t.Errorf("Sessions = %d, want only the second", s.Sessions)
+	}
+}
+
+// An abandoned creation whose router stops before the response: Assigned
+// is closed with nothing on it, so its owner does not wait forever.
+func TestCreateAssignedAbandonedThenStopped(t *testing.T) {
+	r, p := newPeer(t, Config{})
+	ctx, cancel := context.WithCancel(testutil.Context(t, hangGuard))
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.CreateAssigned(ctx, nil, nil)
+		done <- err
+	}()
+	p.expect("session.create")
+	cancel()
+	var ab *AbandonedError
+	if err := <-done; !errors.As(err, &ab) {
+		t.Fatalf("err = %v", err)
+	}
+	r.Close()
+	if id, ok := ab.Await(testutil.Context(t, hangGuard)); ok {
+		t.Fatalf("Await = %q after the stop", id)
+	}
+}
