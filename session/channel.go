@@ -60,8 +60,10 @@ type Channel struct {
 	dedupe     *dedupe
 	duplicates atomic.Int64
 
-	closeOnce sync.Once
-	closeErr  error
+	closeMu  sync.Mutex
+	closing  bool          // a Close has begun
+	closed   chan struct{} // closed when the first Close has finished
+	closeErr error         // the first Close's result, set before closed
 }
 
 // Validate reports a field of c that New refuses, naming it, in an error
@@ -97,7 +99,7 @@ func New(id string, cfg Config, onClose CloseFunc) (*Channel, *Sink, error) {
 	if cfg.MaxStall == 0 {
 		cfg.MaxStall = DefaultMaxStall
 	}
-	c := &Channel{id: id, mb: newMailbox(id, cfg.MaxBufferedBytes, cfg.MaxStall), onClose: onClose, dedupe: newDedupe(cfg.DedupeWindow)}
+	c := &Channel{id: id, mb: newMailbox(id, cfg.MaxBufferedBytes, cfg.MaxStall), onClose: onClose, dedupe: newDedupe(cfg.DedupeWindow), closed: make(chan struct{})}
 	return c, &Sink{c: c}, nil
 }
 
@@ -156,16 +158,29 @@ func (c *Channel) Buffered() (messages, bytes int) { return c.mb.buffered() }
 // is answered with an error, so the peer never waits on a closed session.
 // Receive returns ErrClosed afterwards (or the channel's earlier failure,
 // if it had failed before). The session itself lives on on the server.
-// Only the first call has an effect, and every call returns its result; ctx
-// is handed to the CloseFunc.
+// Only the first call has an effect (its ctx is handed to the CloseFunc),
+// and every call returns its result. A later call waits for the first to
+// finish or for its own ctx to end, whichever comes first, returning
+// ctx.Err() in the second case (contract 4 of the package doc).
 func (c *Channel) Close(ctx context.Context) error {
-	c.closeOnce.Do(func() {
-		dropped := c.mb.fail(fmt.Errorf("%w (session %s)", ErrClosed, c.id), true)
-		refuse(dropped, "session "+c.id+" was closed by the client")
-		if c.onClose != nil {
-			c.closeErr = c.onClose(ctx, c.id)
+	c.closeMu.Lock()
+	first := !c.closing
+	c.closing = true
+	c.closeMu.Unlock()
+	if !first {
+		select {
+		case <-c.closed:
+			return c.closeErr
+		case <-ctx.Done():
+			return fmt.Errorf("session: closing %s: %w", c.id, ctx.Err())
 		}
-	})
+	}
+	dropped := c.mb.fail(fmt.Errorf("%w (session %s)", ErrClosed, c.id), true)
+	refuse(dropped, "session "+c.id+" was closed by the client")
+	if c.onClose != nil {
+		c.closeErr = c.onClose(ctx, c.id)
+	}
+	close(c.closed)
 	return c.closeErr
 }
 

@@ -252,3 +252,32 @@ func TestNewRefusesInvalidConfig(t *testing.T) {
 		}
 	}
 }
+
+// Contract 4: a second Close honours its own context. While the first
+// Close's CloseFunc is still running, a second Close whose context has
+// ended returns that context's error instead of waiting; once the first
+// finishes, a later Close returns its result.
+func TestSecondCloseHonoursItsContext(t *testing.T) {
+	boom := errors.New("deregistering failed")
+	entered, release := make(chan struct{}), make(chan struct{})
+	ch, _ := mustNew(t, "s10", Config{}, func(context.Context, string) error {
+		close(entered)
+		<-release
+		return boom
+	})
+	first := make(chan error, 1)
+	go func() { first <- ch.Close(context.Background()) }()
+	<-entered
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := ch.Close(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("second Close = %v, want context.Canceled", err)
+	}
+	close(release)
+	if err := <-first; err != boom {
+		t.Fatalf("first Close = %v", err)
+	}
+	if err := ch.Close(context.Background()); err != boom {
+		t.Fatalf("a later Close = %v, want the first's result", err)
+	}
+}
