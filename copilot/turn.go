@@ -167,6 +167,11 @@ func (s *Session) readTurn(ctx context.Context, handlers *session.Handlers, repl
 				s.abortAfterCancel()
 				return turnCause(ctx)
 			}
+			if errors.Is(err, session.ErrTurnTooLarge) {
+				// The read stopped; the turn goes on on the CLI: end it.
+				s.abortAfterCancel()
+				return err
+			}
 			if errors.Is(err, session.ErrAborted) && limitErr != nil {
 				err = limitErr
 			} else if errors.Is(err, session.ErrAborted) && denied != "" {

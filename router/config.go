@@ -39,6 +39,11 @@ type Config struct {
 	// (session.DefaultMaxStall).
 	MaxSessionStall time.Duration
 
+	// MaxTurnTextBytes bounds the text a session's turn read accumulates
+	// (session.Config.MaxTurnTextBytes): past it the read fails with
+	// session.ErrTurnTooLarge. Default 16 MiB (session.DefaultMaxTurnTextBytes).
+	MaxTurnTextBytes int
+
 	// MaxHeldBytes bounds the messages held for a session whose
 	// server-assigned id is not known yet (see CreateAssigned). Default 1 MiB
 	// (DefaultMaxHeldBytes).
@@ -92,6 +97,7 @@ func (c *Config) sizes() []sizeField {
 		{"MaxWriteBacklogBytes", &c.MaxWriteBacklogBytes, wire.DefaultMaxWriteBacklogBytes},
 		{"MaxSessionBufferBytes", &c.MaxSessionBufferBytes, session.DefaultMaxBufferedBytes},
 		{"MaxHeldBytes", &c.MaxHeldBytes, DefaultMaxHeldBytes},
+		{"MaxTurnTextBytes", &c.MaxTurnTextBytes, session.DefaultMaxTurnTextBytes},
 	}
 }
 

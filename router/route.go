@@ -24,7 +24,7 @@ func (r *Router) addRouteLocked(id string) *route {
 // newSink makes the channel of a route or a subscription, bounded by
 // Config.MaxSessionBufferBytes and MaxSessionStall.
 func (r *Router) newSink(id string, onClose session.CloseFunc) *session.Sink {
-	_, sink, err := session.New(id, session.Config{MaxBufferedBytes: r.cfg.MaxSessionBufferBytes, MaxStall: r.cfg.MaxSessionStall}, onClose)
+	_, sink, err := session.New(id, session.Config{MaxBufferedBytes: r.cfg.MaxSessionBufferBytes, MaxStall: r.cfg.MaxSessionStall, MaxTurnTextBytes: r.cfg.MaxTurnTextBytes}, onClose)
 	if err != nil {
 		// New validated the bound (Config.Validate): nothing else can fail.
 		panic(err)

@@ -21,6 +21,11 @@ const DefaultMaxBufferedBytes = 8 << 20
 // waits for a stuck session to be noticed.
 const DefaultMaxStall = time.Second
 
+// DefaultMaxTurnTextBytes is the default of Config.MaxTurnTextBytes: far
+// beyond any model's answer (a 200k-token context is under 1 MiB of text),
+// far below what would threaten a process's memory.
+const DefaultMaxTurnTextBytes = 16 << 20
+
 // CodeUnavailable is the JSON-RPC error code sent in answer to a request
 // whose session is unknown, closed or failed.
 const CodeUnavailable = -32001
@@ -36,6 +41,11 @@ type Config struct {
 	// MaxStall is how long a consumer may go without receiving while more
 	// than MaxBufferedBytes wait. Default DefaultMaxStall.
 	MaxStall time.Duration
+	// MaxTurnTextBytes bounds the text one Next (or ReadTurn) accumulates,
+	// every agent's deltas and messages together: past it, the read fails
+	// with an error wrapping ErrTurnTooLarge, and the caller should abort
+	// the turn. Default DefaultMaxTurnTextBytes.
+	MaxTurnTextBytes int
 	// DedupeWindow is how many recent event ids Receive remembers to drop
 	// an event the CLI sends again. Default DefaultDedupeWindow; negative
 	// switches deduplication off.
@@ -56,6 +66,8 @@ type Channel struct {
 	mb      *mailbox
 	onClose CloseFunc
 
+	maxTurnText int // Config.MaxTurnTextBytes
+
 	dedupeMu   sync.Mutex
 	dedupe     *dedupe
 	duplicates atomic.Int64
@@ -67,7 +79,8 @@ type Channel struct {
 }
 
 // Validate reports a field of c that New refuses, naming it, in an error
-// wrapping ErrInvalidConfig: a negative MaxBufferedBytes or MaxStall. Zero
+// wrapping ErrInvalidConfig: a negative MaxBufferedBytes, MaxStall or
+// MaxTurnTextBytes. Zero
 // means the default; a negative DedupeWindow is allowed (it switches
 // deduplication off).
 func (c Config) Validate() error {
@@ -75,6 +88,10 @@ func (c Config) Validate() error {
 		// The default is a whole number of MiB.
 		return fmt.Errorf("%w: Config.MaxBufferedBytes is %d; it must be positive (0 means the default, %d MiB)",
 			ErrInvalidConfig, c.MaxBufferedBytes, DefaultMaxBufferedBytes>>20)
+	}
+	if c.MaxTurnTextBytes < 0 {
+		return fmt.Errorf("%w: Config.MaxTurnTextBytes is %d; it must be positive (0 means the default, %d MiB)",
+			ErrInvalidConfig, c.MaxTurnTextBytes, DefaultMaxTurnTextBytes>>20)
 	}
 	if c.MaxStall < 0 {
 		return fmt.Errorf("%w: Config.MaxStall is %v; it must be positive (0 means the default, %v)",
@@ -99,7 +116,10 @@ func New(id string, cfg Config, onClose CloseFunc) (*Channel, *Sink, error) {
 	if cfg.MaxStall == 0 {
 		cfg.MaxStall = DefaultMaxStall
 	}
-	c := &Channel{id: id, mb: newMailbox(id, cfg.MaxBufferedBytes, cfg.MaxStall), onClose: onClose, dedupe: newDedupe(cfg.DedupeWindow), closed: make(chan struct{})}
+	if cfg.MaxTurnTextBytes == 0 {
+		cfg.MaxTurnTextBytes = DefaultMaxTurnTextBytes
+	}
+	c := &Channel{id: id, maxTurnText: cfg.MaxTurnTextBytes, mb: newMailbox(id, cfg.MaxBufferedBytes, cfg.MaxStall), onClose: onClose, dedupe: newDedupe(cfg.DedupeWindow), closed: make(chan struct{})}
 	return c, &Sink{c: c}, nil
 }
 

@@ -27,6 +27,11 @@ var (
 	// ErrAborted reports a turn that ended because it was aborted.
 	ErrAborted = errors.New("session: turn aborted")
 
+	// ErrTurnTooLarge reports a turn whose text passed
+	// Config.MaxTurnTextBytes; the read stopped there, and the caller should
+	// abort the turn.
+	ErrTurnTooLarge = errors.New("session: the turn's text passed its limit (Config.MaxTurnTextBytes)")
+
 	// ErrUnexpectedTool reports a tool or permission request met by ReadTurn,
 	// which has nobody to answer it; use Next to handle tools.
 	ErrUnexpectedTool = errors.New("session: the model asked for a tool, but the turn is being read without a tool handler")

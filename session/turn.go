@@ -118,15 +118,19 @@ type agentText struct {
 	partial  strings.Builder
 }
 
-func (a *agentText) delta(s string) { a.partial.WriteString(s) }
+// delta adds streamed text and returns how many bytes it added.
+func (a *agentText) delta(s string) int { a.partial.WriteString(s); return len(s) }
 
 // message records a complete message, which supersedes the deltas that
-// streamed it.
-func (a *agentText) message(content string) {
+// streamed it, and returns how many bytes the text grew by (negative when
+// the message is shorter than what streamed).
+func (a *agentText) message(content string) int {
+	grew := len(content) - a.partial.Len()
 	a.partial.Reset()
 	if content != "" {
 		a.messages = append(a.messages, content)
 	}
+	return grew
 }
 
 func (a *agentText) String() string {
@@ -171,14 +175,21 @@ func (t stepText) step() Step {
 //
 // A turn that ends after session.error returns a *TurnError; one that ends
 // after an abort returns ErrAborted. Both wait for the closing session.idle
-// so the next turn starts clean.
+// so the next turn starts clean. A step whose text passes
+// Config.MaxTurnTextBytes stops there with an error wrapping
+// ErrTurnTooLarge (contract 5 of the package doc): the turn goes on on the
+// server, and the caller should abort it.
 func (c *Channel) Next(ctx context.Context, h *Handlers) (Step, error) {
 	if h == nil {
 		h = &Handlers{}
 	}
 	text := stepText{}
+	size := 0 // bytes of text held, bounded by c.maxTurnText
 	var failure error
 	for {
+		if size > c.maxTurnText {
+			return text.step(), fmt.Errorf("%w: session %s read %d bytes of text in one step, over %d", ErrTurnTooLarge, c.id, size, c.maxTurnText)
+		}
 		m, err := c.Receive(ctx)
 		if err != nil {
 			return text.step(), err
@@ -214,7 +225,7 @@ func (c *Channel) Next(ctx context.Context, h *Handlers) (Step, error) {
 		switch ev.Type {
 		case protocol.EventAssistantMessageDelta:
 			if delta, ok := m.deltaText(); ok && delta != "" {
-				text.of(ev.AgentID).delta(delta)
+				size += text.of(ev.AgentID).delta(delta)
 				switch {
 				case ev.AgentID == "" && h.OnDelta != nil:
 					h.OnDelta(delta)
@@ -229,7 +240,7 @@ func (c *Channel) Next(ctx context.Context, h *Handlers) (Step, error) {
 				Content string `json:"content"`
 			}
 			if ev.UnmarshalData(&d) == nil {
-				text.of(ev.AgentID).message(d.Content)
+				size += text.of(ev.AgentID).message(d.Content)
 			}
 		case protocol.EventExternalToolRequested:
 			if t, ok := ToolRequestOf(ev); ok {
