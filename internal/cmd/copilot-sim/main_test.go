@@ -333,11 +333,19 @@ func TestBinary(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
+		// Every failure path below ends the test with the child running:
+		// kill it then, or the test waits for it. After waitProcess the
+		// child has been waited for, and there is nothing to kill.
+		waited := false
+		t.Cleanup(func() {
+			if !waited {
+				cmd.Process.Kill()
+				cmd.Wait()
+			}
+		})
 		line, err := bufio.NewReader(stdout).ReadString('\n')
 		m := listening.FindStringSubmatch(line)
 		if err != nil || m == nil {
-			cmd.Process.Kill()
-			cmd.Wait()
 			t.Fatalf("first line %q: %v", line, err)
 		}
 		nc, err := net.Dial("tcp", "127.0.0.1:"+m[1])
@@ -351,7 +359,9 @@ func TestBinary(t *testing.T) {
 			t.Errorf("%s = %+v", protocol.MethodPing, pong)
 		}
 		cmd.Process.Signal(syscall.SIGTERM)
-		if err := waitProcess(cmd); err != nil {
+		err = waitProcess(cmd)
+		waited = true
+		if err != nil {
 			t.Errorf("exit after SIGTERM: %v", err)
 		}
 	})
