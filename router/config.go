@@ -49,6 +49,11 @@ type Config struct {
 	// (DefaultMaxHeldBytes).
 	MaxHeldBytes int
 
+	// MaxSessions bounds the sessions routed at once (Open, Create,
+	// CreateAssigned); past it, they fail with an error wrapping
+	// ErrTooManySessions. Default 65,536 (DefaultMaxSessions).
+	MaxSessions int
+
 	// CreateMethod names the method that creates a session (Create,
 	// CreateAssigned). Default "session.create".
 	CreateMethod string
@@ -56,6 +61,10 @@ type Config struct {
 	// Logger receives the router's diagnostics. Default: silent.
 	Logger *zerolog.Logger
 }
+
+// DefaultMaxSessions is the default of Config.MaxSessions: far more than
+// the CLI serves at once, few enough that their routes stay small.
+const DefaultMaxSessions = 1 << 16
 
 // DefaultMaxHeldBytes is the default of Config.MaxHeldBytes.
 const DefaultMaxHeldBytes = 1 << 20
@@ -73,6 +82,10 @@ func (c Config) Validate() error {
 			return fmt.Errorf("%w: Config.%s is %d; it must be positive (0 means the default, %d MiB)",
 				ErrInvalidConfig, f.name, *f.value, f.def>>20)
 		}
+	}
+	if c.MaxSessions < 0 {
+		return fmt.Errorf("%w: Config.MaxSessions is %d; it must be positive (0 means the default, %d)",
+			ErrInvalidConfig, c.MaxSessions, DefaultMaxSessions)
 	}
 	if c.MaxSessionStall < 0 {
 		return fmt.Errorf("%w: Config.MaxSessionStall is %v; it must be positive (0 means the default, %v)",
@@ -110,6 +123,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxSessionStall == 0 {
 		c.MaxSessionStall = session.DefaultMaxStall
+	}
+	if c.MaxSessions == 0 {
+		c.MaxSessions = DefaultMaxSessions
 	}
 	if c.CreateMethod == "" {
 		c.CreateMethod = protocol.MethodSessionCreate

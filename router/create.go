@@ -22,7 +22,18 @@ func (r *Router) Open(id string) (*session.Channel, error) {
 	if _, ok := r.routes[id]; ok {
 		return nil, fmt.Errorf("%w: %s", ErrSessionExists, id)
 	}
+	if err := r.roomLocked(); err != nil {
+		return nil, err
+	}
 	return r.addRouteLocked(id).sink.Channel(), nil
+}
+
+// roomLocked refuses a new route while Config.MaxSessions are routed.
+func (r *Router) roomLocked() error {
+	if len(r.routes) >= r.cfg.MaxSessions {
+		return fmt.Errorf("%w: %d sessions are open; close one first, or raise the limit", ErrTooManySessions, len(r.routes))
+	}
+	return nil
 }
 
 // Create creates a session whose id the client chose (a fresh UUID, say):

@@ -21,6 +21,10 @@ var (
 	// ErrSessionExists reports a route that is already registered.
 	ErrSessionExists = errors.New("router: a session with this id is already routed")
 
+	// ErrTooManySessions reports a session opened or created while
+	// Config.MaxSessions are routed.
+	ErrTooManySessions = errors.New("router: too many open sessions (Config.MaxSessions)")
+
 	// ErrInvalidConfig is wrapped by the error of New, and of
 	// Config.Validate, for a Config with a field out of range; the error
 	// names the field.

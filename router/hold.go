@@ -43,6 +43,10 @@ func (r *Router) beginHold() (*creationHold, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
+	// The one creation in flight binds one route: make room for it now.
+	if err := r.roomLocked(); err != nil {
+		return nil, err
+	}
 	h := &creationHold{r: r, held: make(map[string][]session.Message)}
 	r.creating = h
 	return h, nil

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/quorum-go/quorum/internal/testing/testutil"
 )
@@ -43,5 +44,26 @@ func TestTurnTextLimitConfig(t *testing.T) {
 	ch, _ := newChannel(t, Config{})
 	if ch.maxTurnText != DefaultMaxTurnTextBytes || DefaultMaxTurnTextBytes != 16<<20 {
 		t.Fatalf("default limit = %d", ch.maxTurnText)
+	}
+}
+
+// Contract 6: a consumer's unread messages may reach exactly four times
+// Config.MaxBufferedBytes, whatever it does; one message more fails the
+// channel with ErrFellBehind.
+func TestBufferBackstopAtTheEdge(t *testing.T) {
+	m := padded(1000)
+	bound := m.Size()
+	ch, sink := newChannel(t, Config{MaxBufferedBytes: bound, MaxStall: time.Hour})
+	withClock(ch) // time stands still: only bytes can fail it
+	for i := range 4 {
+		if d := sink.Deliver(m); d != Delivered {
+			t.Fatalf("message %d, %d bytes of %d: %v", i, (i+1)*bound, 4*bound, d)
+		}
+	}
+	if _, bytes := ch.Buffered(); bytes != 4*bound {
+		t.Fatalf("Buffered = %d, want exactly %d", bytes, 4*bound)
+	}
+	if d := sink.Deliver(m); d != Overflowed || !errors.Is(ch.Err(), ErrFellBehind) {
+		t.Fatalf("one past four times the bound: %v, %v", d, ch.Err())
 	}
 }
