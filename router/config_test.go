@@ -12,6 +12,7 @@ import (
 // A negative size is refused by Validate and by New, with an error naming
 // the field and wrapping ErrInvalidConfig; New then starts nothing and
 // leaves the connection open for its owner.
+// Contract 10 (see the package doc).
 func TestNewRefusesInvalidConfig(t *testing.T) {
 	cases := map[string]struct {
 		cfg  Config
@@ -48,6 +49,7 @@ func TestNewRefusesInvalidConfig(t *testing.T) {
 }
 
 // Zero means the default, for every field.
+// Contract 10 (see the package doc).
 func TestZeroConfigMeansDefaults(t *testing.T) {
 	if err := (Config{}).Validate(); err != nil {
 		t.Fatal(err)

@@ -15,6 +15,41 @@
 //     notification or incoming request, as read, on its way to the session
 //     it names.
 //
+// # Contracts
+//
+// What the router guarantees, numbered so the tests that prove each can cite
+// it ("Contract 3: ..."); the sections below say how.
+//
+//  1. Three goroutines run per router, whatever the number of sessions,
+//     calls and messages: the reader, the writer and a watcher.
+//  2. The reader never waits for a consumer and never writes to the
+//     connection: a slow or stuck session delays no other session and no
+//     response, and code reacting to a message may call the router.
+//  3. Messages of one session are delivered in the order they were read.
+//  4. No request is left unanswered: each is delivered to the one session
+//     or subscription that answers it, or answered with an error. An answer
+//     that cannot be queued (the peer does not read) stops the router with
+//     an error wrapping wire.ErrWriteBacklog, so the peer sees the
+//     connection end instead of waiting; Stats counts both outcomes.
+//  5. A slow consumer fails alone (session.ErrFellBehind); every other
+//     session goes on.
+//  6. Writes never block on the peer; past Config.MaxWriteBacklogBytes they
+//     fail with wire.ErrWriteBacklog.
+//  7. Creation loses no event of the new session, whichever side of the
+//     create response it arrives on; a create response naming an id that is
+//     already routed fails with ErrSessionExists; a creation given up while
+//     the server may have started the session names it (AbandonedError).
+//  8. When the router stops, every pending call, channel and subscription
+//     gets the same error, wrapping ErrStopped and the cause; what a channel
+//     had buffered is received first.
+//  9. Call returns at its response, the end of its context or the router's
+//     stop, whichever comes first, and leaves nothing pending behind.
+//  10. Every limit (Config.MaxFrameBytes, MaxSessionBufferBytes,
+//     MaxWriteBacklogBytes, MaxSessions, MaxTurnTextBytes, MaxHeldBytes) has
+//     a documented default, refuses a negative value, and is enforced at
+//     exactly its value: at the limit accepted, past it refused with an
+//     error naming it (SECURITY.md lists them).
+//
 // # The reader
 //
 // One goroutine reads the connection: github.com/sourcegraph/jsonrpc2's read

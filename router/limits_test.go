@@ -67,6 +67,7 @@ func TestMaxFrameBytesAtTheEdge(t *testing.T) {
 }
 
 // Every limit of Config refuses a negative value naming it.
+// Contract 10 (see the package doc).
 func TestNewLimitsAreValidated(t *testing.T) {
 	for _, c := range []struct {
 		cfg  Config

@@ -40,6 +40,7 @@ func receiveEvent(t *testing.T, ch *session.Channel) session.Event {
 	return ev
 }
 
+// Contract 9 (see the package doc).
 func TestCallGetsItsResponse(t *testing.T) {
 	r, p := newPeer(t, Config{})
 	ctx := testutil.Context(t, hangGuard)
@@ -77,6 +78,7 @@ func TestCallErrorResponse(t *testing.T) {
 
 // Contract 1: a session whose consumer does not read fails alone and never
 // delays another session or a response.
+// Contracts 2 and 5 (see the package doc).
 func TestStuckSessionDoesNotBlockOthers(t *testing.T) {
 	r, p := newPeer(t, Config{MaxSessionBufferBytes: 64 << 10})
 	stuck := open(t, r, "stuck")
@@ -127,6 +129,7 @@ func TestStuckSessionDoesNotBlockOthers(t *testing.T) {
 
 // Contract 2: one session's messages arrive in the order read, across many
 // interleaved sessions.
+// Contract 3 (see the package doc).
 func TestPerSessionOrder(t *testing.T) {
 	r, p := newPeer(t, Config{})
 	const sessions, events = 8, 200
@@ -153,6 +156,7 @@ func TestPerSessionOrder(t *testing.T) {
 
 // Contract 3a: with a client-chosen id, session.start is delivered whether
 // it comes before or after the create response.
+// Contract 7 (see the package doc).
 func TestCreateClientIDBothOrders(t *testing.T) {
 	for _, startFirst := range []bool{true, false} {
 		t.Run(fmt.Sprint("startFirst=", startFirst), func(t *testing.T) {
@@ -218,6 +222,7 @@ func TestCreateClientIDFailureRemovesRoute(t *testing.T) {
 // Contract 3b: with a server-assigned id, creation is serialised and nothing
 // of the new session is lost, session.start included, in either order; an
 // event that precedes session.start is held and handed over in order.
+// Contract 7 (see the package doc).
 func TestCreateAssignedBothOrders(t *testing.T) {
 	for _, startFirst := range []bool{true, false} {
 		t.Run(fmt.Sprint("startFirst=", startFirst), func(t *testing.T) {
@@ -322,6 +327,7 @@ func TestCloseDeregisters(t *testing.T) {
 
 // Close answers the requests the channel still held, and does no more: the
 // session is not ended on the server (its owner does that, with a call).
+// Contract 4 (see the package doc).
 func TestCloseAnswersUnreadRequests(t *testing.T) {
 	r, p := newPeer(t, Config{})
 	ch := open(t, r, "s1")
@@ -353,6 +359,7 @@ func TestCloseAnswersUnreadRequests(t *testing.T) {
 
 // Contract 5: the connection's end reaches every pending call and channel
 // at once, with an error wrapping ErrStopped and the cause.
+// Contract 8 (see the package doc).
 func TestPeerCloseFailsEveryone(t *testing.T) {
 	r, p := newPeer(t, Config{})
 	ch := open(t, r, "s1")
@@ -386,6 +393,7 @@ func TestPeerCloseFailsEveryone(t *testing.T) {
 }
 
 // Messages buffered before the stop are still delivered, then the error.
+// Contract 8 (see the package doc).
 func TestStopKeepsBufferedMessages(t *testing.T) {
 	r, p := newPeer(t, Config{})
 	ch := open(t, r, "s1")
@@ -403,6 +411,7 @@ func TestStopKeepsBufferedMessages(t *testing.T) {
 	}
 }
 
+// Contract 8 (see the package doc).
 func TestCloseWithErrorGivesCause(t *testing.T) {
 	r, _ := newPeer(t, Config{})
 	ch := open(t, r, "s1")
@@ -459,6 +468,7 @@ func TestDuplicateResponseCounted(t *testing.T) {
 	}
 }
 
+// Contract 10 (see the package doc).
 func TestFramingErrorsStopTheRouter(t *testing.T) {
 	cases := map[string]struct {
 		bytes string
@@ -486,6 +496,7 @@ func TestFramingErrorsStopTheRouter(t *testing.T) {
 
 // Contract 7: a cancelled call removes its pending entry; its late answer
 // is counted as unknown. A cancelled receive returns ctx.Err().
+// Contract 9 (see the package doc).
 func TestCancelledCallForgetsItself(t *testing.T) {
 	r, p := newPeer(t, Config{})
 	ctx, cancel := context.WithCancel(testutil.Context(t, hangGuard))
@@ -528,6 +539,7 @@ func TestCancelledReceive(t *testing.T) {
 // Contract 8: a consumer that reacts to a request by calling back into the
 // router cannot deadlock it, even while another session's buffer is full
 // and the peer keeps writing.
+// Contract 2 (see the package doc).
 func TestHandlerMayCallBack(t *testing.T) {
 	r, p := newPeer(t, Config{MaxSessionBufferBytes: 16 << 10})
 	ch := open(t, r, "tools")
@@ -597,6 +609,7 @@ func TestSubscriptions(t *testing.T) {
 }
 
 // A request naming no session, or a method nobody handles, is answered.
+// Contract 4 (see the package doc).
 func TestRequestWithoutSessionIsAnswered(t *testing.T) {
 	_, p := newPeer(t, Config{})
 	p.send(`{"jsonrpc":"2.0","id":5,"method":"hooks.invoke","params":{}}`)
@@ -609,6 +622,7 @@ func TestRequestWithoutSessionIsAnswered(t *testing.T) {
 // A request naming no session goes to the subscription that named its
 // method, whose answer reaches the peer; a subscription to every
 // notification does not take it.
+// Contract 4 (see the package doc).
 func TestRequestWithoutSessionGoesToItsSubscription(t *testing.T) {
 	r, p := newPeer(t, Config{})
 	all, _ := r.Subscribe()
@@ -656,6 +670,7 @@ func (b *brokenWriter) Close() error {
 
 // A write failure stops the router like a read failure: the call whose
 // request was lost does not hang, and every waiter gets ErrStopped.
+// Contract 8 (see the package doc).
 func TestWriteFailureStopsTheRouter(t *testing.T) {
 	r := mustNew(t, &brokenWriter{closed: make(chan struct{})}, Config{})
 	defer r.Close()
@@ -671,6 +686,7 @@ func TestWriteFailureStopsTheRouter(t *testing.T) {
 
 // session.start bound one id but the response named another: a request
 // already delivered to the wrong route is answered, not left hanging.
+// Contracts 4 and 7 (see the package doc).
 func TestCreateAssignedMismatchAnswersRequests(t *testing.T) {
 	r, p := newPeer(t, Config{})
 	done := make(chan error, 1)
@@ -696,6 +712,7 @@ func TestCreateAssignedMismatchAnswersRequests(t *testing.T) {
 
 // A caller that gives up after session.start bound its session learns the
 // id, to destroy it.
+// Contract 7 (see the package doc).
 func TestCreateAssignedAbandoned(t *testing.T) {
 	r, p := newPeer(t, Config{})
 	ctx, cancel := context.WithCancel(testutil.Context(t, hangGuard))
@@ -725,6 +742,7 @@ func TestCreateAssignedAbandoned(t *testing.T) {
 // consumer sleeps between receives, and it gets them all (see the buffer
 // policy in the package doc). With the bound alone it failed after about
 // ten of these events.
+// Contract 5 (see the package doc).
 func TestDescheduledSessionDoesNotFail(t *testing.T) {
 	const bound = 256 << 10
 	r, p := newPeer(t, Config{MaxSessionBufferBytes: bound})

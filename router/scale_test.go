@@ -13,6 +13,7 @@ import (
 
 // 64 sessions created concurrently on one connection stream interleaved
 // turns; each must get exactly its own text, in order.
+// Contracts 1 and 3 (see the package doc).
 func TestSixtyFourInterleavedTurns(t *testing.T) {
 	const sessions, chunks = 64, 50
 	r, p := newPeer(t, Config{})

@@ -43,6 +43,7 @@ func padded(n int) Message {
 // A consumer that stops receiving past the bound fails once MaxStall has
 // passed: the channel fails once (Overflowed), answers every request it held
 // and the one that overflowed it, and refuses the rest.
+// Contract 2 (see the package doc).
 func TestStalledConsumerFails(t *testing.T) {
 	rec := &recorder{}
 	// The bound is exactly what the first ten messages take.
@@ -135,6 +136,7 @@ func TestReceivingRestartsTheStallClock(t *testing.T) {
 
 // Back within the bound, the watch ends: a later excursion past it starts
 // a fresh one.
+// Contract 2 (see the package doc).
 func TestWithinTheBoundNothingIsWatched(t *testing.T) {
 	ch, sink := newChannel(t, Config{MaxBufferedBytes: 2500, MaxStall: time.Second})
 	clock := withClock(ch)
@@ -158,6 +160,7 @@ func TestWithinTheBoundNothingIsWatched(t *testing.T) {
 // memory stays bounded for a consumer that never reads and for one that
 // reads too slowly, and one message larger than the bound is still
 // accepted into an empty channel (the frame limit bounds it).
+// Contract 6 (see the package doc).
 func TestBurstBackstop(t *testing.T) {
 	const bound = 10_000
 	for _, receiving := range []bool{false, true} {
@@ -230,6 +233,7 @@ func TestDefaultBound(t *testing.T) {
 // bound arrive while every core is busy and the consumer yields and sleeps
 // between receives, and it gets every message in order. With the bound
 // alone (the policy before this one), the first burst failed it.
+// Contract 2 (see the package doc).
 func TestDescheduledConsumerDoesNotFail(t *testing.T) {
 	const bound = 256 << 10
 	ch, sink := newChannel(t, Config{MaxBufferedBytes: bound})

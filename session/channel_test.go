@@ -115,6 +115,7 @@ func (c *closeRecorder) fn(_ context.Context, id string) error {
 	return c.err
 }
 
+// Contract 3 (see the package doc).
 func TestCloseAnswersHeldRequests(t *testing.T) {
 	cr := &closeRecorder{}
 	ch, sink := mustNew(t, "s7", Config{}, cr.fn)
@@ -187,6 +188,7 @@ func TestCloseWithoutCloseFunc(t *testing.T) {
 
 // Close after a failure still discards what the failure kept and answers
 // the requests among it: after Close nothing is left to read or to wait on.
+// Contract 3 (see the package doc).
 func TestCloseAfterFailAnswersWhatWasKept(t *testing.T) {
 	cr := &closeRecorder{}
 	ch, sink := mustNew(t, "s10", Config{}, cr.fn)
@@ -233,6 +235,7 @@ func TestSinkChannel(t *testing.T) {
 // error naming the field and wrapping ErrInvalidConfig (so is a negative
 // MaxStall). Zero means the
 // default, and a negative DedupeWindow (deduplication off) is allowed.
+// Contract 5 (see the package doc).
 func TestNewRefusesInvalidConfig(t *testing.T) {
 	const want = "session: invalid configuration: Config.MaxBufferedBytes is -1; it must be positive (0 means the default, 8 MiB)"
 	bad := Config{MaxBufferedBytes: -1}

@@ -16,6 +16,23 @@
 //     way to the session it names; a request among them is answered
 //     through it.
 //
+// # Contracts
+//
+// Numbered so the tests that prove each can cite it ("Contract 2: ..."):
+//
+//  1. A channel delivers its messages in the order its router read them; a
+//     Receive cut short by its context loses nothing.
+//  2. A consumer within Config.MaxBufferedBytes is never failed; past it,
+//     one that has received nothing for Config.MaxStall is.
+//  3. Every request a channel drops or refuses (closed, failed) is answered
+//     with an error (CodeUnavailable): none is left pending.
+//  4. Every blocking call honours its context: Receive, Next, ReadTurn and
+//     Close (a second Close waits for the first or its own context).
+//  5. A turn's accumulated text is bounded by Config.MaxTurnTextBytes
+//     (16 MiB by default): past it the read fails with ErrTurnTooLarge.
+//  6. Unread messages never pass four times Config.MaxBufferedBytes: at
+//     exactly that they are kept, one more fails the channel.
+//
 // # Buffering and blocking
 //
 // A Channel's mailbox is a queue the router appends to without ever

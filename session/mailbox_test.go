@@ -11,6 +11,7 @@ import (
 
 // One producer, one consumer running at once: every message arrives once,
 // in the order delivered.
+// Contract 1 (see the package doc).
 func TestReceiveKeepsOrder(t *testing.T) {
 	ch, sink := newChannel(t, Config{})
 	const n = 5000
@@ -70,6 +71,7 @@ func TestReceiveWaitsForAMessage(t *testing.T) {
 	}
 }
 
+// Contracts 1 and 4 (see the package doc).
 func TestReceiveContextEndLosesNothing(t *testing.T) {
 	ch, sink := newChannel(t, Config{})
 
