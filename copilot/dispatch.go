@@ -12,76 +12,92 @@ import (
 
 // A session's channel has one reader at a time. While a turn runs
 // (Stream), the turn reads it; between turns, the session's dispatcher
-// goroutine does, so that what the CLI sends then — events of background
-// agents, title changes, requests — is delivered to SessionConfig.OnEvent
-// and answered at once, instead of waiting in the mailbox for the next turn
+// does, so that what the CLI sends then — events of background agents,
+// title changes, requests — is delivered to SessionConfig.OnEvent and
+// answered at once, instead of waiting in the mailbox for the next turn
 // (where a background session.idle would end that turn early) or, for a
 // request, hanging the CLI.
 //
-// own is the token of the reader: the dispatcher holds it while it reads,
-// a turn takes it (acquire) by cancelling the dispatcher's read and waiting
-// for the token. The dispatcher sets its cancel func and checks whether a
-// turn is waiting under the one lock a turn uses to cancel it, so either
-// the turn cancels the read or the dispatcher sees the turn and yields:
-// none is missed.
+// The dispatcher is a goroutine only while there is something to read:
+// the channel's notify (called by the router after each delivery) starts
+// it, and it ends when the mailbox is empty, so an idle session holds no
+// goroutine (BENCHMARKS.md: footprint per idle session). running says one
+// is under way; it is cleared before the last look at the mailbox, so a
+// message that arrives meanwhile either is seen by that look or finds
+// running clear and starts another.
+//
+// own is the token of the reader. The dispatcher takes it without waiting
+// (a turn that holds it reads what comes, and wakes the dispatcher when it
+// gives it back) and yields it between messages as soon as a turn wants it
+// (wanted).
 
-// startDispatch starts the session's dispatcher; Close of the client waits
-// for it, and it ends with the session's channel.
+// startDispatch hands the session's arrivals to the dispatcher, and reads
+// what arrived before (session.start, as often as not).
 func (s *Session) startDispatch() {
-	if !s.client.background(s.readBetweenTurns) {
-		// The client is closed: the channel has failed already, and a turn
-		// will say so. Nothing is left to dispatch.
+	s.ch.SetNotify(s.wake)
+	s.wake()
+}
+
+// wake starts the dispatcher unless it runs, or the caller took the
+// channel. It runs on the router's reader: it never blocks.
+func (s *Session) wake() {
+	if s.handedOver.Load() || !s.running.CompareAndSwap(false, true) {
 		return
 	}
+	if !s.client.background(s.readBetweenTurns) {
+		s.running.Store(false) // the client is closed: a turn will say so
+	}
 }
 
-// readBetweenTurns reads the channel whenever no turn does, until the channel ends
-// or the caller takes it (Channel).
+// readBetweenTurns reads what is buffered while no turn wants the
+// channel, then ends.
 func (s *Session) readBetweenTurns() {
 	for {
-		select {
-		case s.own <- struct{}{}:
-		case <-s.ch.Done():
+		took := s.readBuffered()
+		s.running.Store(false)
+		// Ending while messages wait is right only if a turn holds the
+		// channel: its release wakes a dispatcher, and running, cleared
+		// before this look, lets that wake start one.
+		if !s.pending() || (!took && len(s.own) > 0) {
 			return
 		}
-		ctx, cancel := context.WithCancel(s.client.ctx)
-		s.mu.Lock()
-		s.readCancel = cancel
-		yield := s.wanted > 0
-		handedOver := s.handedOver
-		s.mu.Unlock()
-		var err error
-		for !yield && !handedOver && err == nil && ctx.Err() == nil {
-			var m session.Message
-			if m, err = s.ch.Receive(ctx); err == nil {
-				s.between(ctx, m)
-			}
-		}
-		s.mu.Lock()
-		s.readCancel = nil
-		handedOver = s.handedOver
-		s.mu.Unlock()
-		cancel()
-		<-s.own
-		if handedOver || (err != nil && !errors.Is(err, context.Canceled)) || s.client.ctx.Err() != nil {
-			return // the caller reads, the channel ended, or the client closed
+		if !s.running.CompareAndSwap(false, true) {
+			return
 		}
 	}
 }
 
-// acquire takes the channel from the dispatcher, for a turn.
-func (s *Session) acquire(ctx context.Context) error {
-	s.mu.Lock()
-	s.wanted++
-	if s.readCancel != nil {
-		s.readCancel()
+// pending says whether messages wait that the dispatcher should read.
+func (s *Session) pending() bool {
+	n, _ := s.ch.Buffered()
+	return n > 0 && !s.handedOver.Load()
+}
+
+// readBuffered takes the channel, unless a turn has it (took is false),
+// and handles what is buffered until the mailbox is empty or a turn wants
+// the channel.
+func (s *Session) readBuffered() (took bool) {
+	select {
+	case s.own <- struct{}{}:
+	default:
+		return false
 	}
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		s.wanted--
-		s.mu.Unlock()
-	}()
+	defer func() { <-s.own }()
+	for !s.handedOver.Load() && s.wanted.Load() == 0 && s.client.ctx.Err() == nil {
+		m, ok, err := s.ch.TryReceive()
+		if !ok || err != nil {
+			break
+		}
+		s.between(s.client.ctx, m)
+	}
+	return true
+}
+
+// acquire takes the channel for a turn, waiting for the dispatcher to
+// finish the message it handles.
+func (s *Session) acquire(ctx context.Context) error {
+	s.wanted.Add(1)
+	defer s.wanted.Add(-1)
 	select {
 	case s.own <- struct{}{}:
 		return nil
@@ -90,8 +106,14 @@ func (s *Session) acquire(ctx context.Context) error {
 	}
 }
 
-// release gives the channel back to the dispatcher.
-func (s *Session) release() { <-s.own }
+// release gives the channel back, and wakes the dispatcher for what came
+// after the turn.
+func (s *Session) release() {
+	<-s.own
+	if s.pending() {
+		s.wake()
+	}
+}
 
 // between handles one message read while no turn runs: a request is
 // answered; an event goes to OnEvent, and what the CLI waits for is

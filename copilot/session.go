@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -38,14 +37,13 @@ type Session struct {
 	switched  atomic.Pointer[string] // the model of the last SetModel
 	aborting  chan struct{}          // closed when the abort of a cancelled turn is done
 
-	// The channel's reader (dispatch.go): own is its token; readCancel
-	// stops the dispatcher's read, wanted counts turns waiting for the
-	// token, handedOver says the caller took the channel (Channel).
+	// The channel's reader (dispatch.go): own is its token; running says
+	// a dispatcher goroutine is under way; wanted counts turns waiting for
+	// the token; handedOver says the caller took the channel (Channel).
 	own        chan struct{}
-	mu         sync.Mutex
-	readCancel context.CancelFunc
-	wanted     int
-	handedOver bool
+	running    atomic.Bool
+	wanted     atomic.Int32
+	handedOver atomic.Bool
 	// dirty: a turn was left unfinished; what is left of it is drained
 	// (turn.go) or refused (dispatch.go). Only the holder of own uses it.
 	dirty bool
@@ -158,12 +156,8 @@ func (s *Session) SetModel(ctx context.Context, model string) error {
 // Handlers no longer see what arrives then, and the caller answers the
 // requests it reads. Stream still reads its own turns.
 func (s *Session) Channel() *session.Channel {
-	s.mu.Lock()
-	s.handedOver = true
-	if s.readCancel != nil {
-		s.readCancel()
-	}
-	s.mu.Unlock()
+	s.handedOver.Store(true)
+	s.ch.SetNotify(nil)
 	return s.ch
 }
 

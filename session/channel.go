@@ -72,6 +72,9 @@ type Channel struct {
 	dedupe     *dedupe
 	duplicates atomic.Int64
 
+	// notify, if set, is called after each message the router delivers.
+	notify atomic.Pointer[func()]
+
 	closeMu  sync.Mutex
 	closing  bool          // a Close has begun
 	closed   chan struct{} // closed when the first Close has finished
@@ -147,6 +150,39 @@ func (c *Channel) Receive(ctx context.Context) (Message, error) {
 		}
 		return m, nil
 	}
+}
+
+// TryReceive is Receive without the wait: ok is false when no message is
+// buffered. A consumer that is woken by SetNotify reads with it, so that
+// it holds no goroutine while the channel is empty.
+func (c *Channel) TryReceive() (m Message, ok bool, err error) {
+	m, err = c.Receive(expired)
+	switch {
+	case err == nil:
+		return m, true, nil
+	case err == context.Canceled && c.Err() == nil:
+		return Message{}, false, nil
+	}
+	return Message{}, false, err
+}
+
+// expired is a context that has ended: Receive with it takes what is
+// buffered and never waits.
+var expired = func() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}()
+
+// SetNotify has fn called after each message the router delivers to the
+// channel, on the router's reader goroutine: fn must not block (starting
+// a goroutine to read is what it is for). nil stops the calls.
+func (c *Channel) SetNotify(fn func()) {
+	if fn == nil {
+		c.notify.Store(nil)
+		return
+	}
+	c.notify.Store(&fn)
 }
 
 // firstDelivery reports whether an event id is delivered for the first time.
@@ -228,6 +264,10 @@ func (s *Sink) Deliver(m Message) Delivery {
 	if d != Delivered {
 		refuse(dropped, "session "+s.c.id+" fell behind and was failed")
 		refuse([]Message{m}, "session "+s.c.id+" is not accepting messages")
+		return d
+	}
+	if fn := s.c.notify.Load(); fn != nil {
+		(*fn)()
 	}
 	return d
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -282,5 +283,43 @@ func TestSecondCloseHonoursItsContext(t *testing.T) {
 	}
 	if err := ch.Close(context.Background()); err != boom {
 		t.Fatalf("a later Close = %v, want the first's result", err)
+	}
+}
+
+// A consumer woken by SetNotify reads with TryReceive and holds nothing
+// while the channel is empty: notify follows each delivery, TryReceive
+// takes what is buffered, says when nothing is, and reports the channel's
+// end.
+func TestNotifyAndTryReceive(t *testing.T) {
+	ch, sink := newChannel(t, Config{})
+	if _, ok, err := ch.TryReceive(); ok || err != nil {
+		t.Fatalf("empty: ok %v, err %v", ok, err)
+	}
+	var notified atomic.Int32
+	ch.SetNotify(func() { notified.Add(1) })
+	deliver(t, sink, numbered(1), numbered(2))
+	if n := notified.Load(); n != 2 {
+		t.Fatalf("notified %d times for 2 deliveries", n)
+	}
+	for want := 1; want <= 2; want++ {
+		m, ok, err := ch.TryReceive()
+		if !ok || err != nil {
+			t.Fatalf("message %d: ok %v, err %v", want, ok, err)
+		}
+		if got := numberOf(t, m); got != want {
+			t.Fatalf("got message %d, want %d", got, want)
+		}
+	}
+	if _, ok, err := ch.TryReceive(); ok || err != nil {
+		t.Fatalf("drained: ok %v, err %v", ok, err)
+	}
+	ch.SetNotify(nil)
+	deliver(t, sink, numbered(3))
+	if n := notified.Load(); n != 2 {
+		t.Fatalf("notified after SetNotify(nil)")
+	}
+	ch.Close(context.Background())
+	if _, ok, err := ch.TryReceive(); ok || !errors.Is(err, ErrClosed) {
+		t.Fatalf("closed: ok %v, err %v", ok, err)
 	}
 }
