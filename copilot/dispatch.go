@@ -58,8 +58,8 @@ func (s *Session) readBetweenTurns() {
 		// Ending while messages wait is right only if a turn holds the
 		// channel: its release wakes a dispatcher, and running, cleared
 		// before this look, lets that wake start one.
-		if !s.pending() || (!took && len(s.own) > 0) {
-			return
+		if !s.pending() || (!took && len(s.own) > 0) || s.client.ctx.Err() != nil {
+			return // nothing to read, a turn will wake us, or the client closed
 		}
 		if !s.running.CompareAndSwap(false, true) {
 			return

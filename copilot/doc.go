@@ -42,9 +42,10 @@
 // # Events and requests, any time
 //
 // A session's channel has one reader at a time: the turn while Stream
-// runs, and between turns one dispatcher goroutine per session, so the
-// events the CLI sends then (background agents, title changes, the turn a
-// Send started) and its requests are not left waiting for the next turn.
+// runs, and between turns a dispatcher that runs only while something
+// waits (an idle session holds no goroutine), so the events the CLI sends
+// then (background agents, title changes, the turn a Send started) and its
+// requests are not left waiting for the next turn.
 // SessionConfig.OnEvent gets every event of the session, in order, from
 // session.start on, on one goroutine at a time; it must return promptly,
 // because while it runs the session reads nothing more, and a session that
