@@ -48,7 +48,9 @@
 //     MaxWriteBacklogBytes, MaxSessions, MaxTurnTextBytes, MaxHeldBytes) has
 //     a documented default, refuses a negative value, and is enforced at
 //     exactly its value: at the limit accepted, past it refused with an
-//     error naming it (SECURITY.md lists them).
+//     error naming it (SECURITY.md lists them). Input that is not JSON-RPC
+//     is counted and skipped; input that cannot be framed ends the
+//     connection with an error saying so; none panics.
 //
 // # The reader
 //

@@ -427,7 +427,7 @@ func TestCloseWithErrorGivesCause(t *testing.T) {
 	}
 }
 
-// Contract 6: bad input is counted and skipped, or ends the connection with
+// Contract 10: bad input is counted and skipped, or ends the connection with
 // a clear error; never a panic.
 func TestMalformedFramesAreSkipped(t *testing.T) {
 	r, p := newPeer(t, Config{})
