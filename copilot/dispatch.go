@@ -41,7 +41,11 @@ func (s *Session) startDispatch() {
 // wake starts the dispatcher unless it runs, or the caller took the
 // channel. It runs on the router's reader: it never blocks.
 func (s *Session) wake() {
-	if s.handedOver.Load() || !s.running.CompareAndSwap(false, true) {
+	// While a turn (or a dispatcher) holds the channel, it reads what came:
+	// starting a goroutine only to find the channel taken would cost one
+	// per event of every turn. The holder's release wakes us for what is
+	// left; the delivery came before this look, so release sees it.
+	if len(s.own) > 0 || s.handedOver.Load() || !s.running.CompareAndSwap(false, true) {
 		return
 	}
 	if !s.client.background(s.readBetweenTurns) {
