@@ -74,7 +74,9 @@ func (r *Router) routeTo(id []byte, m session.Message) {
 }
 
 func (r *Router) deliver(rt *route, m session.Message) {
-	switch rt.sink.Deliver(m) {
+	d, refused := rt.sink.Deliver(m)
+	r.count.requestsRefused.Add(uint64(refused))
+	switch d {
 	case session.Delivered:
 		r.count.routed.Add(1)
 	case session.Overflowed:
@@ -83,9 +85,6 @@ func (r *Router) deliver(rt *route, m session.Message) {
 		r.log.Warn().Str("session", rt.id).Msg("router: session fell behind; failed it")
 	case session.Refused:
 		r.count.droppedRefused.Add(1)
-		if m.IsRequest() {
-			r.count.requestsRefused.Add(1)
-		}
 	}
 }
 

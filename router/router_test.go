@@ -125,6 +125,16 @@ func TestStuckSessionDoesNotBlockOthers(t *testing.T) {
 	if f.Error == nil || f.Error.Code != session.CodeUnavailable {
 		t.Fatalf("request to a failed session: got %+v, want an error answer", f)
 	}
+	// Counted once queued. A round trip after it orders the read: the
+	// reader counted before it read the response.
+	go func() { errc <- r.Call(ctx, "ping", nil, nil) }()
+	p.respond(p.expect("ping"), `{}`)
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	if s := r.Stats(); s.RequestsRefused != 1 || s.RepliesFailed != 0 {
+		t.Errorf("RequestsRefused = %d, RepliesFailed = %d; want 1, 0", s.RequestsRefused, s.RepliesFailed)
+	}
 }
 
 // Contract 2: one session's messages arrive in the order read, across many

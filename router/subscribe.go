@@ -68,9 +68,7 @@ func (r *Router) publish(m session.Message) {
 		return
 	}
 	for _, s := range targets {
-		if s.sink.Deliver(m) == session.Overflowed {
-			r.count.fellBehind.Add(1)
-		}
+		r.delivered(s.sink.Deliver(m))
 	}
 }
 
@@ -89,8 +87,14 @@ func (r *Router) publishRequest(m session.Message) bool {
 	if target == nil {
 		return false
 	}
-	if target.sink.Deliver(m) == session.Overflowed {
+	r.delivered(target.sink.Deliver(m))
+	return true
+}
+
+// delivered counts the outcome of a delivery to a subscription.
+func (r *Router) delivered(d session.Delivery, refused int) {
+	r.count.requestsRefused.Add(uint64(refused))
+	if d == session.Overflowed {
 		r.count.fellBehind.Add(1)
 	}
-	return true
 }

@@ -79,16 +79,17 @@ func TestStalledConsumerFails(t *testing.T) {
 	}
 
 	clock.advance(time.Millisecond)
-	if d := sink.Deliver(request(201, rec)); d != Overflowed {
-		t.Fatalf("the message after MaxStall without a receive: %v, want Overflowed", d)
+	// refused counts the answers queued: every held request and this one.
+	if d, refused := sink.Deliver(request(201, rec)); d != Overflowed || refused != len(held)+1 {
+		t.Fatalf("the message after MaxStall without a receive: %v, %d refused; want Overflowed, %d", d, refused, len(held)+1)
 	}
 	rec.wantUnavailable(t, append(held, num(201))...)
-	if d := sink.Deliver(request(202, rec)); d != Refused {
-		t.Fatalf("after the overflow: %v, want Refused", d)
+	if d, refused := sink.Deliver(request(202, rec)); d != Refused || refused != 1 {
+		t.Fatalf("after the overflow: %v, %d refused; want Refused, 1", d, refused)
 	}
 	rec.wantUnavailable(t, num(202))
-	if d := sink.Deliver(numbered(99)); d != Refused {
-		t.Fatalf("a notification after the overflow: %v, want Refused", d)
+	if d, refused := sink.Deliver(numbered(99)); d != Refused || refused != 0 {
+		t.Fatalf("a notification after the overflow: %v, %d refused; want Refused, 0", d, refused)
 	}
 	if n := len(rec.all()); n != len(held)+2 {
 		t.Errorf("%d answers, want %d (notifications are not answered)", n, len(held)+2)
@@ -129,7 +130,7 @@ func TestReceivingRestartsTheStallClock(t *testing.T) {
 		deliver(t, sink, padded(1000)) // 1.8 s since the last delivery, 0.9 s since the receive
 	}
 	clock.advance(1001 * time.Millisecond)
-	if d := sink.Deliver(padded(1000)); d != Overflowed {
+	if d, _ := sink.Deliver(padded(1000)); d != Overflowed {
 		t.Fatalf("after MaxStall without a receive: %v, want Overflowed", d)
 	}
 }
@@ -167,7 +168,7 @@ func TestBurstBackstop(t *testing.T) {
 		ch, sink := newChannel(t, Config{MaxBufferedBytes: bound, MaxStall: time.Hour})
 		withClock(ch) // time stands still: only bytes can fail it
 		ctx := testutil.Context(t, hangGuard)
-		if d := sink.Deliver(padded(3 * bound)); d != Delivered {
+		if d, _ := sink.Deliver(padded(3 * bound)); d != Delivered {
 			t.Fatalf("one message larger than the bound, into an empty channel: %v", d)
 		}
 		if _, err := ch.Receive(ctx); err != nil {
@@ -182,7 +183,7 @@ func TestBurstBackstop(t *testing.T) {
 			}
 			m := padded(1000)
 			_, bytes := ch.Buffered()
-			if d := sink.Deliver(m); d == Overflowed {
+			if d, _ := sink.Deliver(m); d == Overflowed {
 				if bytes+m.Size() <= 4*bound {
 					t.Fatalf("receiving=%v: failed at %d bytes, within four times the bound", receiving, bytes+m.Size())
 				}
@@ -209,7 +210,7 @@ func TestDefaultBound(t *testing.T) {
 		pad := strings.Repeat("d", 64<<10)
 		for ; ; n++ {
 			m := NewNotification(protocol.NotificationSessionEvent, json.RawMessage(`"`+pad+`"`))
-			if sink.Deliver(m) != Delivered {
+			if d, _ := sink.Deliver(m); d != Delivered {
 				return n, total + m.Size()
 			}
 			total += m.Size()
@@ -269,7 +270,7 @@ func TestDescheduledConsumerDoesNotFail(t *testing.T) {
 		for i := range perBurst {
 			n := b*perBurst + i
 			m := eventMsg("test.numbered", `{"n":`+itoa(n)+`,"pad":"`+pad+`"}`)
-			if d := sink.Deliver(m); d != Delivered {
+			if d, _ := sink.Deliver(m); d != Delivered {
 				t.Fatalf("burst %d, message %d: %v (%v)", b, i, d, ch.Err())
 			}
 			_, bytes := ch.Buffered()

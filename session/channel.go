@@ -258,18 +258,20 @@ const (
 
 // Deliver appends m to the channel without waiting. A request that is not
 // delivered has been answered with an error already (as have the requests
-// an overflow drops); the caller only counts the drop.
-func (s *Sink) Deliver(m Message) Delivery {
+// an overflow drops); refused is how many of those answers were queued, for
+// the caller's counters. An answer that could not be queued is the
+// Replier's to report (the router stops).
+func (s *Sink) Deliver(m Message) (d Delivery, refused int) {
 	d, dropped := s.c.mb.put(m)
 	if d != Delivered {
-		refuse(dropped, "session "+s.c.id+" fell behind and was failed")
-		refuse([]Message{m}, "session "+s.c.id+" is not accepting messages")
-		return d
+		refused = refuse(dropped, "session "+s.c.id+" fell behind and was failed")
+		refused += refuse([]Message{m}, "session "+s.c.id+" is not accepting messages")
+		return d, refused
 	}
 	if fn := s.c.notify.Load(); fn != nil {
 		(*fn)()
 	}
-	return d
+	return d, 0
 }
 
 // Fail ends the channel with err. Messages already buffered stay
@@ -279,14 +281,16 @@ func (s *Sink) Fail(err error) { s.c.mb.fail(err, false) }
 // Channel returns the channel this sink feeds.
 func (s *Sink) Channel() *Channel { return s.c }
 
-// refuse answers every request among msgs with CodeUnavailable. Replies go
-// through the router's non-blocking writer, so this is safe on its reader.
-// An answer that cannot be queued is not lost silently: the router's
-// Replier counts it and stops the router, ending the connection.
-func refuse(msgs []Message, why string) {
+// refuse answers every request among msgs with CodeUnavailable and returns
+// how many answers were queued. Replies go through the router's
+// non-blocking writer, so this is safe on its reader. An answer that cannot
+// be queued is not lost silently: the router's Replier counts it and stops
+// the router, ending the connection.
+func refuse(msgs []Message, why string) (queued int) {
 	for _, m := range msgs {
-		if m.IsRequest() {
-			_ = m.ReplyError(context.Background(), CodeUnavailable, why)
+		if m.IsRequest() && m.ReplyError(context.Background(), CodeUnavailable, why) == nil {
+			queued++
 		}
 	}
+	return queued
 }

@@ -56,10 +56,21 @@ func TestFailKeepsBufferedMessages(t *testing.T) {
 		t.Fatalf("after Fail: done=%v, Err=%v", isDone(ch), ch.Err())
 	}
 	sink.Fail(errors.New("second failure"))
-	if d := sink.Deliver(request(3, rec)); d != Refused {
+	if d, _ := sink.Deliver(request(3, rec)); d != Refused {
 		t.Fatalf("Deliver after Fail = %v, want Refused", d)
 	}
 	rec.wantUnavailable(t, num(3))
+	// An answer the replier could not queue is not counted as refused: the
+	// replier reports it (the router counts RepliesFailed and stops).
+	rec.mu.Lock()
+	rec.refuse = errors.New("write backlog full")
+	rec.mu.Unlock()
+	if d, refused := sink.Deliver(request(4, rec)); d != Refused || refused != 0 {
+		t.Fatalf("Deliver after Fail with an unqueueable answer = %v, %d refused; want Refused, 0", d, refused)
+	}
+	rec.mu.Lock()
+	rec.refuse = nil
+	rec.mu.Unlock()
 
 	ctx := testutil.Context(t, hangGuard)
 	for i := range 3 {
@@ -138,7 +149,7 @@ func TestCloseAnswersHeldRequests(t *testing.T) {
 	if !isDone(ch) || !errors.Is(ch.Err(), ErrClosed) {
 		t.Errorf("Done=%v Err=%v after Close", isDone(ch), ch.Err())
 	}
-	if d := sink.Deliver(request(3, rec)); d != Refused {
+	if d, _ := sink.Deliver(request(3, rec)); d != Refused {
 		t.Fatalf("Deliver after Close = %v, want Refused", d)
 	}
 	rec.wantUnavailable(t, num(3))

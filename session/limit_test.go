@@ -56,14 +56,14 @@ func TestBufferBackstopAtTheEdge(t *testing.T) {
 	ch, sink := newChannel(t, Config{MaxBufferedBytes: bound, MaxStall: time.Hour})
 	withClock(ch) // time stands still: only bytes can fail it
 	for i := range 4 {
-		if d := sink.Deliver(m); d != Delivered {
+		if d, _ := sink.Deliver(m); d != Delivered {
 			t.Fatalf("message %d, %d bytes of %d: %v", i, (i+1)*bound, 4*bound, d)
 		}
 	}
 	if _, bytes := ch.Buffered(); bytes != 4*bound {
 		t.Fatalf("Buffered = %d, want exactly %d", bytes, 4*bound)
 	}
-	if d := sink.Deliver(m); d != Overflowed || !errors.Is(ch.Err(), ErrFellBehind) {
+	if d, _ := sink.Deliver(m); d != Overflowed || !errors.Is(ch.Err(), ErrFellBehind) {
 		t.Fatalf("one past four times the bound: %v, %v", d, ch.Err())
 	}
 }

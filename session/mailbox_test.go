@@ -17,7 +17,7 @@ func TestReceiveKeepsOrder(t *testing.T) {
 	const n = 5000
 	go func() {
 		for i := range n {
-			if sink.Deliver(numbered(i)) != Delivered {
+			if d, _ := sink.Deliver(numbered(i)); d != Delivered {
 				t.Errorf("message %d not delivered", i)
 				return
 			}

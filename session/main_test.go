@@ -32,6 +32,9 @@ type reply struct {
 type recorder struct {
 	mu      sync.Mutex
 	replies []reply
+	// refuse, when set, is returned by every answer, as a router returns
+	// an answer it could not queue; nothing is recorded then.
+	refuse error
 }
 
 func (r *recorder) Reply(_ context.Context, id jsonrpc2.ID, result any) error {
@@ -44,6 +47,9 @@ func (r *recorder) Reply(_ context.Context, id jsonrpc2.ID, result any) error {
 func (r *recorder) ReplyWithError(_ context.Context, id jsonrpc2.ID, err *jsonrpc2.Error) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.refuse != nil {
+		return r.refuse
+	}
 	r.replies = append(r.replies, reply{ID: id, Err: err})
 	return nil
 }
@@ -116,7 +122,7 @@ func numberOf(t *testing.T, m Message) int {
 func deliver(t *testing.T, sink *Sink, msgs ...Message) {
 	t.Helper()
 	for _, m := range msgs {
-		if d := sink.Deliver(m); d != Delivered {
+		if d, _ := sink.Deliver(m); d != Delivered {
 			t.Fatalf("Deliver(%s) = %v, want Delivered", m.Method, d)
 		}
 	}
