@@ -2,6 +2,7 @@ package copilot
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"syscall"
 	"testing"
@@ -9,6 +10,8 @@ import (
 
 	"github.com/quorum-go/quorum/internal/testing/modelapi"
 	"github.com/quorum-go/quorum/internal/testing/testutil"
+	"github.com/quorum-go/quorum/router"
+	"github.com/quorum-go/quorum/session"
 )
 
 // The real CLI stopped with SIGSTOP answers nothing and never exits. With
@@ -101,4 +104,36 @@ func TestRealCLITurnInactivity(t *testing.T) {
 	if r, err := s.Stream(ctx, "again", TurnHandlers{}); err != nil || r.Text != "awake" {
 		t.Fatalf("the next turn: %q, %v", r.Text, err)
 	}
+}
+
+// A turn whose text passes the router's MaxTurnTextBytes fails with
+// session.ErrTurnTooLarge, and the turn is aborted on the CLI: the model
+// here stalls after its text, so a turn left running would hold the
+// session and the next prompt would never be answered.
+func TestRealCLITurnTooLargeIsAborted(t *testing.T) {
+	const bound = 4 << 10
+	big := strings.Repeat("0123456789abcdef", 2*bound/16) // twice the bound
+	c, _ := startReal(t, map[string]modelapi.Responder{
+		"m": modelapi.Sequence(modelapi.Text(big).WithChunks(16).WithStall(), modelapi.Text("small")),
+	}, Options{Router: router.Config{MaxTurnTextBytes: bound}})
+	ctx := testutil.Context(t, 2*hangGuard)
+	s, err := c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Stream(ctx, "say a lot", TurnHandlers{})
+	if !errors.Is(err, session.ErrTurnTooLarge) {
+		t.Fatalf("a turn past the bound: %q, %v; want ErrTurnTooLarge", trim(r.Text), err)
+	}
+	if r, err := s.Stream(ctx, "again", TurnHandlers{}); err != nil || r.Text != "small" {
+		t.Fatalf("the next turn: %q, %v", trim(r.Text), err)
+	}
+}
+
+// trim shortens a long text for a failure message.
+func trim(s string) string {
+	if len(s) > 80 {
+		return s[:80] + fmt.Sprintf("… (%d bytes)", len(s))
+	}
+	return s
 }
