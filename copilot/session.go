@@ -94,6 +94,9 @@ func (c *Client) NewSession(ctx context.Context, cfg SessionConfig) (*Session, e
 // for tools and permissions. cfg's ID and AssignedID are not used: the
 // session's id is id.
 func (c *Client) ResumeSession(ctx context.Context, id string, cfg SessionConfig) (*Session, error) {
+	if err := requireID("resuming a session", id); err != nil {
+		return nil, err
+	}
 	cfg.ID, cfg.AssignedID = id, false
 	s, params, err := c.prepare(ctx, cfg)
 	if err != nil {

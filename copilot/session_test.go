@@ -279,6 +279,16 @@ func TestToolCallLimitAbortsTurn(t *testing.T) {
 	if calls != 2 || r.ToolCalls != 3 || srv.Calls("session.abort") != 1 {
 		t.Fatalf("handler ran %d times, %d calls seen, %d aborts", calls, r.ToolCalls, srv.Calls("session.abort"))
 	}
+	// The aborted turn ended at its session.idle: nothing is left for the
+	// next turn to drain (it would wait drainQuiet for nothing).
+	if err := s.acquire(ctx); err != nil {
+		t.Fatal(err)
+	}
+	dirty := s.dirty
+	s.release()
+	if dirty {
+		t.Error("after the limit's abort the turn is still counted unfinished")
+	}
 	// The limit is per turn: the next turn may call tools again.
 	if _, err := s.Stream(ctx, "y", TurnHandlers{}); !errors.Is(err, ErrToolLimit) || calls != 4 {
 		t.Fatalf("second turn: %v, calls=%d", err, calls)

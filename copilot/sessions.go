@@ -28,6 +28,9 @@ func (c *Client) ListSessions(ctx context.Context) ([]protocol.SessionListEntry,
 // with no error, for a session the CLI has not written to disk (one that
 // has had no message yet) or does not know.
 func (c *Client) SessionMetadata(ctx context.Context, id string) (*protocol.SessionListEntry, error) {
+	if err := requireID("reading the metadata of a session", id); err != nil {
+		return nil, err
+	}
 	var res protocol.SessionMetadataResult
 	if err := c.call(ctx, protocol.MethodSessionGetMetadata, protocol.SessionIDParams{SessionID: id}, &res); err != nil {
 		return nil, fmt.Errorf("copilot: reading the metadata of session %s: %w", id, err)
@@ -53,6 +56,9 @@ func deleteSession(ctx context.Context, cl protocol.Caller, id string) error {
 // SuccessResult; its refusal is an error wrapping ErrRefused, with the
 // CLI's reason and hint, which says what to do.
 func callOnSession(ctx context.Context, cl protocol.Caller, method, id, doing, hint string) error {
+	if err := requireID(doing+" a session", id); err != nil {
+		return err
+	}
 	var res protocol.SuccessResult
 	if err := cl.Call(ctx, method, protocol.SessionIDParams{SessionID: id}, &res); err != nil {
 		return fmt.Errorf("copilot: %s session %s: %w", doing, id, err)
@@ -90,4 +96,13 @@ func (c *Client) ForegroundSessionID(ctx context.Context) (string, error) {
 func (c *Client) SetForegroundSessionID(ctx context.Context, id string) error {
 	return callOnSession(ctx, clientCaller{c}, protocol.MethodSessionSetForeground, id, "showing",
 		"only a CLI started with --ui-server has a foreground session")
+}
+
+// requireID refuses an empty session id before anything is sent: the CLI
+// would answer with a refusal that does not say the id was missing.
+func requireID(doing, id string) error {
+	if id == "" {
+		return fmt.Errorf("copilot: %s: %w", doing, ErrNoSessionID)
+	}
+	return nil
 }

@@ -137,3 +137,30 @@ func TestCloseFailsCallsInFlightWithErrClosed(t *testing.T) {
 		t.Fatalf("a call after Close: %v", err)
 	}
 }
+
+// An empty session id is refused before anything is sent, with an error
+// that says what to do; the CLI would only answer that it does not know
+// the session.
+func TestEmptySessionIDIsRefused(t *testing.T) {
+	c, srv := simClient(t, sim.Options{Models: []sim.Model{model("m", sim.Echo)}})
+	ctx := testutil.Context(t, hangGuard)
+	calls := map[string]func() error{
+		"ResumeSession":          func() error { _, err := c.ResumeSession(ctx, "", SessionConfig{Model: "m"}); return err },
+		"SessionMetadata":        func() error { _, err := c.SessionMetadata(ctx, ""); return err },
+		"DeleteSession":          func() error { return c.DeleteSession(ctx, "") },
+		"SetForegroundSessionID": func() error { return c.SetForegroundSessionID(ctx, "") },
+	}
+	for name, call := range calls {
+		if err := call(); !errors.Is(err, ErrNoSessionID) || !strings.Contains(err.Error(), "ListSessions") {
+			t.Errorf("%s(\"\") = %v, want ErrNoSessionID naming ListSessions", name, err)
+		}
+	}
+	for _, m := range []string{protocol.MethodSessionResume, protocol.MethodSessionGetMetadata, protocol.MethodSessionDelete, protocol.MethodSessionSetForeground} {
+		if n := srv.Calls(m); n != 0 {
+			t.Errorf("%s sent %d times", m, n)
+		}
+	}
+	if n := c.Router().Stats().Sessions; n != 0 {
+		t.Errorf("%d routes left", n)
+	}
+}

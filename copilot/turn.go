@@ -172,14 +172,16 @@ func (s *Session) readTurn(ctx context.Context, handlers *session.Handlers, repl
 				s.abortAfterCancel()
 				return err
 			}
+			// Decided on the CLI's own ending, before it is replaced by
+			// the reason we gave: the turn is over either way.
+			if endedAtIdle(err) {
+				s.dirty = false
+			}
 			if errors.Is(err, session.ErrAborted) && limitErr != nil {
 				err = limitErr
 			} else if errors.Is(err, session.ErrAborted) && denied != "" {
 				// The CLI ends the turn when a permission is refused.
 				err = fmt.Errorf("%w: %s (the CLI then ends the turn: %w)", ErrPermissionDenied, denied, err)
-			}
-			if endedAtIdle(err) {
-				s.dirty = false
 			}
 			return err
 		}
