@@ -149,7 +149,7 @@ func (s *Session) between(ctx context.Context, m session.Message) {
 			s.answerTool(ctx, t, "", errors.New("the turn was abandoned"))
 			return
 		}
-		_ = s.runTool(ctx, t)
+		s.runBackgroundTool(ctx, t)
 	case protocol.EventPermissionRequested:
 		p, ok := session.PermissionRequestOf(ev)
 		if !ok {
@@ -162,6 +162,22 @@ func (s *Session) between(ctx context.Context, m session.Message) {
 		s.answerPermission(ctx, p)
 	case protocol.EventSessionIdle:
 		s.dirty = false // what an abandoned turn left has been read
+		s.background = nil
+	}
+}
+
+// runBackgroundTool runs a tool call of a background agent, counted against
+// SessionConfig.MaxToolCalls as a turn's calls are; the first call past it
+// aborts the session's work (the CLI then ends with session.idle).
+func (s *Session) runBackgroundTool(ctx context.Context, t *session.ToolRequest) {
+	if s.background == nil {
+		s.background = &turnState{}
+	}
+	err := s.runTool(withTurn(ctx, s.background), t)
+	if errors.Is(err, ErrToolLimit) && !s.background.aborted {
+		s.background.aborted = true
+		s.log.Warn().Err(err).Msg("a background agent passed the tool-call limit; aborting its work")
+		s.abortAfterCancel()
 	}
 }
 
@@ -206,5 +222,5 @@ func (s *Session) answerLegacyToolCall(ctx context.Context, m session.Message) {
 		s.answerTool(ctx, t, "", errors.New("the turn was abandoned"))
 		return
 	}
-	_ = s.runTool(ctx, t)
+	s.runBackgroundTool(ctx, t)
 }

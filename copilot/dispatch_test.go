@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -271,5 +272,57 @@ func TestStreamSubAgentsAsksForTheirDeltas(t *testing.T) {
 		if err != nil || p.IncludeSubAgentStreamingEvents != tc.want {
 			t.Errorf("%+v: includeSubAgentStreamingEvents = %v, %v", tc.cfg, p.IncludeSubAgentStreamingEvents, err)
 		}
+	}
+}
+
+// MaxToolCalls bounds a background agent's tool calls between turns as it
+// bounds a turn's: counted from one session.idle to the next, the first
+// call past the limit fails and the session's work is aborted once.
+func TestToolCallLimitBetweenTurns(t *testing.T) {
+	c, srv := simClient(t, sim.Options{Models: []sim.Model{model("m", sim.Echo)}})
+	ctx := testutil.Context(t, hangGuard)
+	var calls int
+	s, err := c.NewSession(ctx, SessionConfig{Model: "m", MaxToolCalls: 2,
+		Tools: []Tool{{Name: "t", Handler: func(context.Context, ToolCall) (string, error) { calls++; return "ok", nil }}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Destroy(ctx)
+	conn := onlyConn(t, srv)
+	call := func(i int) protocol.ExternalToolTextResultForLLM {
+		t.Helper()
+		a := conn.CallSession(ctx, s.ID(), protocol.MethodToolCall, map[string]any{"toolCallId": fmt.Sprint("c", i), "toolName": "t", "arguments": map[string]any{}})
+		var res protocol.ToolCallResult
+		if a.Err != nil || a.Error != nil || json.Unmarshal(a.Result, &res) != nil {
+			t.Fatalf("tool call %d: %+v", i, a)
+		}
+		return res.Result
+	}
+	for i := 1; i <= 2; i++ {
+		if r := call(i); r.ResultType == "failure" || r.TextResultForLLM != "ok" {
+			t.Fatalf("call %d within the limit: %+v", i, r)
+		}
+	}
+	for i := 3; i <= 4; i++ {
+		if r := call(i); r.ResultType != "failure" || !strings.Contains(r.Error+r.TextResultForLLM, "tool-call limit") {
+			t.Fatalf("call %d past the limit: %+v", i, r)
+		}
+	}
+	if calls != 2 {
+		t.Fatalf("the handler ran %d times, want 2", calls)
+	}
+	// The CLI ends the aborted work with session.idle: the count starts again.
+	if err := conn.EmitEvent(s.ID(), protocol.EventSessionIdle, map[string]any{}, true); err != nil {
+		t.Fatal(err)
+	}
+	if r := call(5); r.ResultType == "failure" || calls != 3 {
+		t.Fatalf("a call after session.idle: %+v (handler ran %d times)", r, calls)
+	}
+	// A turn waits for the abort: after it, the count is exact.
+	if r, err := s.Stream(ctx, "after", TurnHandlers{}); err != nil || r.Text != "echo: after" {
+		t.Fatalf("turn after the background limit: %q, %v", r.Text, err)
+	}
+	if n := srv.Calls(protocol.MethodSessionAbort); n != 1 {
+		t.Errorf("%d aborts, want 1", n)
 	}
 }

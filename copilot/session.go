@@ -47,6 +47,10 @@ type Session struct {
 	// dirty: a turn was left unfinished; what is left of it is drained
 	// (turn.go) or refused (dispatch.go). Only the holder of own uses it.
 	dirty bool
+	// background counts the tool calls of background agents between turns
+	// since the last session.idle, so that SessionConfig.MaxToolCalls
+	// bounds them as it bounds a turn's. Only the holder of own uses it.
+	background *turnState
 }
 
 // NewSession creates a session. Its events are routed from before the

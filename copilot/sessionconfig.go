@@ -127,7 +127,8 @@ type SessionConfig struct {
 	Handlers protocol.Handlers
 
 	// The tool pipeline, assembled in this order around every tool call:
-	// Trace (records), MaxToolCalls (per-turn limit), Profile (only the
+	// Trace (records), MaxToolCalls (per-turn limit; between turns, per
+	// background run up to session.idle), Profile (only the
 	// profile's tools are declared and callable), Stages (yours),
 	// MaxToolOutputBytes (truncation).
 	Trace              *ToolTrace

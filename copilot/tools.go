@@ -47,7 +47,9 @@ type ToolStage struct {
 }
 
 // LimitToolCalls allows at most n tool calls per turn. Past that, the call
-// gets an error result and the turn is aborted with ErrToolLimit.
+// gets an error result and the turn is aborted with ErrToolLimit. Between
+// turns, the calls of background agents are counted the same way, from one
+// session.idle to the next; past n their work is aborted.
 func LimitToolCalls(n int) ToolStage {
 	return ToolStage{Name: "limit", Wrap: func(next ToolHandler) ToolHandler {
 		return func(ctx context.Context, call ToolCall) (string, error) {
@@ -196,7 +198,12 @@ func safeHandler(h ToolHandler) ToolHandler {
 }
 
 // turnState is per-turn state that stages may read from the context.
-type turnState struct{ calls int }
+type turnState struct {
+	calls int
+	// aborted: the turn was aborted for passing the limit (used between
+	// turns, where no turn's error says so).
+	aborted bool
+}
 
 type turnKey struct{}
 

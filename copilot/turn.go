@@ -98,6 +98,7 @@ func (s *Session) StreamPrompt(ctx context.Context, p Prompt, h TurnHandlers) (R
 	reply.MessageID = id
 	s.dirty = true
 
+	s.background = nil // from here, the turn counts every call
 	ctx = withTurn(ctx, &turnState{})
 	var limit *inactivityLimit
 	if s.inactivity > 0 {
