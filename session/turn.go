@@ -80,10 +80,15 @@ func ToolRequestOf(ev Event) (*ToolRequest, bool) {
 }
 
 // PermissionRequestOf reads a permission.requested event; ok is false for
-// one that names no request to answer.
+// one that names no request to answer, and for one a permissionRequest
+// hook already resolved (resolvedByHook: the CLI wants no answer, and a
+// policy asked again could contradict the hook).
 func PermissionRequestOf(ev Event) (*PermissionRequest, bool) {
-	var p PermissionRequest
-	if ev.UnmarshalData(&p) != nil || p.RequestID == "" {
+	var p struct {
+		PermissionRequest
+		ResolvedByHook bool `json:"resolvedByHook"`
+	}
+	if ev.UnmarshalData(&p) != nil || p.RequestID == "" || p.ResolvedByHook {
 		return nil, false
 	}
 	var d struct {
@@ -92,7 +97,7 @@ func PermissionRequestOf(ev Event) (*PermissionRequest, bool) {
 	}
 	_ = json.Unmarshal(p.Details, &d)
 	p.Kind, p.ToolName = d.Kind, d.ToolName
-	return &p, true
+	return &p.PermissionRequest, true
 }
 
 // Step is what Next read: a finished turn, or a request the caller must

@@ -316,12 +316,14 @@ func TestNextStopsForAPermission(t *testing.T) {
 }
 
 // Tool and permission events without a request id cannot be answered and
-// do not stop the turn.
+// do not stop the turn; nor does a permission a hook already resolved (the
+// CLI wants no answer).
 func TestNextIgnoresUnanswerableRequests(t *testing.T) {
 	ch, sink := newChannel(t, Config{})
 	deliver(t, sink,
 		eventMsg(protocol.EventExternalToolRequested, `{"toolCallId":"c","toolName":"x"}`),
 		eventMsg(protocol.EventPermissionRequested, `{"permissionRequest":{"kind":"shell"}}`),
+		eventMsg(protocol.EventPermissionRequested, `{"requestId":"p1","resolvedByHook":true,"permissionRequest":{"kind":"shell"}}`),
 		eventMsg(protocol.EventExternalToolRequested, `"not an object"`),
 		messageMsg("fine"),
 		idleMsg())
