@@ -89,6 +89,11 @@ func (c *Client) NewSession(ctx context.Context, cfg SessionConfig) (*Session, e
 		return nil, fmt.Errorf("copilot: creating a %s session: %w", cfg.Model, err)
 	}
 	s.id = s.ch.ID()
+	if cfg.AssignedID {
+		// prepare named the logger after an id the CLI did not use. Nothing
+		// logs before the dispatcher starts.
+		s.log = c.log.With().Str("session", s.id).Logger()
+	}
 	s.startDispatch()
 	return s, nil
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/quorum-go/quorum/copilot/protocol"
 	"github.com/quorum-go/quorum/internal/sim"
 	"github.com/quorum-go/quorum/internal/testing/testutil"
@@ -118,6 +120,54 @@ func TestAssignedIDSession(t *testing.T) {
 			}
 		})
 	}
+}
+
+// An assigned session's logger names the id the CLI assigned, not the one
+// prepared before the CLI answered.
+func TestAssignedIDSessionLogsItsID(t *testing.T) {
+	srv := sim.NewServer(sim.Options{Models: []sim.Model{model("m", sim.Echo)}})
+	defer srv.Close()
+	var buf syncBuffer
+	logger := zerolog.New(&buf)
+	ctx := testutil.Context(t, hangGuard)
+	c, err := Connect(ctx, srv.Dial(), Options{Logger: &logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s, err := c.NewSession(ctx, SessionConfig{Model: "m", AssignedID: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.log.Info().Msg("probe")
+	var line struct{ Session, Message string }
+	for _, l := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		if json.Unmarshal([]byte(l), &line) == nil && line.Message == "probe" {
+			break
+		}
+	}
+	if line.Message != "probe" || line.Session != s.ID() {
+		t.Fatalf("the session's log line names session %q, want %q (log: %s)", line.Session, s.ID(), buf.String())
+	}
+}
+
+// syncBuffer is a log sink that the client's goroutines and the test may
+// use at once.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 func TestUnknownModelError(t *testing.T) {
