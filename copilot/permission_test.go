@@ -1,14 +1,12 @@
 package copilot
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/quorum-go/quorum/copilot/protocol"
@@ -21,14 +19,11 @@ import (
 // of the calls it made.
 type wireLog struct {
 	io.ReadWriteCloser
-	mu  sync.Mutex
-	out bytes.Buffer
+	out testutil.Buffer
 }
 
 func (w *wireLog) Write(p []byte) (int, error) {
-	w.mu.Lock()
 	w.out.Write(p)
-	w.mu.Unlock()
 	return w.ReadWriteCloser.Write(p)
 }
 
@@ -36,9 +31,7 @@ func (w *wireLog) Write(p []byte) (int, error) {
 // order.
 func (w *wireLog) params(t *testing.T, method string) []json.RawMessage {
 	t.Helper()
-	w.mu.Lock()
 	raw := w.out.String()
-	w.mu.Unlock()
 	var out []json.RawMessage
 	for _, frame := range strings.Split(raw, "Content-Length: ")[1:] {
 		_, body, _ := strings.Cut(frame, "\r\n\r\n")

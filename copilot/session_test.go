@@ -127,7 +127,7 @@ func TestAssignedIDSession(t *testing.T) {
 func TestAssignedIDSessionLogsItsID(t *testing.T) {
 	srv := sim.NewServer(sim.Options{Models: []sim.Model{model("m", sim.Echo)}})
 	defer srv.Close()
-	var buf syncBuffer
+	var buf testutil.Buffer
 	logger := zerolog.New(&buf)
 	ctx := testutil.Context(t, hangGuard)
 	c, err := Connect(ctx, srv.Dial(), Options{Logger: &logger})
@@ -149,25 +149,6 @@ func TestAssignedIDSessionLogsItsID(t *testing.T) {
 	if line.Message != "probe" || line.Session != s.ID() {
 		t.Fatalf("the session's log line names session %q, want %q (log: %s)", line.Session, s.ID(), buf.String())
 	}
-}
-
-// syncBuffer is a log sink that the client's goroutines and the test may
-// use at once.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf strings.Builder
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 func TestUnknownModelError(t *testing.T) {

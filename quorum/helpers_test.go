@@ -1,7 +1,6 @@
 package quorum_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -15,6 +14,7 @@ import (
 	"github.com/quorum-go/quorum/copilot"
 	"github.com/quorum-go/quorum/internal/sim"
 	"github.com/quorum-go/quorum/internal/simquorum"
+	"github.com/quorum-go/quorum/internal/testing/testutil"
 	"github.com/quorum-go/quorum/quorum"
 )
 
@@ -69,22 +69,15 @@ func (e *env) requireClean(t *testing.T) {
 // tee records what the client writes to the server.
 type tee struct {
 	io.ReadWriteCloser
-	mu  sync.Mutex
-	out bytes.Buffer
+	out testutil.Buffer
 }
 
 func (t *tee) Write(p []byte) (int, error) {
-	t.mu.Lock()
 	t.out.Write(p)
-	t.mu.Unlock()
 	return t.ReadWriteCloser.Write(p)
 }
 
-func (t *tee) written() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.out.String()
-}
+func (t *tee) written() string { return t.out.String() }
 
 // progress records events and notices if it is ever called concurrently.
 type progress struct {
