@@ -541,3 +541,20 @@ func TestRealCLIMCPServerReachesTheCLI(t *testing.T) {
 		t.Errorf("mcp.list does not name the configured server: %s", raw)
 	}
 }
+
+// ExtraParams reach what the CLI reads from session.create beyond the
+// typed fields: organizationCustomInstructions lands in the system prompt
+// the model gets.
+func TestRealCLIExtraParams(t *testing.T) {
+	c, api := startReal(t, map[string]modelapi.Responder{"m": modelapi.Echo}, Options{})
+	const marker = "Always sign replies as the Lighthouse Guild (org rule 7)."
+	_, req := oneTurn(t, c, api, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools(),
+		ExtraParams: map[string]any{"organizationCustomInstructions": marker}}, "hello")
+	if got := systemPrompt(req); !strings.Contains(got, marker) {
+		t.Fatalf("the organization's instructions are not in the system prompt: %.400q", got)
+	}
+	_, req = oneTurn(t, c, api, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools()}, "hello")
+	if got := systemPrompt(req); strings.Contains(got, marker) {
+		t.Fatal("the instructions reached a session that did not send them")
+	}
+}

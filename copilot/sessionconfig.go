@@ -3,6 +3,7 @@ package copilot
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"slices"
 	"time"
 
@@ -137,6 +138,14 @@ type SessionConfig struct {
 	Profiles           map[string][]string
 	Stages             []ToolStage
 	MaxToolOutputBytes int
+
+	// ExtraParams are session.create (and session.resume) params that no
+	// field above names, by their wire name, for what the CLI reads and
+	// this type does not type yet: {"enableCitations": true},
+	// {"sessionLimits": …}, {"organizationCustomInstructions": "…"}. Each
+	// value is sent as encoding/json marshals it. A name a field above
+	// sends (model, tools, systemMessage, …) is refused: set the field.
+	ExtraParams map[string]any
 }
 
 // InfiniteSessions tunes how the CLI keeps a long session within the
@@ -179,7 +188,9 @@ func NoBuiltinTools() []string { return []string{} }
 // prompt, or named twice, or an Agent not among them; thresholds of
 // InfiniteSessions outside 0 to 1, or in the wrong order; a Provider
 // without BaseURL or of an unknown Type; Hooks or section Transforms
-// beside the Handlers they would replace.
+// beside the Handlers they would replace; an ExtraParams entry with an
+// empty name, the name of a param a field sends, or a value encoding/json
+// cannot marshal.
 func (cfg SessionConfig) Validate() error {
 	if cfg.Model == "" {
 		return invalid(ErrInvalidSessionConfig, "Model is empty; list the available models with Client.Models")
@@ -275,7 +286,32 @@ func (cfg SessionConfig) validateAgentFields() error {
 	if cfg.Hooks.set() && cfg.Handlers.HooksInvoke != nil {
 		return invalid(ErrInvalidSessionConfig, "Hooks and Handlers.HooksInvoke are both set; both would answer hooks.invoke")
 	}
-	return nil
+	_, err := cfg.extraParams()
+	return err
+}
+
+// extraParams marshals ExtraParams for the create params, refusing an
+// empty name, a name a field sends, and a value encoding/json cannot
+// marshal.
+func (cfg SessionConfig) extraParams() (map[string]json.RawMessage, error) {
+	if len(cfg.ExtraParams) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]json.RawMessage, len(cfg.ExtraParams))
+	for _, name := range slices.Sorted(maps.Keys(cfg.ExtraParams)) { // the first refusal is the same every time
+		switch {
+		case name == "":
+			return nil, invalid(ErrInvalidSessionConfig, "ExtraParams has an empty name")
+		case protocol.CreateParamNamed(name):
+			return nil, invalid(ErrInvalidSessionConfig, "ExtraParams[%q] is a param SessionConfig sends itself; set its field instead", name)
+		}
+		raw, err := json.Marshal(cfg.ExtraParams[name])
+		if err != nil {
+			return nil, invalid(ErrInvalidSessionConfig, "ExtraParams[%q] cannot be marshalled to JSON: %v", name, err)
+		}
+		out[name] = raw
+	}
+	return out, nil
 }
 
 // validateReasoningEffort checks a reasoning effort, named field in errors.
@@ -343,6 +379,7 @@ func (c *Client) prepare(ctx context.Context, cfg SessionConfig) (*Session, prot
 		SystemMessage:                  cfg.systemMessage(),
 	}
 	cfg.agentParams(&params)
+	params.Extra, _ = cfg.extraParams() // Validate has refused what fails
 	for _, t := range cfg.Tools {
 		if cfg.Profile != "" && !slices.Contains(allowed, t.Name) {
 			continue // not in the profile: not even declared

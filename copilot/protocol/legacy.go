@@ -316,6 +316,11 @@ type SessionCreateParams struct {
 	// GitHubToken authenticates this session as the token's owner, instead
 	// of the CLI's login.
 	GitHubToken string `json:"gitHubToken,omitempty"`
+
+	// Extra holds params the fields above do not name, by their wire name
+	// (enableCitations, sessionLimits, …), sent as they are. A key that a
+	// field above writes is refused when marshalling (extra.go).
+	Extra map[string]json.RawMessage `json:"-"`
 }
 
 // SessionCreateResult is the answer of session.create and session.resume.
