@@ -166,9 +166,14 @@ func (s *Session) between(ctx context.Context, m session.Message) {
 	}
 }
 
-// runBackgroundTool runs a tool call of a background agent, counted against
-// SessionConfig.MaxToolCalls as a turn's calls are; the first call past it
-// aborts the session's work (the CLI then ends with session.idle).
+// runBackgroundTool runs a tool call that came between turns (of a turn
+// started with Send, or of a background agent), counted against
+// SessionConfig.MaxToolCalls as a Stream turn's calls are. The first call
+// past it aborts the session's work, which is then treated as an abandoned
+// turn (dirty): what the CLI still asks is refused, and the next turn
+// waits for the abort and drains to its session.idle (or, when none
+// comes, for drainQuiet), so that the aborted work's end cannot end the
+// new turn.
 func (s *Session) runBackgroundTool(ctx context.Context, t *session.ToolRequest) {
 	if s.background == nil {
 		s.background = &turnState{}
@@ -176,7 +181,8 @@ func (s *Session) runBackgroundTool(ctx context.Context, t *session.ToolRequest)
 	err := s.runTool(withTurn(ctx, s.background), t)
 	if errors.Is(err, ErrToolLimit) && !s.background.aborted {
 		s.background.aborted = true
-		s.log.Warn().Err(err).Msg("a background agent passed the tool-call limit; aborting its work")
+		s.log.Warn().Err(err).Msg("the tool-call limit was passed between turns; aborting the session's work")
+		s.dirty = true
 		s.abortAfterCancel()
 	}
 }

@@ -303,13 +303,25 @@ func TestToolCallLimitBetweenTurns(t *testing.T) {
 			t.Fatalf("call %d within the limit: %+v", i, r)
 		}
 	}
-	for i := 3; i <= 4; i++ {
-		if r := call(i); r.ResultType != "failure" || !strings.Contains(r.Error+r.TextResultForLLM, "tool-call limit") {
-			t.Fatalf("call %d past the limit: %+v", i, r)
-		}
+	if r := call(3); r.ResultType != "failure" || !strings.Contains(r.Error+r.TextResultForLLM, "tool-call limit") {
+		t.Fatalf("call 3, past the limit: %+v", r)
+	}
+	// The aborted work is abandoned: what it still asks is refused.
+	if r := call(4); r.ResultType != "failure" || !strings.Contains(r.Error+r.TextResultForLLM, "abandoned") {
+		t.Fatalf("call 4, after the abort: %+v", r)
 	}
 	if calls != 2 {
 		t.Fatalf("the handler ran %d times, want 2", calls)
+	}
+	// A turn starting now would wait for the abort and drain the aborted
+	// work to its session.idle, so that idle cannot end the new turn.
+	if err := s.acquire(ctx); err != nil {
+		t.Fatal(err)
+	}
+	dirty, aborting := s.dirty, s.aborting != nil
+	s.release()
+	if !dirty || !aborting {
+		t.Fatalf("after the abort: dirty %v, abort pending %v; want both", dirty, aborting)
 	}
 	// The CLI ends the aborted work with session.idle: the count starts again.
 	if err := conn.EmitEvent(s.ID(), protocol.EventSessionIdle, map[string]any{}, true); err != nil {

@@ -72,7 +72,7 @@ var (
 	// ErrNoSessionID reports a call about a session (ResumeSession,
 	// SessionMetadata, DeleteSession, SetForegroundSessionID) given an
 	// empty id; it is refused before anything is sent.
-	ErrNoSessionID = errors.New("copilot: no session id given; Client.ListSessions lists the sessions the CLI keeps, Client.LastSessionID names the last one")
+	ErrNoSessionID = errors.New("copilot: no session id given; Client.ListSessions lists the sessions the CLI keeps")
 
 	// Re-exported so callers need not import the lower packages.
 	ErrStopped    = router.ErrStopped

@@ -126,6 +126,9 @@ func (p Prompt) params() protocol.SessionSendParams {
 // SendPrompt is Send for a Prompt: it starts a turn (or, with
 // SendModeImmediate, steers the one in progress) and returns the message
 // id without reading the turn. A p that Validate refuses is refused here.
+// Unlike Stream, it takes no turn of the session's: it does not wait for
+// the abort of a cancelled turn, or of work the tool-call limit stopped
+// between turns, so such an abort still in flight may stop its turn too.
 func (s *Session) SendPrompt(ctx context.Context, p Prompt) (string, error) {
 	if err := p.Validate(); err != nil {
 		return "", err

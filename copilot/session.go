@@ -35,7 +35,7 @@ type Session struct {
 	destroyed atomic.Bool            // Destroy or Delete succeeded
 	deleted   atomic.Bool            // Delete succeeded
 	switched  atomic.Pointer[string] // the model of the last SetModel
-	aborting  chan struct{}          // closed when the abort of a cancelled turn is done
+	aborting  chan struct{}          // closed when the abort of a cancelled turn is done; only the holder of own uses it
 
 	// The channel's reader (dispatch.go): own is its token; running says
 	// a dispatcher goroutine is under way; wanted counts turns waiting for

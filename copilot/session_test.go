@@ -125,7 +125,7 @@ func TestAssignedIDSession(t *testing.T) {
 // An assigned session's logger names the id the CLI assigned, not the one
 // prepared before the CLI answered.
 func TestAssignedIDSessionLogsItsID(t *testing.T) {
-	srv := sim.NewServer(sim.Options{Models: []sim.Model{model("m", sim.Echo)}})
+	srv := sim.NewServer(sim.Options{Models: []sim.Model{model("m", sim.UseTool("t", nil, reportTool))}})
 	defer srv.Close()
 	var buf testutil.Buffer
 	logger := zerolog.New(&buf)
@@ -135,19 +135,32 @@ func TestAssignedIDSessionLogsItsID(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	s, err := c.NewSession(ctx, SessionConfig{Model: "m", AssignedID: true})
+	panicky := ToolStage{Name: "panicky", Wrap: func(next ToolHandler) ToolHandler {
+		return func(context.Context, ToolCall) (string, error) { panic("stage bug") }
+	}}
+	s, err := c.NewSession(ctx, SessionConfig{Model: "m", AssignedID: true, Permissions: ApproveAll, Stages: []ToolStage{panicky},
+		Tools: []Tool{{Name: "t", Handler: func(context.Context, ToolCall) (string, error) { return "ok", nil }}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.log.Info().Msg("probe")
-	var line struct{ Session, Message string }
-	for _, l := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
-		if json.Unmarshal([]byte(l), &line) == nil && line.Message == "probe" {
-			break
-		}
+	if _, err := s.Ask(ctx, "use the tool"); err != nil { // the stage's panic is logged
+		t.Fatal(err)
 	}
-	if line.Message != "probe" || line.Session != s.ID() {
-		t.Fatalf("the session's log line names session %q, want %q (log: %s)", line.Session, s.ID(), buf.String())
+	for _, msg := range []string{"probe", "a tool stage panicked; skipping it"} {
+		var found bool
+		for _, l := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+			var line struct{ Session, Message string }
+			if json.Unmarshal([]byte(l), &line) == nil && line.Message == msg {
+				found = true
+				if line.Session != s.ID() {
+					t.Errorf("%q names session %q, want %q", msg, line.Session, s.ID())
+				}
+			}
+		}
+		if !found {
+			t.Errorf("no %q line in the log: %s", msg, buf.String())
+		}
 	}
 }
 

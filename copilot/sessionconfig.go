@@ -128,8 +128,9 @@ type SessionConfig struct {
 	Handlers protocol.Handlers
 
 	// The tool pipeline, assembled in this order around every tool call:
-	// Trace (records), MaxToolCalls (per-turn limit; between turns, per
-	// background run up to session.idle), Profile (only the
+	// Trace (records), MaxToolCalls (per-turn limit; for calls between
+	// Stream turns — a Send's turn, a background agent — per run up to
+	// session.idle), Profile (only the
 	// profile's tools are declared and callable), Stages (yours),
 	// MaxToolOutputBytes (truncation).
 	Trace              *ToolTrace
@@ -144,7 +145,8 @@ type SessionConfig struct {
 	// this type does not type yet: {"enableCitations": true},
 	// {"sessionLimits": …}, {"organizationCustomInstructions": "…"}. Each
 	// value is sent as encoding/json marshals it. A name a field above
-	// sends (model, tools, systemMessage, …) is refused: set the field.
+	// sends (model, tools, systemMessage, …) is refused: those come from
+	// the fields.
 	ExtraParams map[string]any
 }
 
@@ -303,7 +305,7 @@ func (cfg SessionConfig) extraParams() (map[string]json.RawMessage, error) {
 		case name == "":
 			return nil, invalid(ErrInvalidSessionConfig, "ExtraParams has an empty name")
 		case protocol.CreateParamNamed(name):
-			return nil, invalid(ErrInvalidSessionConfig, "ExtraParams[%q] is a param SessionConfig sends itself; set its field instead", name)
+			return nil, invalid(ErrInvalidSessionConfig, "ExtraParams[%q] is a param the client sends itself, from SessionConfig's fields; it cannot be set here", name)
 		}
 		raw, err := json.Marshal(cfg.ExtraParams[name])
 		if err != nil {
@@ -379,7 +381,11 @@ func (c *Client) prepare(ctx context.Context, cfg SessionConfig) (*Session, prot
 		SystemMessage:                  cfg.systemMessage(),
 	}
 	cfg.agentParams(&params)
-	params.Extra, _ = cfg.extraParams() // Validate has refused what fails
+	// Marshalled again (Validate did once): a value whose marshalling
+	// fails now is refused, not dropped.
+	if params.Extra, err = cfg.extraParams(); err != nil {
+		return nil, params, err
+	}
 	for _, t := range cfg.Tools {
 		if cfg.Profile != "" && !slices.Contains(allowed, t.Name) {
 			continue // not in the profile: not even declared
@@ -403,7 +409,9 @@ func (c *Client) prepare(ctx context.Context, cfg SessionConfig) (*Session, prot
 		}
 		params.AvailableTools = &avail
 	}
-	s.pipeline = buildPipeline(toolStages(cfg, allowed), s.dispatch, s.log)
+	// The client's logger: a stage's log line names the session from the
+	// call, as an assigned id is not known yet.
+	s.pipeline = buildPipeline(toolStages(cfg, allowed), s.dispatch, c.log)
 	return s, params, nil
 }
 

@@ -102,7 +102,7 @@ func (c *Client) SetForegroundSessionID(ctx context.Context, id string) error {
 // would answer with a refusal that does not say the id was missing.
 func requireID(doing, id string) error {
 	if id == "" {
-		return fmt.Errorf("copilot: %s: %w", doing, ErrNoSessionID)
+		return fmt.Errorf("%w (%s)", ErrNoSessionID, doing)
 	}
 	return nil
 }

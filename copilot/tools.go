@@ -47,9 +47,10 @@ type ToolStage struct {
 }
 
 // LimitToolCalls allows at most n tool calls per turn. Past that, the call
-// gets an error result and the turn is aborted with ErrToolLimit. Between
-// turns, the calls of background agents are counted the same way, from one
-// session.idle to the next; past n their work is aborted.
+// gets an error result and the turn is aborted with ErrToolLimit. Calls
+// that come between Stream turns (of a turn started with Send, or of a
+// background agent) are counted the same way, from one session.idle to the
+// next; past n the session's work is aborted.
 func LimitToolCalls(n int) ToolStage {
 	return ToolStage{Name: "limit", Wrap: func(next ToolHandler) ToolHandler {
 		return func(ctx context.Context, call ToolCall) (string, error) {
@@ -172,7 +173,7 @@ func guardStage(s ToolStage, next ToolHandler, log zerolog.Logger) ToolHandler {
 		}
 		defer func() {
 			if p := recover(); p != nil {
-				log.Error().Str("stage", s.Name).Interface("panic", p).Str("stack", string(debug.Stack())).
+				log.Error().Str("session", call.SessionID).Str("stage", s.Name).Interface("panic", p).Str("stack", string(debug.Stack())).
 					Msg("a tool stage panicked; skipping it")
 				if got != nil {
 					out, err = got.out, got.err

@@ -71,13 +71,15 @@ func (s *Session) StreamPrompt(ctx context.Context, p Prompt, h TurnHandlers) (R
 		return Reply{}, ctx.Err()
 	}
 	defer func() { <-s.turn }()
-	if err := s.waitAbort(ctx); err != nil {
-		return Reply{}, err
-	}
 	if err := s.acquire(ctx); err != nil {
 		return Reply{}, err
 	}
 	defer s.release()
+	// Holding the channel: the dispatcher, which may also start an abort
+	// (a tool-call limit between turns), is not running.
+	if err := s.waitAbort(ctx); err != nil {
+		return Reply{}, err
+	}
 	if s.dirty {
 		if err := s.drainTurn(ctx); err != nil {
 			return Reply{}, err

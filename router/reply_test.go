@@ -1,14 +1,18 @@
 package router
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/quorum-go/quorum/internal/testing/testutil"
 	"github.com/quorum-go/quorum/internal/wire"
+	"github.com/quorum-go/quorum/session"
 )
 
 // Contract 4: no request is left unanswered. A peer that sends a burst of
@@ -60,5 +64,56 @@ func TestUnqueueableAnswerStopsTheRouter(t *testing.T) {
 	}
 	if got := s.RequestsRefused + s.RepliesFailed; got != s.DroppedUnknown {
 		t.Errorf("RequestsRefused %d + RepliesFailed %d != %d requests refused", s.RequestsRefused, s.RepliesFailed, s.DroppedUnknown)
+	}
+}
+
+// Contract 4, counted: a request a channel held when it fell behind is
+// answered with an error (it was counted in Routed when delivered, and is
+// not counted again); a request that arrives after, to the failed session
+// or to a failed subscription, is refused on arrival and counted once its
+// answer is queued.
+func TestRefusedRequestsAreCountedOnce(t *testing.T) {
+	r, p := newPeer(t, Config{MaxSessionBufferBytes: 4 << 10})
+	stuck := open(t, r, "stuck")
+	defer stuck.Close(context.Background())
+	sub, err := r.Subscribe("host.ask")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+
+	p.send(`{"jsonrpc":"2.0","id":"held","method":"tool.call","params":{"sessionId":"stuck","toolName":"x"}}`)
+	p.send(`{"jsonrpc":"2.0","id":"held-sub","method":"host.ask","params":{}}`)
+	chunk := strings.Repeat("x", 1000)
+	for range 40 { // far past four times the bound: both fail whatever their consumers do
+		p.delta("stuck", chunk)
+		p.send(`{"jsonrpc":"2.0","method":"host.ask","params":{"pad":"` + chunk + `"}}`)
+	}
+	p.send(`{"jsonrpc":"2.0","id":"late","method":"tool.call","params":{"sessionId":"stuck","toolName":"x"}}`)
+	p.send(`{"jsonrpc":"2.0","id":"late-sub","method":"host.ask","params":{}}`)
+
+	answers := map[string]int64{}
+	for range 4 {
+		f := p.next()
+		if f.Error == nil || f.ID == nil {
+			t.Fatalf("got %+v, want an error answer", f)
+		}
+		answers[string(*f.ID)] = f.Error.Code
+	}
+	for _, id := range []string{"held", "held-sub", "late", "late-sub"} {
+		if answers[`"`+id+`"`] != session.CodeUnavailable {
+			t.Errorf("request %s: answers %v, want CodeUnavailable", id, answers)
+		}
+	}
+	// A round trip orders the read: the reader counted before it read the
+	// response.
+	errc := make(chan error, 1)
+	go func() { errc <- r.Call(testutil.Context(t, hangGuard), "ping", nil, nil) }()
+	p.respond(p.expect("ping"), `{}`)
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	if s := r.Stats(); s.RequestsRefused != 2 || s.RepliesFailed != 0 || s.FellBehind != 2 {
+		t.Errorf("RequestsRefused %d, RepliesFailed %d, FellBehind %d; want 2, 0, 2", s.RequestsRefused, s.RepliesFailed, s.FellBehind)
 	}
 }

@@ -23,14 +23,13 @@ type Stats struct {
 	// UnknownResponses counts responses to no waiting call: unknown ids,
 	// duplicates, and answers to calls whose context had ended.
 	UnknownResponses uint64
-	// RequestsRefused counts incoming requests answered with an error by
-	// the router or on behalf of a session's channel, each once its answer
-	// is queued: no session id, no subscription, unknown, closed or failed
-	// session, and the requests a channel drops when it falls behind. (A
-	// request a consumer's Close drops is answered too, but was counted in
-	// Routed when delivered.) An answer of any origin that could not be
-	// queued is counted in RepliesFailed instead, and stops the router
-	// (contract 4).
+	// RequestsRefused counts incoming requests the router answered with an
+	// error on arrival, each once its answer is queued: no session id, no
+	// subscription, unknown, closed or failed session. A request that was
+	// delivered (Routed) and later dropped by its channel, as it fell
+	// behind or closed, is answered with an error too, and not counted
+	// again. An answer of any origin that could not be queued is counted
+	// in RepliesFailed instead, and stops the router (contract 4).
 	RequestsRefused uint64
 	// RepliesFailed counts answers to incoming requests (the router's, a
 	// session's or a consumer's) that could not be queued. The first one

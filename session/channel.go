@@ -258,14 +258,15 @@ const (
 
 // Deliver appends m to the channel without waiting. A request that is not
 // delivered has been answered with an error already (as have the requests
-// an overflow drops); refused is how many of those answers were queued, for
-// the caller's counters. An answer that could not be queued is the
-// Replier's to report (the router stops).
+// an overflow drops); refused is 1 when m was such a request and its
+// answer was queued, for the caller's counters (the dropped ones were
+// delivered before, and counted then). An answer that could not be queued
+// is the Replier's to report (the router stops).
 func (s *Sink) Deliver(m Message) (d Delivery, refused int) {
 	d, dropped := s.c.mb.put(m)
 	if d != Delivered {
-		refused = refuse(dropped, "session "+s.c.id+" fell behind and was failed")
-		refused += refuse([]Message{m}, "session "+s.c.id+" is not accepting messages")
+		refuse(dropped, "session "+s.c.id+" fell behind and was failed")
+		refused = refuse([]Message{m}, "session "+s.c.id+" is not accepting messages")
 		return d, refused
 	}
 	if fn := s.c.notify.Load(); fn != nil {

@@ -51,8 +51,12 @@ var createParamNames = sync.OnceValue(func() map[string]struct{} {
 	names := map[string]struct{}{}
 	t := reflect.TypeFor[SessionCreateParams]()
 	for i := range t.NumField() {
-		tag, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		if tag != "" && tag != "-" {
+		f := t.Field(i)
+		switch tag, _, _ := strings.Cut(f.Tag.Get("json"), ","); tag {
+		case "-":
+		case "":
+			names[f.Name] = struct{}{} // encoding/json's name for it (extra_test.go: none is embedded)
+		default:
 			names[tag] = struct{}{}
 		}
 	}

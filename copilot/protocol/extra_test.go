@@ -3,6 +3,7 @@ package protocol
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"testing"
 )
 
@@ -33,5 +34,13 @@ func TestSessionCreateParamsExtra(t *testing.T) {
 	}
 	if CreateParamNamed("Extra") || CreateParamNamed("") || !CreateParamNamed("sessionId") {
 		t.Error("CreateParamNamed reads the wrong names")
+	}
+	// Every field is named on the wire by its tag: an embedded struct
+	// would add names CreateParamNamed does not know.
+	typ := reflect.TypeFor[SessionCreateParams]()
+	for i := range typ.NumField() {
+		if f := typ.Field(i); f.Anonymous || f.Tag.Get("json") == "" {
+			t.Errorf("field %s has no json tag or is embedded", f.Name)
+		}
 	}
 }
