@@ -3,7 +3,7 @@
 # Not part of CI (it takes hours); the reliability issue asks for each target
 # to run at least ten minutes before a release.
 #
-#   bash .ci/fuzz.sh [duration per target, default 10m] [targets at once, default 2]
+#   bash .ci/fuzz.sh [duration per target, default 10m] [targets at once, default 2] [target regexp]
 #
 # Each target's log is written to $FUZZ_LOG_DIR (default /tmp/quorum-fuzz) as
 # <package>.<target>.log; a summary line per target goes to stdout. A crasher
@@ -14,23 +14,34 @@ cd "$(dirname "$0")/.."
 
 duration="${1:-10m}"
 lanes="${2:-2}"
+only="${3:-.}"
 logs="${FUZZ_LOG_DIR:-/tmp/quorum-fuzz}"
 mkdir -p "$logs"
 
 # "package target" pairs, found from the source so that a new target is not
 # forgotten.
 mapfile -t targets < <(grep -rHo --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*' . |
-	sed -E 's#^\./(.*)/[^/]*_test\.go:func (Fuzz.*)#\1 \2#' | sort -u)
+	sed -E 's#^\./(.*)/[^/]*_test\.go:func (Fuzz.*)#\1 \2#' | sort -u | grep -E " ($only)\$")
 
 run_one() {
 	local pkg="$1" target="$2"
 	local log="$logs/${pkg//\//_}.$target.log"
+	local corpus="$pkg/testdata/fuzz/$target"
+	local before
+	before="$(ls "$corpus" 2>/dev/null | sort)"
 	# -parallel 1: one worker per target, so that $lanes targets share the
-	# machine's cores evenly.
-	if go test -run '^$' -fuzz "^${target}\$" -fuzztime "$duration" -parallel 1 "./$pkg" >"$log" 2>&1; then
+	# machine's cores evenly. -timeout 0: the default (10m) would end a
+	# ten-minute run.
+	if go test -run '^$' -fuzz "^${target}\$" -fuzztime "$duration" -parallel 1 -timeout 0 "./$pkg" >"$log" 2>&1; then
 		echo "ok   $pkg $target $(grep -Eo 'execs: [0-9]+' "$log" | tail -n 1)"
+	elif [ "$(ls "$corpus" 2>/dev/null | sort)" = "$before" ] && tail -n 5 "$log" | grep -q 'context deadline exceeded'; then
+		# Go 1.26's coordinator can report its own -fuzztime deadline as a
+		# failure when a worker is mid-call as time runs out
+		# (golang/go#75804, fixed in Go 1.27): no input failed, none was
+		# written.
+		echo "ok   $pkg $target $(grep -Eo 'execs: [0-9]+' "$log" | tail -n 1) (ended by the fuzztime race golang/go#75804; no crasher)"
 	else
-		echo "FAIL $pkg $target (see $log)"
+		echo "FAIL $pkg $target (see $log; a crasher is under $corpus)"
 		return 1
 	fi
 }
