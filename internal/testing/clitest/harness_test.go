@@ -1,7 +1,6 @@
 package clitest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -15,6 +14,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/quorum-go/quorum/internal/testing/modelapi"
+	"github.com/quorum-go/quorum/internal/testing/testutil"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -103,34 +103,17 @@ type cli struct {
 	cmd     *exec.Cmd
 	conn    *jsonrpc2.Conn
 	notes   *recorder
-	stderr  *capped
+	stderr  *testutil.Buffer
 	stdin   io.WriteCloser
 	replies sync.WaitGroup // replies to server requests in flight
 	exited  chan struct{}  // closed once the process has been waited for
 	waitErr error          // valid after exited is closed
 }
 
-// capped is a stderr sink that keeps the first 64 KB: enough to diagnose a
-// failure, bounded so a chatty child cannot grow the test's memory.
-type capped struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if room := 64<<10 - c.buf.Len(); room > 0 {
-		c.buf.Write(p[:min(len(p), room)])
-	}
-	return len(p), nil
-}
-
-func (c *capped) String() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.buf.String()
-}
+// stderrKept is how much of a child's stderr a test keeps: enough to
+// diagnose a failure, bounded so a chatty child cannot grow the test's
+// memory.
+const stderrKept = 64 << 10
 
 // stdio joins the child's stdout and stdin into the stream jsonrpc2 wants.
 // Closing it closes stdin, which is how a client asks the CLI to exit.
@@ -162,7 +145,7 @@ func startCLI(t *testing.T, sb *Sandbox, api *modelapi.Server, extra ...string) 
 		t.Fatal(err)
 	}
 	env := OfflineEnv(t, api.URL())
-	c := &cli{t: t, notes: newRecorder(), stderr: &capped{}, exited: make(chan struct{})}
+	c := &cli{t: t, notes: newRecorder(), stderr: &testutil.Buffer{Max: stderrKept}, exited: make(chan struct{})}
 	c.cmd = sb.Command(context.Background(), bin, ServerArgs(extra...)...)
 	c.cmd.Env = env
 	// An empty working directory, so the CLI reads no instruction files

@@ -18,6 +18,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/quorum-go/quorum/internal/testing/modelapi"
+	"github.com/quorum-go/quorum/internal/testing/testutil"
 )
 
 // These tests pin down what CLI 1.0.102 does where our SDK depends on it, so
@@ -458,7 +459,7 @@ func TestTCPMode(t *testing.T) {
 	cmd := sb.Command(context.Background(), bin, TCPServerArgs()...)
 	cmd.Env = OfflineEnv(t, api.URL())
 	cmd.Dir = t.TempDir()
-	stderr := &capped{}
+	stderr := &testutil.Buffer{Max: stderrKept}
 	cmd.Stderr = stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
