@@ -51,6 +51,17 @@ type Config struct {
 	Chunks int
 	// Report, if set, gets one line per wave.
 	Report io.Writer
+	// OnWave, if set, is called with each wave once it is measured. Run
+	// keeps no record of its waves (a long run would grow the very heap it
+	// measures): keep what you need here.
+	OnWave func(Wave)
+}
+
+// Summary is what a run did: how many waves, the first (the baseline) and
+// the last.
+type Summary struct {
+	Waves       int
+	First, Last Wave
 }
 
 // Wave is what one wave did and left behind.
@@ -84,16 +95,15 @@ var faults = []struct {
 }
 
 // Run soaks until cfg.Duration has passed and every fault ran once, or ctx
-// ends. It returns every wave, and an error when a check failed.
-func Run(ctx context.Context, cfg Config) ([]Wave, error) {
+// ends. It returns what it did, and an error when a check failed.
+func Run(ctx context.Context, cfg Config) (Summary, error) {
 	if cfg.Sessions <= 0 {
 		cfg.Sessions = 32
 	}
 	if cfg.Chunks <= 0 {
 		cfg.Chunks = 40
 	}
-	var waves []Wave
-	var base Wave
+	var sum Summary
 	start := time.Now()
 	for n := 0; n < len(faults) || time.Since(start) < cfg.Duration; n++ {
 		if ctx.Err() != nil {
@@ -103,22 +113,25 @@ func Run(ctx context.Context, cfg Config) ([]Wave, error) {
 		w := Wave{N: n, Fault: f.name, Sessions: cfg.Sessions}
 		began := time.Now()
 		if err := f.run(ctx, cfg, &w); err != nil {
-			return waves, fmt.Errorf("wave %d (%s): %w", n, f.name, err)
+			return sum, fmt.Errorf("wave %d (%s): %w", n, f.name, err)
 		}
 		w.Elapsed = time.Since(began)
 		w.Goroutines, w.HeapBytes = settle()
-		waves = append(waves, w)
 		if cfg.Report != nil {
 			fmt.Fprintln(cfg.Report, w)
 		}
-		if n == 0 {
-			base = w
+		if cfg.OnWave != nil {
+			cfg.OnWave(w)
 		}
+		if n == 0 {
+			sum.First = w
+		}
+		sum.Waves, sum.Last = n+1, w
 	}
-	if len(waves) == 0 {
-		return nil, ctx.Err()
+	if sum.Waves == 0 {
+		return sum, ctx.Err()
 	}
-	return waves, checkBaseline(base, waves[len(waves)-1])
+	return sum, checkBaseline(sum.First, sum.Last)
 }
 
 // settle measures goroutines and live heap once they stop falling: Close

@@ -19,13 +19,14 @@ func TestShortSoak(t *testing.T) {
 	var report strings.Builder
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	waves, err := Run(ctx, Config{Sessions: 8, Chunks: 20, Report: &report})
+	var waves []Wave
+	sum, err := Run(ctx, Config{Sessions: 8, Chunks: 20, Report: &report, OnWave: func(w Wave) { waves = append(waves, w) }})
 	t.Log("\n" + report.String())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(waves) < len(faults) {
-		t.Fatalf("%d waves, want one of each of %d faults", len(waves), len(faults))
+	if len(waves) < len(faults) || sum.Waves != len(waves) || sum.First != waves[0] || sum.Last != waves[len(waves)-1] {
+		t.Fatalf("%d waves seen, summary %+v; want one of each of %d faults, summed up", len(waves), sum, len(faults))
 	}
 	for _, w := range waves {
 		switch w.Fault {

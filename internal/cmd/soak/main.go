@@ -26,12 +26,11 @@ func main() {
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	waves, err := soak.Run(ctx, soak.Config{Duration: *d, Sessions: *sessions, Chunks: *chunks, Report: os.Stdout})
+	sum, err := soak.Run(ctx, soak.Config{Duration: *d, Sessions: *sessions, Chunks: *chunks, Report: os.Stdout})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "soak:", err)
 		os.Exit(1)
 	}
-	first, last := waves[0], waves[len(waves)-1]
 	fmt.Printf("soak: %d waves; goroutines %d → %d, heap %.1f → %.1f MiB\n",
-		len(waves), first.Goroutines, last.Goroutines, float64(first.HeapBytes)/(1<<20), float64(last.HeapBytes)/(1<<20))
+		sum.Waves, sum.First.Goroutines, sum.Last.Goroutines, float64(sum.First.HeapBytes)/(1<<20), float64(sum.Last.HeapBytes)/(1<<20))
 }
