@@ -30,7 +30,9 @@
 //     or subscription that answers it, or answered with an error. An answer
 //     that cannot be queued (the peer does not read) stops the router with
 //     an error wrapping wire.ErrWriteBacklog, so the peer sees the
-//     connection end instead of waiting; Stats counts both outcomes.
+//     connection end instead of waiting; Stats counts both outcomes. The
+//     counters add up: every message read lands in exactly one of those
+//     Stats.Read sums.
 //  5. A slow consumer fails alone (session.ErrFellBehind); every other
 //     session goes on.
 //  6. Writes never block on the peer; past Config.MaxWriteBacklogBytes they

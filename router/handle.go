@@ -47,6 +47,7 @@ func (r *Router) handle(req *jsonrpc2.Request) {
 	// A request for the whole connection (host.*, installations.confirm,
 	// …) goes to the subscription that asked for it, which answers it.
 	if !r.publishRequest(m) {
+		r.count.unsubscribed.Add(1)
 		r.refuse(req.ID, jsonrpc2.CodeMethodNotFound, "method "+req.Method+" is not handled by this client")
 	}
 }

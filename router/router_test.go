@@ -886,3 +886,60 @@ func TestCreateAssignedAbandonedThenStopped(t *testing.T) {
 		t.Fatalf("Await = %q after the stop", id)
 	}
 }
+
+// Contract 4: the counters add up — each message read lands in exactly one
+// of the counters Stats.Read sums, whatever became of it.
+func TestCountersAddUp(t *testing.T) {
+	r, p := newPeer(t, Config{})
+	open(t, r, "s1") // its consumer does not read: delivered is enough
+	life, err := r.Subscribe("session.lifecycle", "host.ask")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer life.Close()
+	ctx := testutil.Context(t, hangGuard)
+	roundTrip := func() {
+		t.Helper()
+		errc := make(chan error, 1)
+		go func() { errc <- r.Call(ctx, "ping", nil, nil) }()
+		p.respond(p.expect("ping"), `{}`)
+		if err := <-errc; err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	sent := 0
+	send := func(v string) { p.send(v); sent++ }
+	roundTrip() // a response
+	sent++
+	send(`{"jsonrpc":"2.0","id":999,"result":{}}`) // an unknown response
+	send(`{not json`)                              // malformed
+	for range 3 {                                  // routed
+		p.event("s1", "assistant.message_delta", `{"deltaContent":"x"}`)
+		sent++
+	}
+	p.event("ghost", "session.idle", "") // dropped: unknown session
+	sent++
+	send(`{"jsonrpc":"2.0","id":"q1","method":"tool.call","params":{"sessionId":"s1","toolName":"t"}}`)    // routed
+	send(`{"jsonrpc":"2.0","id":"q2","method":"tool.call","params":{"sessionId":"ghost","toolName":"t"}}`) // dropped, refused
+	send(`{"jsonrpc":"2.0","method":"session.lifecycle","params":{"type":"session.created"}}`)             // published
+	send(`{"jsonrpc":"2.0","method":"other.news","params":{}}`)                                            // unsubscribed
+	send(`{"jsonrpc":"2.0","id":"q3","method":"host.ask","params":{}}`)                                    // published
+	send(`{"jsonrpc":"2.0","id":"q4","method":"nobody.asks","params":{}}`)                                 // unsubscribed, refused
+	for range 2 {                                                                                          // the refusals of q2 and q4
+		if f := p.next(); f.Error == nil {
+			t.Fatalf("got %+v, want a refusal", f)
+		}
+	}
+	roundTrip() // orders the reads: everything before it was counted
+	sent++
+
+	s := r.Stats()
+	if got := s.Read(); got != uint64(sent) {
+		t.Fatalf("Read() = %d, want the %d messages sent: %+v", got, sent, s)
+	}
+	want := Stats{Responses: 2, UnknownResponses: 1, Malformed: 1, Routed: 4, DroppedUnknown: 2, Published: 2, Unsubscribed: 2, RequestsRefused: 2, Sessions: 1}
+	if s != want {
+		t.Fatalf("Stats = %+v, want %+v", s, want)
+	}
+}

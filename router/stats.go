@@ -4,6 +4,13 @@ import "sync/atomic"
 
 // Stats are the router's counters since it started. Each is read atomically
 // on its own; the set is not one snapshot.
+//
+// They add up: once no creation is in flight (a creation holds messages for
+// its session until it ends, then counts them), every message the reader
+// took is counted in exactly one of Responses, UnknownResponses, Malformed,
+// Routed, DroppedUnknown, DroppedRefused, Published and Unsubscribed (Read
+// sums them). RequestsRefused, RepliesFailed and FellBehind count outcomes
+// across those.
 type Stats struct {
 	// Routed counts messages delivered to a session's channel.
 	Routed uint64
@@ -12,8 +19,9 @@ type Stats struct {
 	// DroppedUnknown counts messages for a session with no route: never
 	// created, already closed, or an assigned id that never bound.
 	DroppedUnknown uint64
-	// DroppedRefused counts messages a session's channel did not accept
-	// because it had failed or closed.
+	// DroppedRefused counts messages a session's channel (or every
+	// subscription a global message went to) did not accept because it had
+	// failed or closed.
 	DroppedRefused uint64
 	// FellBehind counts sessions failed for passing their buffer bound.
 	FellBehind uint64
@@ -36,7 +44,13 @@ type Stats struct {
 	// refused for backlog stops the router with an error wrapping
 	// wire.ErrWriteBacklog, so the peer is never left waiting unknowingly.
 	RepliesFailed uint64
-	// Unsubscribed counts global notifications that no subscriber wanted.
+	// Published counts global notifications delivered to subscriptions (once
+	// each, however many took it) and requests naming no session delivered
+	// to the subscription that asked for their method.
+	Published uint64
+	// Unsubscribed counts global notifications that no subscriber wanted,
+	// and requests naming no session that no subscription asked for
+	// (answered with an error, and counted in RequestsRefused too).
 	Unsubscribed uint64
 	// Sessions is the number of routes registered now.
 	Sessions int
@@ -44,7 +58,7 @@ type Stats struct {
 
 type counters struct {
 	routed, responses, droppedUnknown, droppedRefused, fellBehind,
-	malformed, unknownResponses, requestsRefused, repliesFailed, unsubscribed atomic.Uint64
+	malformed, unknownResponses, requestsRefused, repliesFailed, published, unsubscribed atomic.Uint64
 }
 
 // Stats returns the current counters.
@@ -63,7 +77,14 @@ func (r *Router) Stats() Stats {
 		UnknownResponses: c.unknownResponses.Load(),
 		RequestsRefused:  c.requestsRefused.Load(),
 		RepliesFailed:    c.repliesFailed.Load(),
+		Published:        c.published.Load(),
 		Unsubscribed:     c.unsubscribed.Load(),
 		Sessions:         n,
 	}
+}
+
+// Read is how many messages the reader took and counted: the sum of the
+// counters each message lands in exactly once.
+func (s Stats) Read() uint64 {
+	return s.Responses + s.UnknownResponses + s.Malformed + s.Routed + s.DroppedUnknown + s.DroppedRefused + s.Published + s.Unsubscribed
 }

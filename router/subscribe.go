@@ -67,9 +67,11 @@ func (r *Router) publish(m session.Message) {
 		r.count.unsubscribed.Add(1)
 		return
 	}
+	taken := false
 	for _, s := range targets {
-		r.delivered(s.sink.Deliver(m))
+		taken = r.delivered(s.sink.Deliver(m)) || taken
 	}
+	r.countPublished(taken)
 }
 
 // publishRequest hands a request that names no session to the first
@@ -87,14 +89,26 @@ func (r *Router) publishRequest(m session.Message) bool {
 	if target == nil {
 		return false
 	}
-	r.delivered(target.sink.Deliver(m))
+	r.countPublished(r.delivered(target.sink.Deliver(m)))
 	return true
 }
 
-// delivered counts the outcome of a delivery to a subscription.
-func (r *Router) delivered(d session.Delivery, refused int) {
+// delivered counts the outcome of a delivery to a subscription, and
+// reports whether the subscription took the message.
+func (r *Router) delivered(d session.Delivery, refused int) bool {
 	r.count.requestsRefused.Add(uint64(refused))
 	if d == session.Overflowed {
 		r.count.fellBehind.Add(1)
+	}
+	return d == session.Delivered
+}
+
+// countPublished counts a message for subscriptions once: published when
+// one took it, dropped when every one it went to had failed or closed.
+func (r *Router) countPublished(taken bool) {
+	if taken {
+		r.count.published.Add(1)
+	} else {
+		r.count.droppedRefused.Add(1)
 	}
 }
