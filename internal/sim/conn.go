@@ -160,7 +160,7 @@ func (c *Conn) notify(method string, params json.RawMessage) bool {
 	body = append(body, params...)
 	body = append(body, '}')
 	f := frame(body)
-	return c.out.push(outItem{write: func() error { return c.stream.WriteRaw(f) }})
+	return c.out.push(outItem{write: func() error { return c.srv.rec.sent(c.stream.WriteRaw(f)) }})
 }
 
 // reply queues the response to a request; twice when double is set.
@@ -173,7 +173,7 @@ func (c *Conn) reply(id jsonrpc2.ID, result json.RawMessage, rerr *jsonrpc2.Erro
 			} else {
 				err = c.rpc.Reply(c.ctx, id, result)
 			}
-			if err != nil {
+			if err := c.srv.rec.sent(err); err != nil {
 				return err
 			}
 		}
@@ -206,7 +206,7 @@ func (c *Conn) startCall(ctx context.Context, method string, params any) func() 
 		write: func() error {
 			w, err := c.rpc.DispatchCall(c.ctx, method, rawParams)
 			waiter = w
-			return err
+			return c.srv.rec.sent(err)
 		},
 		done: sent,
 	})
@@ -253,7 +253,7 @@ func (c *Conn) badMessage(id json.RawMessage, code int64, msg string) {
 		"id":      id,
 		"error":   map[string]any{"code": code, "message": msg},
 	})
-	c.out.push(outItem{write: func() error { return c.stream.WriteRaw(frame(body)) }})
+	c.out.push(outItem{write: func() error { return c.srv.rec.sent(c.stream.WriteRaw(frame(body))) }})
 }
 
 // takeDouble reports whether a request for method should be answered twice,

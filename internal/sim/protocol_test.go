@@ -93,6 +93,17 @@ func TestHandshake(t *testing.T) {
 	if st.LiveSessions != 1 || st.Connections != 1 {
 		t.Errorf("stats = %+v", st)
 	}
+	// Sent counts what the client read: every response and notification.
+	// The server counts once its write has returned, which may be just
+	// after the client read it: wait for the two to agree.
+	c.mu.Lock()
+	read := len(c.wire)
+	c.mu.Unlock()
+	for deadline := time.Now().Add(guard); srv.Stats().Sent != read; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("Sent = %d, the client read %d messages", srv.Stats().Sent, read)
+		}
+	}
 }
 
 func TestHandshakeOptions(t *testing.T) {

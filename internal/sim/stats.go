@@ -22,6 +22,10 @@ type Stats struct {
 	// BadFrames counts well-framed bodies that were not usable JSON-RPC
 	// messages (answered with -32700 or -32600 and skipped).
 	BadFrames int
+	// Sent counts the JSON-RPC messages written to clients: responses,
+	// notifications and requests, each once it is on the wire. Bytes a
+	// fault writes as they are (Conn.WriteFrame, garbage) are not counted.
+	Sent int
 }
 
 // Answer is a client's answer to a server→client request (a legacy
@@ -55,6 +59,7 @@ type recorder struct {
 	running   int
 	maxTurns  int
 	badFrames int
+	sentN     int
 	answers   []Answer
 }
 
@@ -80,6 +85,16 @@ func (r *recorder) turnEnded() {
 	r.mu.Unlock()
 }
 
+// sent counts a message written, for Stats.Sent, and passes err on.
+func (r *recorder) sent(err error) error {
+	if err == nil {
+		r.mu.Lock()
+		r.sentN++
+		r.mu.Unlock()
+	}
+	return err
+}
+
 func (r *recorder) badFrame() {
 	r.mu.Lock()
 	r.badFrames++
@@ -100,5 +115,6 @@ func (r *recorder) snapshot() Stats {
 		RunningTurns:       r.running,
 		MaxConcurrentTurns: r.maxTurns,
 		BadFrames:          r.badFrames,
+		Sent:               r.sentN,
 	}
 }

@@ -74,11 +74,15 @@ type Wave struct {
 	Goroutines int // after the wave, after a GC
 	HeapBytes  uint64
 	Elapsed    time.Duration
+	// The wave's router's counters at its end: every message it read, those
+	// routed to a session, those dropped (unknown, closed or failed
+	// session), and the answers it could not queue.
+	Read, Routed, Dropped, RepliesFailed uint64
 }
 
 func (w Wave) String() string {
-	return fmt.Sprintf("wave %3d %-10s sessions %4d  turns ok %4d  released %4d  goroutines %4d  heap %6.1f MiB  %v",
-		w.N, w.Fault, w.Sessions, w.Turns, w.Released, w.Goroutines, float64(w.HeapBytes)/(1<<20), w.Elapsed.Round(time.Millisecond))
+	return fmt.Sprintf("wave %3d %-10s sessions %4d  turns ok %4d  released %4d  read %6d  routed %6d  dropped %4d  goroutines %4d  heap %6.1f MiB  %v",
+		w.N, w.Fault, w.Sessions, w.Turns, w.Released, w.Read, w.Routed, w.Dropped, w.Goroutines, float64(w.HeapBytes)/(1<<20), w.Elapsed.Round(time.Millisecond))
 }
 
 // faults are the waves, in the order they rotate.
@@ -221,7 +225,11 @@ func open(ctx context.Context, cfg Config, st setup) (*env, error) {
 	return &env{srv: srv, client: c, conn: conn}, nil
 }
 
-func (e *env) close() {
+// close ends the wave's client and simulator, keeping the router's
+// counters in w.
+func (e *env) close(w *Wave) {
+	st := e.client.Router().Stats()
+	w.Read, w.Routed, w.Dropped, w.RepliesFailed = st.Read(), st.Routed, st.DroppedUnknown+st.DroppedRefused, st.RepliesFailed
 	e.client.Close()
 	e.srv.Close()
 }
@@ -285,15 +293,42 @@ func (c *counted) add() {
 }
 
 // leftovers checks that a wave that ended its sessions left none on the
-// simulator, and no route on the client.
-func leftovers(e *env) error {
+// simulator and no route on the client, and that the router's counters add
+// up to what the simulator wrote.
+func leftovers(ctx context.Context, e *env) error {
 	if live := e.srv.LiveSessions(); len(live) != 0 {
 		return fmt.Errorf("%d sessions left on the simulator after delete", len(live))
 	}
 	if n := e.client.Router().Stats().Sessions; n != 0 {
 		return fmt.Errorf("%d routes left on the client after delete", n)
 	}
-	return nil
+	return countersAddUp(ctx, e)
+}
+
+// countersAddUp checks that the router counted every message the simulator
+// wrote exactly once (Stats.Read sums the counters each message lands in),
+// that none was malformed and that every answer was queued. The two sides
+// count at slightly different moments (the simulator once its write
+// returned, the router once it handled what it read), so they are
+// compared until they agree, within a bound: a message lost or counted
+// twice never agrees.
+func countersAddUp(ctx context.Context, e *env) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	for {
+		st, sent := e.client.Router().Stats(), e.srv.Stats().Sent
+		if st.Read() == uint64(sent) {
+			if st.Malformed != 0 || st.RepliesFailed != 0 {
+				return fmt.Errorf("router counters: %d malformed, %d answers not queued: %+v", st.Malformed, st.RepliesFailed, st)
+			}
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the router counted %d messages read, the simulator wrote %d: %+v", st.Read(), sent, st)
+		case <-time.After(time.Millisecond):
+		}
+	}
 }
 
 func plainWave(ctx context.Context, cfg Config, w *Wave) error {
@@ -301,7 +336,7 @@ func plainWave(ctx context.Context, cfg Config, w *Wave) error {
 	if err != nil {
 		return err
 	}
-	defer e.close()
+	defer e.close(w)
 	ok := counted{n: &w.Turns}
 	err = each(ctx, e, cfg.Sessions, copilot.SessionConfig{Model: "soak"}, func(i int, s *copilot.Session) error {
 		if err := turn(ctx, s, i, 0, cfg.Chunks, nil); err != nil {
@@ -313,7 +348,7 @@ func plainWave(ctx context.Context, cfg Config, w *Wave) error {
 	if err != nil {
 		return err
 	}
-	return leftovers(e)
+	return leftovers(ctx, e)
 }
 
 func cancelWave(ctx context.Context, cfg Config, w *Wave) error {
@@ -321,7 +356,7 @@ func cancelWave(ctx context.Context, cfg Config, w *Wave) error {
 	if err != nil {
 		return err
 	}
-	defer e.close()
+	defer e.close(w)
 	ok, released := counted{n: &w.Turns}, counted{n: &w.Released}
 	err = each(ctx, e, cfg.Sessions, copilot.SessionConfig{Model: "soak"}, func(i int, s *copilot.Session) error {
 		if i%2 == 0 {
@@ -347,7 +382,7 @@ func cancelWave(ctx context.Context, cfg Config, w *Wave) error {
 	if err != nil {
 		return err
 	}
-	return leftovers(e)
+	return leftovers(ctx, e)
 }
 
 func duplicatesWave(ctx context.Context, cfg Config, w *Wave) error {
@@ -355,7 +390,7 @@ func duplicatesWave(ctx context.Context, cfg Config, w *Wave) error {
 	if err != nil {
 		return err
 	}
-	defer e.close()
+	defer e.close(w)
 	ok := counted{n: &w.Turns}
 	var mu sync.Mutex
 	var dropped int64
@@ -375,7 +410,7 @@ func duplicatesWave(ctx context.Context, cfg Config, w *Wave) error {
 	if dropped == 0 {
 		return errors.New("the simulator repeated no event: the wave tested nothing")
 	}
-	return leftovers(e)
+	return leftovers(ctx, e)
 }
 
 func slowWave(ctx context.Context, cfg Config, w *Wave) error {
@@ -383,7 +418,7 @@ func slowWave(ctx context.Context, cfg Config, w *Wave) error {
 	if err != nil {
 		return err
 	}
-	defer e.close()
+	defer e.close(w)
 	ok := counted{n: &w.Turns}
 	err = each(ctx, e, cfg.Sessions, copilot.SessionConfig{Model: "soak"}, func(i int, s *copilot.Session) error {
 		var dawdle func()
@@ -402,7 +437,7 @@ func slowWave(ctx context.Context, cfg Config, w *Wave) error {
 	if fb := e.client.Router().Stats().FellBehind; fb != 0 {
 		return fmt.Errorf("%d slow sessions fell behind", fb)
 	}
-	return leftovers(e)
+	return leftovers(ctx, e)
 }
 
 // faultWave starts every session's turn, waits until each has streamed,
@@ -446,7 +481,7 @@ func crashWave(ctx context.Context, cfg Config, w *Wave) error {
 	if err != nil {
 		return err
 	}
-	defer e.close()
+	defer e.close(w)
 	return faultWave(ctx, cfg, w, e, func() { _ = e.conn.CloseAbruptly() }, copilot.ErrStopped)
 }
 
@@ -463,6 +498,6 @@ func stopWave(ctx context.Context, cfg Config, w *Wave) error {
 	if err != nil {
 		return err
 	}
-	defer e.close()
+	defer e.close(w)
 	return faultWave(ctx, cfg, w, e, gate.Freeze, copilot.ErrUnresponsive)
 }
