@@ -2,6 +2,7 @@ package router
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -189,4 +190,22 @@ func (p *peer) delta(sessionID, text string) {
 	p.t.Helper()
 	b, _ := json.Marshal(map[string]string{"deltaContent": text, "messageId": "m"})
 	p.event(sessionID, "assistant.message_delta", string(b))
+}
+
+// roundTrip makes a call of r's that the peer answers. Once it returns, the
+// reader has handled everything the peer sent before the answer, so the
+// counters include it (an answer the router queued reaches the peer before
+// the reader counts it).
+func (p *peer) roundTrip(r *Router) {
+	p.t.Helper()
+	errc := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+		defer cancel()
+		errc <- r.Call(ctx, "ping", nil, nil)
+	}()
+	p.respond(p.expect("ping"), `{}`)
+	if err := <-errc; err != nil {
+		p.t.Fatalf("round trip: %v", err)
+	}
 }

@@ -125,13 +125,7 @@ func TestStuckSessionDoesNotBlockOthers(t *testing.T) {
 	if f.Error == nil || f.Error.Code != session.CodeUnavailable {
 		t.Fatalf("request to a failed session: got %+v, want an error answer", f)
 	}
-	// Counted once queued. A round trip after it orders the read: the
-	// reader counted before it read the response.
-	go func() { errc <- r.Call(ctx, "ping", nil, nil) }()
-	p.respond(p.expect("ping"), `{}`)
-	if err := <-errc; err != nil {
-		t.Fatal(err)
-	}
+	p.roundTrip(r) // counted once queued: after the answer reached us
 	if s := r.Stats(); s.RequestsRefused != 1 || s.RepliesFailed != 0 {
 		t.Errorf("RequestsRefused = %d, RepliesFailed = %d; want 1, 0", s.RequestsRefused, s.RepliesFailed)
 	}
@@ -327,6 +321,7 @@ func TestCloseDeregisters(t *testing.T) {
 	if a.Error == nil || a.Error.Code != session.CodeUnavailable {
 		t.Fatalf("request to a closed session: %+v", a)
 	}
+	p.roundTrip(r) // counted once queued: after the answer reached us
 	if s := r.Stats(); s.DroppedUnknown != 2 || s.RequestsRefused != 1 {
 		t.Errorf("stats = %+v, want 2 dropped and 1 refused", s)
 	}
@@ -897,20 +892,10 @@ func TestCountersAddUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer life.Close()
-	ctx := testutil.Context(t, hangGuard)
-	roundTrip := func() {
-		t.Helper()
-		errc := make(chan error, 1)
-		go func() { errc <- r.Call(ctx, "ping", nil, nil) }()
-		p.respond(p.expect("ping"), `{}`)
-		if err := <-errc; err != nil {
-			t.Fatal(err)
-		}
-	}
 
 	sent := 0
 	send := func(v string) { p.send(v); sent++ }
-	roundTrip() // a response
+	p.roundTrip(r) // a response
 	sent++
 	send(`{"jsonrpc":"2.0","id":999,"result":{}}`) // an unknown response
 	send(`{not json`)                              // malformed
@@ -931,7 +916,7 @@ func TestCountersAddUp(t *testing.T) {
 			t.Fatalf("got %+v, want a refusal", f)
 		}
 	}
-	roundTrip() // orders the reads: everything before it was counted
+	p.roundTrip(r) // orders the reads: everything before it was counted
 	sent++
 
 	s := r.Stats()
