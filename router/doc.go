@@ -31,8 +31,8 @@
 //     that cannot be queued (the peer does not read) stops the router with
 //     an error wrapping wire.ErrWriteBacklog, so the peer sees the
 //     connection end instead of waiting; Stats counts both outcomes. The
-//     counters add up: every message read lands in exactly one of those
-//     Stats.Read sums.
+//     counters add up: once no creation is in flight, every message read
+//     lands in exactly one of those Stats.Read sums.
 //  5. A slow consumer fails alone (session.ErrFellBehind); every other
 //     session goes on.
 //  6. Writes never block on the peer; past Config.MaxWriteBacklogBytes they

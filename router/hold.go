@@ -162,7 +162,10 @@ func (h *creationHold) settleLate(resp *jsonrpc2.Response) {
 		id = string(sessionIDOf(*resp.Result))
 	}
 	r.mu.Lock()
-	if r.creating == h {
+	// Only the one that takes h off the router drops what it held: a stop
+	// that came first took it, and drops it itself (router.go).
+	mine := r.creating == h
+	if mine {
 		r.creating = nil
 	}
 	bound := h.bound
@@ -173,7 +176,9 @@ func (h *creationHold) settleLate(resp *jsonrpc2.Response) {
 		}
 		_ = bound.sink.Channel().Close(context.Background())
 	}
-	h.drop()
+	if mine {
+		h.drop()
+	}
 	h.settle(id)
 	<-r.createSlot
 }

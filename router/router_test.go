@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sourcegraph/jsonrpc2"
+
 	"github.com/quorum-go/quorum/internal/bench/load"
 	"github.com/quorum-go/quorum/internal/testing/testutil"
 	"github.com/quorum-go/quorum/internal/wire"
@@ -927,4 +929,46 @@ func TestCountersAddUp(t *testing.T) {
 	if s != want {
 		t.Fatalf("Stats = %+v, want %+v", s, want)
 	}
+}
+
+// An abandoned creation whose late response (taken by the reader) and the
+// router's stop race to end it: only the one that takes it off the router
+// drops what it held — one count, one answer, and no concurrent use of the
+// held map (-race sees it). Run many times: the order varies.
+func TestLateSettleRacingStopDropsOnce(t *testing.T) {
+	for range 20 {
+		r, p := newPeer(t, Config{})
+		ctx, cancel := context.WithCancel(testutil.Context(t, hangGuard))
+		done := make(chan error, 1)
+		go func() {
+			_, err := r.CreateAssigned(ctx, map[string]string{"model": "m"}, nil)
+			done <- err
+		}()
+		p.expect("session.create")
+		p.event("other", "session.info", "") // held: a creation is in flight
+		p.roundTrip(r)                       // the reader has held it
+		cancel()
+		if err := <-done; err == nil {
+			t.Fatal("the creation did not give up")
+		}
+		r.mu.Lock()
+		h := r.creating
+		r.mu.Unlock()
+		if h == nil || h.late == nil {
+			t.Fatal("the abandoned creation is not awaiting its response")
+		}
+		var wg sync.WaitGroup
+		wg.Go(func() { h.settleLate(&jsonrpc2.Response{Result: rawJSON(`{"sessionId":"late"}`)}) })
+		r.Close()
+		wg.Wait()
+		if n := r.Stats().DroppedUnknown; n != 1 {
+			t.Fatalf("DroppedUnknown = %d, want 1", n)
+		}
+		p.close()
+	}
+}
+
+func rawJSON(s string) *json.RawMessage {
+	raw := json.RawMessage(s)
+	return &raw
 }

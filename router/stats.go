@@ -20,8 +20,8 @@ type Stats struct {
 	// created, already closed, or an assigned id that never bound.
 	DroppedUnknown uint64
 	// DroppedRefused counts messages a session's channel (or every
-	// subscription a global message went to) did not accept because it had
-	// failed or closed.
+	// subscription a global message went to) did not accept: it had failed
+	// or closed, or the message made it pass its bound (FellBehind).
 	DroppedRefused uint64
 	// FellBehind counts sessions failed for passing their buffer bound.
 	FellBehind uint64
@@ -50,7 +50,8 @@ type Stats struct {
 	Published uint64
 	// Unsubscribed counts global notifications that no subscriber wanted,
 	// and requests naming no session that no subscription asked for
-	// (answered with an error, and counted in RequestsRefused too).
+	// (answered with an error, counted in RequestsRefused too once the
+	// answer is queued).
 	Unsubscribed uint64
 	// Sessions is the number of routes registered now.
 	Sessions int
