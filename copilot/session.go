@@ -35,7 +35,7 @@ type Session struct {
 	destroyed atomic.Bool            // Destroy or Delete succeeded
 	deleted   atomic.Bool            // Delete succeeded
 	switched  atomic.Pointer[string] // the model of the last SetModel
-	aborting  chan struct{}          // closed when the abort of a cancelled turn is done; only the holder of own uses it
+	aborting  chan struct{}          // closed when the abort of a cancelled turn (or of work past the tool-call limit) is done; only the holder of own uses it
 
 	// The channel's reader (dispatch.go): own is its token; running says
 	// a dispatcher goroutine is under way; wanted counts turns waiting for
@@ -47,9 +47,10 @@ type Session struct {
 	// dirty: a turn was left unfinished; what is left of it is drained
 	// (turn.go) or refused (dispatch.go). Only the holder of own uses it.
 	dirty bool
-	// background counts the tool calls of background agents between turns
-	// since the last session.idle, so that SessionConfig.MaxToolCalls
-	// bounds them as it bounds a turn's. Only the holder of own uses it.
+	// background counts the tool calls that come between Stream turns (of
+	// a turn started with Send, or of a background agent) since the last
+	// session.idle, so that SessionConfig.MaxToolCalls bounds them as it
+	// bounds a Stream turn's. Only the holder of own uses it.
 	background *turnState
 }
 

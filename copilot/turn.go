@@ -71,15 +71,10 @@ func (s *Session) StreamPrompt(ctx context.Context, p Prompt, h TurnHandlers) (R
 		return Reply{}, ctx.Err()
 	}
 	defer func() { <-s.turn }()
-	if err := s.acquire(ctx); err != nil {
+	if err := s.acquireAfterAbort(ctx); err != nil {
 		return Reply{}, err
 	}
 	defer s.release()
-	// Holding the channel: the dispatcher, which may also start an abort
-	// (a tool-call limit between turns), is not running.
-	if err := s.waitAbort(ctx); err != nil {
-		return Reply{}, err
-	}
 	if s.dirty {
 		if err := s.drainTurn(ctx); err != nil {
 			return Reply{}, err
@@ -214,10 +209,11 @@ func (s *Session) readTurn(ctx context.Context, handlers *session.Handlers, repl
 	}
 }
 
-// abortAfterCancel stops a turn whose caller gave up, within a bounded time.
-// The abort runs in the background so the cancelled caller returns at
-// once; the next turn waits for it (see waitAbort), so that it cannot abort
-// the new turn instead.
+// abortAfterCancel stops a turn whose caller gave up, or work the
+// tool-call limit stopped between turns, within a bounded time. The abort
+// runs in the background so that its caller returns at once; the next turn
+// waits for it (acquireAfterAbort), so that it cannot abort the new turn
+// instead. The caller holds the channel token.
 func (s *Session) abortAfterCancel() {
 	done := make(chan struct{})
 	s.aborting = done
@@ -234,17 +230,32 @@ func (s *Session) abortAfterCancel() {
 	}
 }
 
-// waitAbort waits for the abort of the previous, cancelled turn.
-func (s *Session) waitAbort(ctx context.Context) error {
-	if s.aborting == nil {
-		return nil
-	}
-	select {
-	case <-s.aborting:
-		s.aborting = nil
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
+// acquireAfterAbort takes the channel for a turn once no abort is in
+// flight (abortAfterCancel). It waits for one without the token, so that
+// meanwhile the dispatcher goes on answering what the CLI asks (it may not
+// answer the abort before), and looks again once it has the token back: the
+// dispatcher may have started another.
+func (s *Session) acquireAfterAbort(ctx context.Context) error {
+	for {
+		if err := s.acquire(ctx); err != nil {
+			return err
+		}
+		pending := s.aborting
+		if pending == nil {
+			return nil
+		}
+		select {
+		case <-pending:
+			s.aborting = nil // done: no other can have started while we held the token
+			return nil
+		default:
+		}
+		s.release()
+		select {
+		case <-pending:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 }
 

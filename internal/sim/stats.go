@@ -23,8 +23,9 @@ type Stats struct {
 	// messages (answered with -32700 or -32600 and skipped).
 	BadFrames int
 	// Sent counts the JSON-RPC messages written to clients: responses,
-	// notifications and requests, each once it is on the wire. Bytes a
-	// fault writes as they are (Conn.WriteFrame, garbage) are not counted.
+	// notifications and requests, each once it is on the wire. What a
+	// fault writes as it is (Conn.WriteRaw, WriteFrame, WriteResponse,
+	// garbage) is not counted.
 	Sent int
 }
 

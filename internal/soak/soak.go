@@ -75,8 +75,8 @@ type Wave struct {
 	HeapBytes  uint64
 	Elapsed    time.Duration
 	// The wave's router's counters at its end: every message it read, those
-	// routed to a session, those dropped (unknown, closed or failed
-	// session), and the answers it could not queue.
+	// routed to a session, those dropped (router.Stats DroppedUnknown plus
+	// DroppedRefused), and the answers it could not queue.
 	Read, Routed, Dropped, RepliesFailed uint64
 }
 
