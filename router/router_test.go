@@ -722,12 +722,7 @@ func TestCreateAssignedMismatchAnswersRequests(t *testing.T) {
 // Contract 7 (see the package doc).
 func TestCreateAssignedAbandoned(t *testing.T) {
 	r, p := newPeer(t, Config{})
-	ctx, cancel := context.WithCancel(testutil.Context(t, hangGuard))
-	done := make(chan error, 1)
-	go func() {
-		_, err := r.CreateAssigned(ctx, map[string]string{"model": "m"}, nil)
-		done <- err
-	}()
+	cancel, done := startAbandonable(t, r)
 	p.expect("session.create")
 	ch := open(t, r, "sync")
 	p.event("late", "session.start", `{"sessionId":"late"}`)
@@ -823,12 +818,7 @@ func TestCreateAssignedExistingIDIsRefused(t *testing.T) {
 // left, and the next creation is not mistaken for it.
 func TestCreateAssignedAbandonedBeforeResponse(t *testing.T) {
 	r, p := newPeer(t, Config{})
-	ctx, cancel := context.WithCancel(testutil.Context(t, hangGuard))
-	done := make(chan error, 1)
-	go func() {
-		_, err := r.CreateAssigned(ctx, map[string]string{"model": "m"}, nil)
-		done <- err
-	}()
+	cancel, done := startAbandonable(t, r)
 	f := p.expect("session.create")
 	cancel()
 	err := <-done
@@ -866,12 +856,7 @@ func TestCreateAssignedAbandonedBeforeResponse(t *testing.T) {
 // is closed with nothing on it, so its owner does not wait forever.
 func TestCreateAssignedAbandonedThenStopped(t *testing.T) {
 	r, p := newPeer(t, Config{})
-	ctx, cancel := context.WithCancel(testutil.Context(t, hangGuard))
-	done := make(chan error, 1)
-	go func() {
-		_, err := r.CreateAssigned(ctx, nil, nil)
-		done <- err
-	}()
+	cancel, done := startAbandonable(t, r)
 	p.expect("session.create")
 	cancel()
 	var ab *AbandonedError
@@ -938,12 +923,7 @@ func TestCountersAddUp(t *testing.T) {
 func TestLateSettleRacingStopDropsOnce(t *testing.T) {
 	for range 20 {
 		r, p := newPeer(t, Config{})
-		ctx, cancel := context.WithCancel(testutil.Context(t, hangGuard))
-		done := make(chan error, 1)
-		go func() {
-			_, err := r.CreateAssigned(ctx, map[string]string{"model": "m"}, nil)
-			done <- err
-		}()
+		cancel, done := startAbandonable(t, r)
 		p.expect("session.create")
 		p.event("other", "session.info", "") // held: a creation is in flight
 		p.roundTrip(r)                       // the reader has held it
@@ -966,6 +946,18 @@ func TestLateSettleRacingStopDropsOnce(t *testing.T) {
 		}
 		p.close()
 	}
+}
+
+// startAbandonable starts a server-assigned creation that the test gives
+// up with cancel; done receives CreateAssigned's error.
+func startAbandonable(t *testing.T, r *Router) (cancel context.CancelFunc, done <-chan error) {
+	ctx, cancel := context.WithCancel(testutil.Context(t, hangGuard))
+	errc := make(chan error, 1)
+	go func() {
+		_, err := r.CreateAssigned(ctx, map[string]string{"model": "m"}, nil)
+		errc <- err
+	}()
+	return cancel, errc
 }
 
 func rawJSON(s string) *json.RawMessage {
