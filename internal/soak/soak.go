@@ -331,34 +331,40 @@ func countersAddUp(ctx context.Context, e *env) error {
 	}
 }
 
-func plainWave(ctx context.Context, cfg Config, w *Wave) error {
-	e, err := open(ctx, cfg, setup{})
+// steadyWave runs a wave whose sessions all end normally: a simulator
+// and client made with st, fn on every session, then check (if set), and
+// nothing left behind with the counters adding up (leftovers).
+func steadyWave(ctx context.Context, cfg Config, w *Wave, st setup, fn func(i int, s *copilot.Session) error, check func(e *env) error) error {
+	e, err := open(ctx, cfg, st)
 	if err != nil {
 		return err
 	}
 	defer e.close(w)
+	if err := each(ctx, e, cfg.Sessions, copilot.SessionConfig{Model: "soak"}, fn); err != nil {
+		return err
+	}
+	if check != nil {
+		if err := check(e); err != nil {
+			return err
+		}
+	}
+	return leftovers(ctx, e)
+}
+
+func plainWave(ctx context.Context, cfg Config, w *Wave) error {
 	ok := counted{n: &w.Turns}
-	err = each(ctx, e, cfg.Sessions, copilot.SessionConfig{Model: "soak"}, func(i int, s *copilot.Session) error {
+	return steadyWave(ctx, cfg, w, setup{}, func(i int, s *copilot.Session) error {
 		if err := turn(ctx, s, i, 0, cfg.Chunks, nil); err != nil {
 			return err
 		}
 		ok.add()
 		return nil
-	})
-	if err != nil {
-		return err
-	}
-	return leftovers(ctx, e)
+	}, nil)
 }
 
 func cancelWave(ctx context.Context, cfg Config, w *Wave) error {
-	e, err := open(ctx, cfg, setup{})
-	if err != nil {
-		return err
-	}
-	defer e.close(w)
 	ok, released := counted{n: &w.Turns}, counted{n: &w.Released}
-	err = each(ctx, e, cfg.Sessions, copilot.SessionConfig{Model: "soak"}, func(i int, s *copilot.Session) error {
+	return steadyWave(ctx, cfg, w, setup{}, func(i int, s *copilot.Session) error {
 		if i%2 == 0 {
 			tctx, cancel := context.WithCancel(ctx)
 			deltas := 0
@@ -378,23 +384,14 @@ func cancelWave(ctx context.Context, cfg Config, w *Wave) error {
 		}
 		ok.add()
 		return nil
-	})
-	if err != nil {
-		return err
-	}
-	return leftovers(ctx, e)
+	}, nil)
 }
 
 func duplicatesWave(ctx context.Context, cfg Config, w *Wave) error {
-	e, err := open(ctx, cfg, setup{sim: sim.Options{RepeatEvents: 3, RepeatDistance: 5}})
-	if err != nil {
-		return err
-	}
-	defer e.close(w)
 	ok := counted{n: &w.Turns}
 	var mu sync.Mutex
 	var dropped int64
-	err = each(ctx, e, cfg.Sessions, copilot.SessionConfig{Model: "soak"}, func(i int, s *copilot.Session) error {
+	return steadyWave(ctx, cfg, w, setup{sim: sim.Options{RepeatEvents: 3, RepeatDistance: 5}}, func(i int, s *copilot.Session) error {
 		if err := turn(ctx, s, i, 0, cfg.Chunks, nil); err != nil {
 			return err
 		}
@@ -403,24 +400,17 @@ func duplicatesWave(ctx context.Context, cfg Config, w *Wave) error {
 		dropped += s.Channel().Duplicates() // the turn is over: the channel may be handed over
 		mu.Unlock()
 		return nil
+	}, func(*env) error {
+		if dropped == 0 {
+			return errors.New("the simulator repeated no event: the wave tested nothing")
+		}
+		return nil
 	})
-	if err != nil {
-		return err
-	}
-	if dropped == 0 {
-		return errors.New("the simulator repeated no event: the wave tested nothing")
-	}
-	return leftovers(ctx, e)
 }
 
 func slowWave(ctx context.Context, cfg Config, w *Wave) error {
-	e, err := open(ctx, cfg, setup{})
-	if err != nil {
-		return err
-	}
-	defer e.close(w)
 	ok := counted{n: &w.Turns}
-	err = each(ctx, e, cfg.Sessions, copilot.SessionConfig{Model: "soak"}, func(i int, s *copilot.Session) error {
+	return steadyWave(ctx, cfg, w, setup{}, func(i int, s *copilot.Session) error {
 		var dawdle func()
 		if i%3 == 0 {
 			dawdle = func() { time.Sleep(time.Millisecond) }
@@ -430,14 +420,12 @@ func slowWave(ctx context.Context, cfg Config, w *Wave) error {
 		}
 		ok.add()
 		return nil
+	}, func(e *env) error {
+		if fb := e.client.Router().Stats().FellBehind; fb != 0 {
+			return fmt.Errorf("%d slow sessions fell behind", fb)
+		}
+		return nil
 	})
-	if err != nil {
-		return err
-	}
-	if fb := e.client.Router().Stats().FellBehind; fb != 0 {
-		return fmt.Errorf("%d slow sessions fell behind", fb)
-	}
-	return leftovers(ctx, e)
 }
 
 // faultWave starts every session's turn, waits until each has streamed,
