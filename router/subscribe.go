@@ -96,11 +96,14 @@ func (r *Router) publishRequest(m session.Message) bool {
 // delivered counts the outcome of a delivery to a subscription, and
 // reports whether the subscription took the message.
 func (r *Router) delivered(d session.Delivery, refused int) bool {
+	if d == session.Delivered {
+		return true
+	}
 	r.count.requestsRefused.Add(uint64(refused))
 	if d == session.Overflowed {
 		r.count.fellBehind.Add(1)
 	}
-	return d == session.Delivered
+	return false
 }
 
 // countPublished counts a message for subscriptions once: published when
