@@ -2,7 +2,6 @@ package copilot
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 	"syscall"
 	"testing"
@@ -123,17 +122,9 @@ func TestRealCLITurnTooLargeIsAborted(t *testing.T) {
 	}
 	r, err := s.Stream(ctx, "say a lot", TurnHandlers{})
 	if !errors.Is(err, session.ErrTurnTooLarge) {
-		t.Fatalf("a turn past the bound: %q, %v; want ErrTurnTooLarge", trim(r.Text), err)
+		t.Fatalf("a turn past the bound: %.80q (%d bytes), %v; want ErrTurnTooLarge", r.Text, len(r.Text), err)
 	}
 	if r, err := s.Stream(ctx, "again", TurnHandlers{}); err != nil || r.Text != "small" {
-		t.Fatalf("the next turn: %q, %v", trim(r.Text), err)
+		t.Fatalf("the next turn: %.80q (%d bytes), %v", r.Text, len(r.Text), err)
 	}
-}
-
-// trim shortens a long text for a failure message.
-func trim(s string) string {
-	if len(s) > 80 {
-		return s[:80] + fmt.Sprintf("… (%d bytes)", len(s))
-	}
-	return s
 }
