@@ -145,10 +145,6 @@ func (s *Session) between(ctx context.Context, m session.Message) {
 		if !ok {
 			return
 		}
-		if s.dirty {
-			s.answerTool(ctx, t, "", errors.New("the turn was abandoned"))
-			return
-		}
 		s.runBackgroundTool(ctx, t)
 	case protocol.EventPermissionRequested:
 		p, ok := session.PermissionRequestOf(ev)
@@ -175,6 +171,10 @@ func (s *Session) between(ctx context.Context, m session.Message) {
 // comes, for drainQuiet), so that the aborted work's end cannot end the
 // new turn.
 func (s *Session) runBackgroundTool(ctx context.Context, t *session.ToolRequest) {
+	if s.dirty { // left from an abandoned turn, or from aborted work: its caller is gone
+		s.answerTool(ctx, t, "", errors.New("the turn was abandoned"))
+		return
+	}
 	if s.background == nil {
 		s.background = &turnState{}
 	}
@@ -222,10 +222,6 @@ func (s *Session) answerLegacyToolCall(ctx context.Context, m session.Message) {
 	t, err := session.ParseToolCall(m)
 	if err != nil {
 		_ = m.ReplyError(ctx, jsonrpc2.CodeInvalidParams, err.Error())
-		return
-	}
-	if s.dirty {
-		s.answerTool(ctx, t, "", errors.New("the turn was abandoned"))
 		return
 	}
 	s.runBackgroundTool(ctx, t)
