@@ -32,7 +32,7 @@ func (s *session) rateLimited(t *turn, cfg settings, turnID string, data protoco
 	if cfg.requestAutoModeSwitch {
 		wait := s.conn.startCall(t.ctx, protocol.MethodAutoModeSwitchRequest, params)
 		asked = make(chan Answer, 1)
-		if !s.conn.goWork(func() { asked <- wait() }) {
+		if !s.conn.work.Go(func() { asked <- wait() }) {
 			return // the connection is ending
 		}
 	}

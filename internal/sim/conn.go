@@ -13,6 +13,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/quorum-go/quorum/copilot/protocol"
+	"github.com/quorum-go/quorum/internal/lifetime"
 )
 
 // Conn is the server's side of one client connection: its sessions, its
@@ -32,11 +33,17 @@ type Conn struct {
 	done      chan struct{}
 	readErr   atomic.Pointer[error]
 
-	mu       sync.Mutex // a leaf lock: never held while taking a session's lock
+	mu sync.Mutex // a leaf lock: never held while taking a session's lock
+	// closing refuses new sessions once serve has taken the map to end
+	// them, so none is registered after its teardown.
 	closing  bool
 	sessions map[string]*session
 	double   *string // DoubleAnswer's armed method ("" = any), or nil
-	work     sync.WaitGroup
+
+	// work runs the goroutines the connection waits for at teardown (a
+	// session's turns, a turn's helper); serve closes it after the writer
+	// ends, where it refuses any later one.
+	work lifetime.Group
 }
 
 func newConn(ctx context.Context, s *Server, id int, rwc io.ReadWriteCloser) *Conn {
@@ -87,7 +94,10 @@ func (c *Conn) serve() {
 	c.out.close()
 	c.rpc.Close()
 	<-writerDone
-	c.work.Wait()
+	// A goroutine started since closing was set (a send's runner on the
+	// read loop, a turn's helper) runs in the cancelled context of a killed
+	// session and ends at once; Close refuses the rest and waits for all.
+	c.work.Close()
 	close(c.done)
 }
 
@@ -129,22 +139,6 @@ func (c *Conn) session(id string) *session {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.sessions[id]
-}
-
-// goWork starts fn on a goroutine the connection waits for at teardown. It
-// reports false, without starting fn, once the connection is ending.
-func (c *Conn) goWork(fn func()) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closing {
-		return false
-	}
-	c.work.Add(1)
-	go func() {
-		defer c.work.Done()
-		fn()
-	}()
-	return true
 }
 
 // notify queues a notification whose params are already JSON. The frame is

@@ -86,6 +86,7 @@ func (s *Server) ServeConn(ctx context.Context, rwc io.ReadWriteCloser) (*Conn, 
 		rwc.Close()
 		c := newConn(ctx, s, 0, rwc)
 		c.closing = true
+		c.work.Close() // returns at once: nothing was started, and nothing will be
 		c.cancel()
 		c.out.close()
 		close(c.done)

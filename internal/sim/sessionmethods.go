@@ -201,7 +201,7 @@ func (c *Conn) handleSend(r *request) (any, error) {
 		s.running = true
 		// Start after the reply is queued, so the turn's events follow it.
 		r.afterReply(func() {
-			if !c.goWork(s.runner) {
+			if !c.work.Go(s.runner) {
 				s.mu.Lock()
 				s.running = false
 				s.mu.Unlock()
