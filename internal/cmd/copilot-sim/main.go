@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/quorum-go/quorum/internal/sim"
+	"github.com/quorum-go/quorum/internal/wire"
 )
 
 func main() {
@@ -121,7 +122,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	defer srv.Close()
 
 	if cfg.stdio {
-		conn, err := srv.ServeConn(ctx, stdioConn{stdin, stdout})
+		conn, err := srv.ServeConn(ctx, stdio(stdin, stdout))
 		if err != nil {
 			return err
 		}
@@ -143,16 +144,19 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return nil
 }
 
-// stdioConn joins stdin and stdout into one connection. Closing it closes
-// stdin when it can be closed, which ends a read blocked on it.
-type stdioConn struct {
-	io.Reader
-	io.Writer
+// stdio joins stdin and stdout into one connection. Closing it closes stdin
+// when it can be closed, to end a read blocked on it; stdout is left open:
+// closing it would end nothing that waits, and it is the caller's (a test
+// goes on reading it and closes it itself).
+func stdio(stdin io.Reader, stdout io.Writer) wire.Duplex {
+	r, ok := stdin.(io.ReadCloser)
+	if !ok {
+		r = io.NopCloser(stdin)
+	}
+	return wire.Duplex{R: r, W: keepOpen{stdout}}
 }
 
-func (c stdioConn) Close() error {
-	if cl, ok := c.Reader.(io.Closer); ok {
-		return cl.Close()
-	}
-	return nil
-}
+// keepOpen is a writer whose Close does nothing.
+type keepOpen struct{ io.Writer }
+
+func (keepOpen) Close() error { return nil }
