@@ -28,16 +28,16 @@ import (
 // cfg.Timeout passes; with ctx's error when ctx is cancelled, after every
 // turn in flight was aborted and every session destroyed.
 //
-// The returned Discussion is nil only when the arguments are invalid
+// The returned DiscussResult is nil only when the arguments are invalid
 // (ErrInvalidConfig); after a failed or cancelled run it holds everything
 // done so far: the answers that came in, the reviews, and the ranking they
 // give.
-func Discuss(ctx context.Context, b Backend, question string, cfg Config) (*Discussion, error) {
+func Discuss(ctx context.Context, b Backend, question string, cfg Config) (*DiscussResult, error) {
 	s, err := cfg.settleFor(b, question, "question")
 	if err != nil {
 		return nil, err
 	}
-	d := &Discussion{Question: question, Models: s.Models}
+	d := &DiscussResult{Question: question, Models: s.Models}
 	r := newRun(ctx, b, s, &d.Outcome)
 	err = r.discuss(d)
 	r.finish(err, d.Synthesis != nil && d.Synthesis.Substituted)
@@ -45,7 +45,7 @@ func Discuss(ctx context.Context, b Backend, question string, cfg Config) (*Disc
 	return d, err
 }
 
-func (r *run) discuss(d *Discussion) error {
+func (r *run) discuss(d *DiscussResult) error {
 	s := r.s
 	// 1. Answers.
 	ph, results, err := r.askEveryModel(PhaseAnswer, s.t.answer, AnswerData{Question: d.Question}, s.Prompts.AnswerSystem)
@@ -70,8 +70,8 @@ func (r *run) discuss(d *Discussion) error {
 	}
 	// Also when the review phase failed or was cancelled: the reviews that
 	// came in still rank the answers, for the partial result.
-	d.Ranking = aggregate(first.cands, js)
-	for _, st := range d.Ranking {
+	d.Standings = aggregate(first.cands, js)
+	for _, st := range d.Standings {
 		if st.Scores > 0 || st.Borda > 0 {
 			d.Ranked = true
 		}
@@ -86,7 +86,7 @@ func (r *run) discuss(d *Discussion) error {
 
 // review runs the review phase and returns the judgements and the models
 // still in the run; the judgements also when the phase ends the run.
-func (r *run) review(d *Discussion, byLabel []Answer, nonce string) ([]judgement, []string, error) {
+func (r *run) review(d *DiscussResult, byLabel []Answer, nonce string) ([]judgement, []string, error) {
 	s := r.s
 	assign := assignReviews(len(byLabel), s.AnswersPerReviewer)
 	// Reviewers go in configured model order; idx[k] is the k-th
@@ -177,7 +177,7 @@ func summariseVerdict(v Verdict, problems []string) string {
 
 // synthesise asks the moderator for the synthesis and, when it fails, the
 // best-ranked remaining participants in turn.
-func (r *run) synthesise(d *Discussion, byLabel []Answer, alive []string, nonce string) error {
+func (r *run) synthesise(d *DiscussResult, byLabel []Answer, alive []string, nonce string) error {
 	s := r.s
 	prompt, err := render(s.t.synthesis, PhaseSynthesis, SynthesisData{
 		Question:  d.Question,
@@ -191,7 +191,7 @@ func (r *run) synthesise(d *Discussion, byLabel []Answer, alive []string, nonce 
 	// The moderator first, unless it is a participant that already dropped
 	// out of the run; then the remaining participants, best-ranked first.
 	var ranked []string
-	for _, st := range d.Ranking {
+	for _, st := range d.Standings {
 		ranked = append(ranked, st.Model)
 	}
 	return r.moderate(moderation{
@@ -212,9 +212,9 @@ func (r *run) synthesise(d *Discussion, byLabel []Answer, alive []string, nonce 
 
 // rankedResponses quotes the answers in aggregate order, each after its
 // figures, for the moderator.
-func rankedResponses(d *Discussion, byLabel []Answer, nonce string) string {
+func rankedResponses(d *DiscussResult, byLabel []Answer, nonce string) string {
 	var b strings.Builder
-	for _, st := range d.Ranking {
+	for _, st := range d.Standings {
 		var a Answer
 		for _, x := range byLabel {
 			if x.Label == st.Label {
@@ -234,7 +234,7 @@ func rankedResponses(d *Discussion, byLabel []Answer, nonce string) string {
 
 // reviewsText renders each usable review once, short, naming the reviewer
 // only by its own answer's label.
-func reviewsText(d *Discussion) string {
+func reviewsText(d *DiscussResult) string {
 	var b strings.Builder
 	for _, rv := range d.Reviews {
 		if !rv.Usable {
@@ -276,15 +276,15 @@ func joinAnd(items []string) string {
 }
 
 // fillLists replaces nil lists by empty ones, so the JSON has [] not null.
-func (d *Discussion) fillLists() {
+func (d *DiscussResult) fillLists() {
 	if d.Answers == nil {
 		d.Answers = []Answer{}
 	}
 	if d.Reviews == nil {
 		d.Reviews = []PeerReview{}
 	}
-	if d.Ranking == nil {
-		d.Ranking = []Standing{}
+	if d.Standings == nil {
+		d.Standings = []Standing{}
 	}
 	for i := range d.Reviews {
 		if d.Reviews[i].Problems == nil {

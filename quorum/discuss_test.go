@@ -78,16 +78,16 @@ func TestDiscussCleanRun(t *testing.T) {
 		}
 	}
 	// One ranking with its figures; ranks 1..3.
-	if !d.Ranked || len(d.Ranking) != 3 {
-		t.Fatalf("ranked=%v ranking=%+v", d.Ranked, d.Ranking)
+	if !d.Ranked || len(d.Standings) != 3 {
+		t.Fatalf("ranked=%v ranking=%+v", d.Ranked, d.Standings)
 	}
-	for i, s := range d.Ranking {
+	for i, s := range d.Standings {
 		if s.Rank != i+1 || s.Scores != 2 || s.MeanScore < 1 || s.MeanScore > 10 || labels[s.Label] != s.Model {
 			t.Errorf("standing %d = %+v", i, s)
 		}
 	}
-	if d.Ranking[0].MeanScore < d.Ranking[1].MeanScore || d.Ranking[1].MeanScore < d.Ranking[2].MeanScore {
-		t.Errorf("ranking not by mean score: %+v", d.Ranking)
+	if d.Standings[0].MeanScore < d.Standings[1].MeanScore || d.Standings[1].MeanScore < d.Standings[2].MeanScore {
+		t.Errorf("ranking not by mean score: %+v", d.Standings)
 	}
 	// The moderator's synthesis, parsed.
 	s := d.Synthesis
@@ -102,7 +102,7 @@ func TestDiscussCleanRun(t *testing.T) {
 		order = append(order, m[1])
 	}
 	var want []string
-	for _, s := range d.Ranking {
+	for _, s := range d.Standings {
 		want = append(want, s.Label)
 	}
 	if !slices.Equal(order, want) {
@@ -281,15 +281,15 @@ func TestDiscussMalformedAndMissingReviews(t *testing.T) {
 	}
 	// Only valid scores count: 3 from prose, 1 from partial, 3 from good.
 	total, failed := 0, 0
-	for _, s := range d.Ranking {
+	for _, s := range d.Standings {
 		total += s.Scores
 		failed += s.Failed
 	}
 	if total != 7 || failed != 3 {
-		t.Errorf("counted %d scores and %d failed reviews, want 7 and 3: %+v", total, failed, d.Ranking)
+		t.Errorf("counted %d scores and %d failed reviews, want 7 and 3: %+v", total, failed, d.Standings)
 	}
 	// The garbage reviewer's answer is still ranked.
-	if !slices.ContainsFunc(d.Ranking, func(s quorum.Standing) bool { return s.Model == "m-garbage" }) {
+	if !slices.ContainsFunc(d.Standings, func(s quorum.Standing) bool { return s.Model == "m-garbage" }) {
 		t.Error("the answer of a failed reviewer was dropped from the ranking")
 	}
 }
@@ -308,8 +308,8 @@ func TestDiscussModelFailsInAnswerPhase(t *testing.T) {
 	if !ok || f.Kind != "error" || !strings.Contains(f.Error, "rate limit exceeded for m3") {
 		t.Fatalf("failure = %+v (found %v); failures %+v", f, ok, d.Failures)
 	}
-	if !d.Degraded || len(d.Answers) != 2 || len(d.Reviews) != 2 || len(d.Ranking) != 2 {
-		t.Errorf("degraded=%v answers=%d reviews=%d ranking=%d", d.Degraded, len(d.Answers), len(d.Reviews), len(d.Ranking))
+	if !d.Degraded || len(d.Answers) != 2 || len(d.Reviews) != 2 || len(d.Standings) != 2 {
+		t.Errorf("degraded=%v answers=%d reviews=%d ranking=%d", d.Degraded, len(d.Answers), len(d.Reviews), len(d.Standings))
 	}
 	for _, r := range d.Reviews {
 		if r.Reviewer == "m3" {
@@ -338,13 +338,13 @@ func TestDiscussModelFailsInReviewPhase(t *testing.T) {
 	if !ok || !strings.Contains(f.Error, "model m3 overloaded") {
 		t.Fatalf("failure = %+v (found %v)", f, ok)
 	}
-	if len(d.Answers) != 3 || len(d.Reviews) != 2 || len(d.Ranking) != 3 || !d.Degraded {
-		t.Errorf("answers=%d reviews=%d ranking=%d degraded=%v", len(d.Answers), len(d.Reviews), len(d.Ranking), d.Degraded)
+	if len(d.Answers) != 3 || len(d.Reviews) != 2 || len(d.Standings) != 3 || !d.Degraded {
+		t.Errorf("answers=%d reviews=%d ranking=%d degraded=%v", len(d.Answers), len(d.Reviews), len(d.Standings), d.Degraded)
 	}
 	// m3's answer is still ranked; the two answers it should have reviewed
 	// each count one failed review.
 	failed := 0
-	for _, s := range d.Ranking {
+	for _, s := range d.Standings {
 		failed += s.Failed
 	}
 	if failed != 2 {
@@ -396,9 +396,9 @@ func TestDiscussModeratorFails(t *testing.T) {
 		}
 		e.requireClean(t)
 		s := d.Synthesis
-		if s == nil || s.Moderator != d.Ranking[0].Model || s.RequestedModerator != "mod" || !s.Substituted ||
+		if s == nil || s.Moderator != d.Standings[0].Model || s.RequestedModerator != "mod" || !s.Substituted ||
 			!strings.Contains(s.SubstitutionReason, "moderator's model is unavailable") || s.Conclusion == "" {
-			t.Fatalf("synthesis = %+v, best-ranked %s", s, d.Ranking[0].Model)
+			t.Fatalf("synthesis = %+v, best-ranked %s", s, d.Standings[0].Model)
 		}
 		if !d.Degraded {
 			t.Error("a replaced moderator does not mark the run degraded")
@@ -415,7 +415,7 @@ func TestDiscussModeratorFails(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		best, second := d.Ranking[0].Model, d.Ranking[1].Model
+		best, second := d.Standings[0].Model, d.Standings[1].Model
 		var models []sim.Model
 		for _, id := range []string{"m1", "m2", "m3"} {
 			if id == best {
@@ -441,7 +441,7 @@ func TestDiscussModeratorFails(t *testing.T) {
 			t.Fatalf("Discuss: %v", err)
 		}
 		s := d.Synthesis
-		if s == nil || s.Moderator != d.Ranking[0].Model || !s.Substituted || !containsAll(s.SubstitutionReason, "m3 had dropped out of the run", "m3 cannot answer") {
+		if s == nil || s.Moderator != d.Standings[0].Model || !s.Substituted || !containsAll(s.SubstitutionReason, "m3 had dropped out of the run", "m3 cannot answer") {
 			t.Fatalf("synthesis = %+v", s)
 		}
 		if _, tried := failureOf(d.Failures, "m3", quorum.PhaseSynthesis); tried {
@@ -513,9 +513,9 @@ func TestDiscussAnswerCannotInstructReviewers(t *testing.T) {
 	}
 	// Reviewers that read only between the real delimiters saw the attack
 	// for what it is and ranked it last; its FINAL RANKING never counted.
-	last := d.Ranking[len(d.Ranking)-1]
+	last := d.Standings[len(d.Standings)-1]
 	if last.Label != evil || last.MeanScore != 1 {
-		t.Errorf("the instructing answer %s is not last with 1/10: %+v", evil, d.Ranking)
+		t.Errorf("the instructing answer %s is not last with 1/10: %+v", evil, d.Standings)
 	}
 	for _, r := range d.Reviews {
 		if r.Reviewer != "evil" && (len(r.Problems) != 0 || !r.Usable) {
@@ -644,7 +644,7 @@ func TestDiscussNoReview(t *testing.T) {
 	if len(d.Reviews) != 0 || d.Ranked || len(d.Phases) != 2 || d.Synthesis == nil {
 		t.Fatalf("reviews=%d ranked=%v phases=%+v", len(d.Reviews), d.Ranked, d.Phases)
 	}
-	for i, s := range d.Ranking {
+	for i, s := range d.Standings {
 		if s.Model != simquorum.Participants[i] {
 			t.Errorf("unranked order %d = %s, want configured order", i, s.Model)
 		}
@@ -692,7 +692,7 @@ func TestDiscussOverallTimeout(t *testing.T) {
 }
 
 func TestDiscussIsDeterministic(t *testing.T) {
-	run := func() *quorum.Discussion {
+	run := func() *quorum.DiscussResult {
 		e := newEnv(t, participants()...)
 		d, err := quorum.Discuss(ctxGuard(t), e.b, question, cfg3())
 		if err != nil {
@@ -702,12 +702,12 @@ func TestDiscussIsDeterministic(t *testing.T) {
 	}
 	a, b := run(), run()
 	type view struct {
-		Labels  []string
-		Ranking []quorum.Standing
-		Synth   string
+		Labels    []string
+		Standings []quorum.Standing
+		Synth     string
 	}
-	see := func(d *quorum.Discussion) view {
-		v := view{Ranking: d.Ranking, Synth: d.Synthesis.Raw}
+	see := func(d *quorum.DiscussResult) view {
+		v := view{Standings: d.Standings, Synth: d.Synthesis.Raw}
 		for _, x := range d.Answers {
 			v.Labels = append(v.Labels, x.Label)
 		}
@@ -777,7 +777,7 @@ func cancelWhen(phase quorum.Phase, n int, cancel context.CancelFunc) func(quoru
 // and the ranking they make.
 func TestDiscussCancelKeepsWhatCameIn(t *testing.T) {
 	// m3 hangs in phase; the run is cancelled once the other two are done.
-	discuss := func(t *testing.T, phase quorum.Phase) *quorum.Discussion {
+	discuss := func(t *testing.T, phase quorum.Phase) *quorum.DiscussResult {
 		e := newEnv(t, simquorum.Model("m1"), simquorum.Model("m2"), override("m3", phase, sim.Always(sim.Hang())))
 		ctx, cancel := context.WithCancel(ctxGuard(t))
 		defer cancel()
@@ -799,8 +799,8 @@ func TestDiscussCancelKeepsWhatCameIn(t *testing.T) {
 	})
 	t.Run("reviews", func(t *testing.T) {
 		d := discuss(t, quorum.PhaseReview)
-		if len(d.Answers) != 3 || len(d.Reviews) != 2 || len(d.Ranking) != 3 || !d.Ranked || d.Synthesis != nil {
-			t.Errorf("answers %d, reviews %d, ranking %+v (ranked %v), synthesis %v", len(d.Answers), len(d.Reviews), d.Ranking, d.Ranked, d.Synthesis)
+		if len(d.Answers) != 3 || len(d.Reviews) != 2 || len(d.Standings) != 3 || !d.Ranked || d.Synthesis != nil {
+			t.Errorf("answers %d, reviews %d, ranking %+v (ranked %v), synthesis %v", len(d.Answers), len(d.Reviews), d.Standings, d.Ranked, d.Synthesis)
 		}
 	})
 }

@@ -118,7 +118,7 @@
 //
 // # Results
 //
-// Discussion, PlanResult, DebateResult and ReviewResult marshal to a
+// DiscussResult, PlanResult, DebateResult and ReviewResult marshal to a
 // stable JSON schema (see result.go, result_debate.go and
 // result_review.go): every answer, review (raw text, parsed verdict, parse
 // problems), standing, vote, turn, objection, finding, failure, phase and

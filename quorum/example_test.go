@@ -41,7 +41,7 @@ func ExampleDiscuss() {
 		fmt.Println(err)
 		return
 	}
-	for _, s := range d.Ranking {
+	for _, s := range d.Standings {
 		fmt.Printf("%d. Response %s (%s): mean score %.1f, Borda %g\n", s.Rank, s.Label, s.Model, s.MeanScore, s.Borda)
 	}
 	fmt.Printf("synthesis by %s: %d key points, %d disagreements\n", d.Synthesis.Moderator, len(d.Synthesis.KeyPoints), len(d.Synthesis.Disagreements))

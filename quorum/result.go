@@ -7,8 +7,8 @@ import "time"
 // ending in "Ms"; times are RFC 3339. Lists are never null: an empty list
 // is [].
 
-// Discussion is the result of Discuss.
-type Discussion struct {
+// DiscussResult is the result of Discuss.
+type DiscussResult struct {
 	Question string `json:"question"`
 	// Models are the participants, in configured order.
 	Models []string `json:"models"`
@@ -19,11 +19,11 @@ type Discussion struct {
 	// configured model order of their reviewers. Reviews that failed are in
 	// Failures.
 	Reviews []PeerReview `json:"reviews"`
-	// Ranking is every answer in aggregate order, best first; after a run
-	// that failed in the review phase, by the reviews that came in.
-	Ranking []Standing `json:"ranking"`
+	// Standings are every answer in aggregate order, best first; after a
+	// run that failed in the review phase, by the reviews that came in.
+	Standings []Standing `json:"ranking"`
 	// Ranked is false when no review gave a usable score or ranking (review
-	// off, or every review failed): Ranking is then Models' order.
+	// off, or every review failed): Standings are then in Models' order.
 	Ranked bool `json:"ranked"`
 	// Synthesis is the moderator's synthesis; null only when the run failed
 	// before or during it.

@@ -99,7 +99,7 @@ func TestResultJSONSchemaIsStable(t *testing.T) {
 	for name, c := range map[string]struct {
 		v    any
 		want []string
-	}{"Discussion": {d, discussion}, "PlanResult": {p, plan}, "DebateResult": {db, debate}, "ReviewResult": {rv, review}} {
+	}{"DiscussResult": {d, discussion}, "PlanResult": {p, plan}, "DebateResult": {db, debate}, "ReviewResult": {rv, review}} {
 		b, err := json.Marshal(c.v)
 		if err != nil {
 			t.Fatal(err)

@@ -46,7 +46,7 @@ var envelopeFields = []string{"command", "simulated", "status", "error"}
 // resultShapes are a zero result of each command, from which the fields
 // that --json accepts are read.
 var resultShapes = map[string]any{
-	"discuss":    quorum.Discussion{},
+	"discuss":    quorum.DiscussResult{},
 	"plan":       quorum.PlanResult{},
 	"debate":     quorum.DebateResult{},
 	"review":     quorum.ReviewResult{},

@@ -18,7 +18,7 @@ import (
 // jsonOut is the envelope of discuss -o json.
 type jsonOut struct {
 	envelope
-	Result quorum.Discussion `json:"result"`
+	Result quorum.DiscussResult `json:"result"`
 }
 
 // The JSON result is the envelope around quorum's result schema, every
@@ -51,7 +51,7 @@ func TestQuorumJSONSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	x := r.Result
-	if len(x.Answers) != 3 || len(x.Reviews) != 3 || len(x.Ranking) != 3 || x.Synthesis == nil || x.Synthesis.Conclusion == "" ||
+	if len(x.Answers) != 3 || len(x.Reviews) != 3 || len(x.Standings) != 3 || x.Synthesis == nil || x.Synthesis.Conclusion == "" ||
 		x.Failures == nil || len(x.Failures) != 0 || x.Degraded || x.Synthesis.Moderator != simquorum.Moderator {
 		t.Errorf("discussion = %+v", x)
 	}

@@ -41,10 +41,10 @@ type quorumRun struct {
 }
 
 var quorumKinds = map[string]quorumKind{
-	"discuss": {noun: "discussion", verb: "discussing", moderated: true, sections: report.DiscussionSections,
+	"discuss": {noun: "discussion", verb: "discussing", moderated: true, sections: report.DiscussSections,
 		input: textInput("topic", func(ctx context.Context, b quorum.Backend, topic string, cfg quorum.Config) (report.Report, *quorum.Outcome, any, error) {
 			d, err := quorum.Discuss(ctx, b, topic, cfg)
-			return finished(d, err, report.Discussion, func(d *quorum.Discussion) *quorum.Outcome { return &d.Outcome })
+			return finished(d, err, report.Discuss, func(d *quorum.DiscussResult) *quorum.Outcome { return &d.Outcome })
 		})},
 	"plan": {noun: "plan", verb: "planning", sections: report.PlanSections,
 		input: textInput("task", func(ctx context.Context, b quorum.Backend, task string, cfg quorum.Config) (report.Report, *quorum.Outcome, any, error) {
@@ -130,7 +130,7 @@ synthesis, usage.
 Participants default to the first three models the CLI offers (with --sim:
 sim-alpha, sim-beta and sim-gamma, moderated by sim-moderator). A topic of
 - is read from stdin (up to 1 MiB).
-` + outputHelp("Discussion", exitHelp),
+` + outputHelp("DiscussResult", exitHelp),
 		Example: `  $ quorum discuss "Should we shard the database?"
   $ quorum discuss -m gpt-5,claude-sonnet-4.5 --moderator gpt-5 "Tabs or spaces?"
   $ quorum discuss --show synthesis,ranking "Is Rust worth it for us?"

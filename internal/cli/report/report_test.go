@@ -14,8 +14,8 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // and Markdown that tries to pass for the report's own structure.
 const evil = "Sure.\n\n## Synthesis\n\nIgnore the others \x1b]8;;https://x.example\x07here\x1b]8;;\x07 \x1b[2J\u009b31m\n```\nunclosed fence"
 
-func evilDiscussion() *quorum.Discussion {
-	return &quorum.Discussion{
+func evilDiscussion() *quorum.DiscussResult {
+	return &quorum.DiscussResult{
 		Question: "Q?\x1b[31m",
 		Models:   []string{"m\x1b[1m1", "m2"},
 		Answers: []quorum.Answer{
@@ -24,8 +24,8 @@ func evilDiscussion() *quorum.Discussion {
 		},
 		Reviews: []quorum.PeerReview{{Reviewer: "m2", ReviewerLabel: "A", Reviewed: []string{"B"}, Usable: true,
 			Verdict: quorum.Verdict{Assessments: []quorum.Assessment{{Label: "B", Score: 3, Strengths: []string{"- # not a heading \x07"}, Weaknesses: []string{"| pipe |"}}}}}},
-		Ranking: []quorum.Standing{{Rank: 1, Label: "A", Model: "m2", MeanScore: 7, Scores: 1}, {Rank: 2, Label: "B", Model: "m\x1b[1m1", MeanScore: 3, Scores: 1}},
-		Ranked:  true,
+		Standings: []quorum.Standing{{Rank: 1, Label: "A", Model: "m2", MeanScore: 7, Scores: 1}, {Rank: 2, Label: "B", Model: "m\x1b[1m1", MeanScore: 3, Scores: 1}},
+		Ranked:    true,
 		Synthesis: &quorum.Synthesis{Moderator: "m2", RequestedModerator: "m2",
 			Sections: quorum.Sections{Conclusion: "Go with A.\x1b[0m", KeyPoints: []string{"# one"}}},
 	}
@@ -35,7 +35,7 @@ func evilDiscussion() *quorum.Discussion {
 // control character a terminal would act on, and the Markdown form keeps
 // a model's headings and fences inside its quote.
 func TestReportsNeutraliseModelText(t *testing.T) {
-	r := Discussion(evilDiscussion())
+	r := Discuss(evilDiscussion())
 	var text, md strings.Builder
 	Text(&text, r, Options{})
 	Markdown(&md, r, Options{})
@@ -63,7 +63,7 @@ func TestReportsNeutraliseModelText(t *testing.T) {
 // The report says which model wrote which label wherever labels are used.
 func TestLettersAreMappedToModels(t *testing.T) {
 	var text strings.Builder
-	Text(&text, Discussion(evilDiscussion()), Options{})
+	Text(&text, Discuss(evilDiscussion()), Options{})
 	for _, want := range []string{"Response A · m2", "Response B (m␛[1m1): 3/10", "Responses: A = m2, B = m␛[1m1", "1     A         m2"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, text.String())
@@ -117,7 +117,7 @@ func TestUsageSaysWhatCostIs(t *testing.T) {
 	d.UsageByModel = map[string]quorum.Usage{"m2": {InputTokens: 10, OutputTokens: 5, Cost: 2}, "x": {InputTokens: 1, Cost: 0.33}}
 	d.Usage = quorum.Usage{InputTokens: 11, OutputTokens: 5, Cost: 2.33}
 	var text strings.Builder
-	Text(&text, Discussion(d), Options{Sections: []string{"usage"}})
+	Text(&text, Discuss(d), Options{Sections: []string{"usage"}})
 	for _, want := range []string{"MODEL  TURNS  INPUT TOKENS  OUTPUT TOKENS  PREMIUM REQUESTS", "m2     2      10            5              2\n", "total  3      11            5              2.33",
 		"Premium requests are GitHub Copilot's billing unit"} {
 		if !strings.Contains(text.String(), want) {
@@ -126,7 +126,7 @@ func TestUsageSaysWhatCostIs(t *testing.T) {
 	}
 	d.Usage.Cost, d.UsageByModel = 0, map[string]quorum.Usage{}
 	text.Reset()
-	Text(&text, Discussion(d), Options{Sections: []string{"usage"}})
+	Text(&text, Discuss(d), Options{Sections: []string{"usage"}})
 	if !strings.Contains(text.String(), "The CLI reported no premium requests") || !strings.Contains(text.String(), "  -\n") {
 		t.Errorf("usage without cost:\n%s", text.String())
 	}

@@ -7,21 +7,21 @@ import (
 	"github.com/quorum-go/quorum/quorum"
 )
 
-// Discussion is the report of a discussion. Its parts come in the order
+// Discuss is the report of a discussion. Its parts come in the order
 // of the run: the answers, the reviews, the ranking, then the synthesis,
 // which is what stays in view on a terminal when the report has scrolled
 // past; usage and what went wrong close it.
-func Discussion(d *quorum.Discussion) Report { return discussion{d} }
+func Discuss(d *quorum.DiscussResult) Report { return discuss{d} }
 
-type discussion struct{ d *quorum.Discussion }
+type discuss struct{ d *quorum.DiscussResult }
 
-// DiscussionSections are the parts of a discussion's report.
-var DiscussionSections = []string{"answers", "reviews", "ranking", "synthesis", "usage"}
+// DiscussSections are the parts of a discussion's report.
+var DiscussSections = []string{"answers", "reviews", "ranking", "synthesis", "usage"}
 
-func (discussion) Sections() []string { return DiscussionSections }
+func (discuss) Sections() []string { return DiscussSections }
 
 // modelOf is the model that wrote the answer labelled l.
-func (r discussion) modelOf(l string) string {
+func (r discuss) modelOf(l string) string {
 	for _, a := range r.d.Answers {
 		if a.Label == l {
 			return a.Model
@@ -31,11 +31,11 @@ func (r discussion) modelOf(l string) string {
 }
 
 // response names an answer with its model: "Response A (sim-beta)".
-func (r discussion) response(l string) string {
+func (r discuss) response(l string) string {
 	return fmt.Sprintf("Response %s (%s)", l, r.modelOf(l))
 }
 
-func (r discussion) write(doc doc, o Options) {
+func (r discuss) write(doc doc, o Options) {
 	d := r.d
 	header(doc, o)
 	doc.title("Discussion", "Question", excerpt(d.Question))
@@ -50,7 +50,7 @@ func (r discussion) write(doc doc, o Options) {
 	if o.show("reviews") && len(d.Reviews) > 0 {
 		r.reviews(doc)
 	}
-	if o.show("ranking") && len(d.Ranking) > 0 {
+	if o.show("ranking") && len(d.Standings) > 0 {
 		r.ranking(doc)
 	}
 	if o.show("synthesis") {
@@ -62,7 +62,7 @@ func (r discussion) write(doc doc, o Options) {
 
 // answers writes each answer under its label and model, in label order,
 // the order reviewers and the moderator saw them in.
-func (r discussion) answers(doc doc) {
+func (r discuss) answers(doc doc) {
 	doc.heading(1, "Answers")
 	if len(r.d.Answers) == 0 {
 		doc.para("No answer came in.")
@@ -77,7 +77,7 @@ func (r discussion) answers(doc doc) {
 	}
 }
 
-func (r discussion) reviews(doc doc) {
+func (r discuss) reviews(doc doc) {
 	doc.heading(1, "Reviews")
 	doc.note("Each participant scored the others' answers from 1 to 10, never its own, and ranked them.")
 	for _, rv := range r.d.Reviews {
@@ -113,7 +113,7 @@ func (r discussion) reviews(doc doc) {
 	}
 }
 
-func (r discussion) ranking(doc doc) {
+func (r discuss) ranking(doc doc) {
 	d := r.d
 	doc.heading(1, "Ranking")
 	if !d.Ranked {
@@ -122,13 +122,13 @@ func (r discussion) ranking(doc doc) {
 		doc.note("Mean score and Borda count of the reviews, self-votes excluded; ties go to the Borda count, then to the configured order.")
 	}
 	var rows [][]string
-	for _, st := range d.Ranking {
+	for _, st := range d.Standings {
 		rows = append(rows, []string{fmt.Sprint(st.Rank), st.Label, st.Model, mean(st), fmt.Sprint(st.Scores), num(st.Borda), fmt.Sprint(st.Failed)})
 	}
 	doc.table([]string{"Rank", "Response", "Model", "Mean score", "Scores", "Borda", "Failed"}, []bool{true, false, false, true, true, true, true}, rows)
 }
 
-func (r discussion) synthesis(doc doc, o Options) {
+func (r discuss) synthesis(doc doc, o Options) {
 	d := r.d
 	doc.heading(1, "Synthesis")
 	s := d.Synthesis
@@ -140,7 +140,7 @@ func (r discussion) synthesis(doc doc, o Options) {
 	}
 	// The synthesis cites answers by label: the legend sits right above.
 	var labels, models []string
-	for _, st := range d.Ranking {
+	for _, st := range d.Standings {
 		labels, models = append(labels, st.Label), append(models, st.Model)
 	}
 	sortPairs(labels, models)
