@@ -1,0 +1,223 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// Options say where worktrees go and how they are named.
+type Options struct {
+	// Root is the folder under which worktrees are made, one subfolder per
+	// repository. It must be outside the repository's working tree. Empty
+	// means DefaultRoot.
+	Root string
+	// Now gives the time in the branch's name; nil means time.Now.
+	Now func() time.Time
+}
+
+// DefaultRoot is where worktrees go when Options.Root is empty: quorum's
+// folder in the user's state directory ($XDG_STATE_HOME, else
+// ~/.local/state), which outlives a reboot, unlike a temporary folder.
+func DefaultRoot() (string, error) {
+	if d := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
+		return filepath.Join(d, "quorum", "worktrees"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("workspace: no state directory for worktrees (set XDG_STATE_HOME or HOME): %w", err)
+	}
+	return filepath.Join(home, ".local", "state", "quorum", "worktrees"), nil
+}
+
+// Worktree is a git worktree of a branch of its own, where agent mode
+// carries out a change.
+type Worktree struct {
+	// Dir is the worktree's folder, absolute, with symbolic links resolved.
+	Dir string
+	// Branch is the worktree's branch, short form ("quorum/agent-…").
+	Branch string
+	// Base is the commit the branch started from: the repository's HEAD
+	// when Open looked.
+	Base string
+	// Repo is the repository the worktree belongs to.
+	Repo *Repo
+}
+
+// maxBranchTries bounds the suffixes tried when a branch name is taken
+// (two runs in the same second on the same task).
+const maxBranchTries = 100
+
+// NewWorktree adds a worktree of a new branch, quorum/agent-TIME-SLUG,
+// started from r.Head, in a folder under o.Root named like the branch. A
+// name already taken, as a branch or a folder, gets a suffix (-2, -3, …),
+// so a second run never collides with the first one's branch. The user's
+// working tree, index and HEAD are not touched.
+func (r *Repo) NewWorktree(ctx context.Context, task string, o Options) (*Worktree, error) {
+	root := o.Root
+	if root == "" {
+		var err error
+		if root, err = DefaultRoot(); err != nil {
+			return nil, err
+		}
+	}
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("workspace: the worktree folder %q: %w", o.Root, err)
+	}
+	root = resolve(root, root)
+	if within(r.Top, root) {
+		return nil, fmt.Errorf("workspace: the worktree folder %s is inside the repository %s; choose a folder outside it", root, r.Top)
+	}
+	now := time.Now
+	if o.Now != nil {
+		now = o.Now
+	}
+	name := "agent-" + now().UTC().Format("20060102-150405") + "-" + slug(task)
+	parent := filepath.Join(root, filepath.Base(r.Top))
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, fmt.Errorf("workspace: making the worktree folder: %w; set another with --worktree-root", err)
+	}
+	for i := 1; i <= maxBranchTries; i++ {
+		leaf := name
+		if i > 1 {
+			leaf = fmt.Sprintf("%s-%d", name, i)
+		}
+		branch := "quorum/" + leaf
+		dir := filepath.Join(parent, leaf)
+		if taken, err := branchExists(ctx, r.Top, branch); err != nil {
+			return nil, err
+		} else if taken {
+			continue
+		}
+		if _, err := os.Lstat(dir); err == nil {
+			continue
+		}
+		if _, err := git(ctx, r.Top, "worktree", "add", "--quiet", "-b", branch, dir, r.Head); err != nil {
+			return nil, fmt.Errorf("workspace: adding the worktree: %w", err)
+		}
+		real, err := filepath.EvalSymlinks(dir)
+		if err != nil {
+			return nil, fmt.Errorf("workspace: the new worktree %s: %w", dir, err)
+		}
+		return &Worktree{Dir: real, Branch: branch, Base: r.Head, Repo: r}, nil
+	}
+	return nil, fmt.Errorf("workspace: %d branches named quorum/%s… exist already; delete some (git branch -D)", maxBranchTries, name)
+}
+
+func branchExists(ctx context.Context, dir, branch string) (bool, error) {
+	_, err := git(ctx, dir, "rev-parse", "--verify", "-q", "refs/heads/"+branch)
+	var ge *GitError
+	if errors.As(err, &ge) {
+		return false, nil // rev-parse -q --verify fails quietly on a missing ref
+	}
+	return err == nil, err
+}
+
+// maxSlug bounds the task's part of a branch name.
+const maxSlug = 40
+
+// slug makes a branch-name part of a task: lower-case letters and digits
+// of its first words, joined by hyphens; "task" when nothing is left.
+func slug(task string) string {
+	var b strings.Builder
+	pendingDash := false
+	for _, r := range strings.ToLower(task) {
+		if r < 128 && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			if pendingDash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			pendingDash = false
+			b.WriteRune(r)
+			if b.Len() >= maxSlug {
+				break
+			}
+			continue
+		}
+		pendingDash = true
+	}
+	s := strings.TrimRight(b.String(), "-")
+	if s == "" {
+		return "task"
+	}
+	return s
+}
+
+// Commit records everything in the worktree (new, changed and deleted
+// files) as one commit on its branch and returns the commit's id; changed
+// is false, and no commit is made, when there is nothing to record. The
+// user's git identity is used where one is set, a neutral one otherwise.
+func (w *Worktree) Commit(ctx context.Context, message string) (commit string, changed bool, err error) {
+	if _, err := git(ctx, w.Dir, "add", "--all"); err != nil {
+		return "", false, fmt.Errorf("workspace: staging the agent's changes: %w", err)
+	}
+	if _, err := git(ctx, w.Dir, "diff", "--cached", "--quiet"); err == nil {
+		return "", false, nil
+	} else if ge := (*GitError)(nil); !errors.As(err, &ge) {
+		return "", false, err
+	}
+	args := []string{"commit", "--quiet", "--no-verify", "-m", message}
+	if email, _ := gitLine(ctx, w.Dir, "config", "user.email"); email == "" {
+		args = append([]string{"-c", "user.name=quorum agent", "-c", "user.email=quorum-agent@localhost"}, args...)
+	}
+	if _, err := git(ctx, w.Dir, args...); err != nil {
+		return "", false, fmt.Errorf("workspace: committing the agent's changes: %w", err)
+	}
+	commit, err = gitLine(ctx, w.Dir, "rev-parse", "HEAD")
+	return commit, err == nil, err
+}
+
+// Diff returns the unified diff of the branch against its base (git diff
+// BASE HEAD): what has been committed, which is what review reads.
+func (w *Worktree) Diff(ctx context.Context) (string, error) {
+	return git(ctx, w.Dir, "diff", "--no-color", "--no-ext-diff", "--no-textconv", w.Base, "HEAD", "--")
+}
+
+// Contains reports whether path, absolute or relative to the worktree,
+// names something inside the worktree once symbolic links are followed
+// (as far as the path exists). The worktree's own folder counts.
+func (w *Worktree) Contains(path string) bool {
+	return within(w.Dir, resolve(w.Dir, path))
+}
+
+// Writable reports whether path may be written: inside the worktree and
+// not its .git file, which ties the worktree to the repository (a write
+// there could point git at another repository).
+func (w *Worktree) Writable(path string) bool {
+	p := resolve(w.Dir, path)
+	return within(w.Dir, p) && !within(filepath.Join(w.Dir, ".git"), p)
+}
+
+// resolve makes path absolute against dir and follows the symbolic links
+// of its longest existing prefix, so that a link inside the worktree to a
+// folder outside it is seen for where it leads.
+func resolve(dir, path string) string {
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(dir, path)
+	}
+	path = filepath.Clean(path)
+	rest := ""
+	for p := path; ; {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(real, rest)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return path
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
+}
+
+// within reports whether path is dir or below it; both are clean and
+// absolute.
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
