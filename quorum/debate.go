@@ -136,7 +136,7 @@ func (db *debate) phase(p Phase, round int) error {
 		seat := db.seats[res.model]
 		turns = append(turns, DebateTurn{
 			Phase: p, Round: round, Label: seat.Label, Model: seat.Model, Side: seat.Side, Argument: a,
-			Raw: res.reply.Text, Problems: problems, ElapsedMS: res.elapsed.Milliseconds(), Usage: res.reply.Usage,
+			RawReply: RawReply{Raw: res.reply.Text, Problems: problems}, TurnCost: res.cost(),
 		})
 		return true
 	})
@@ -305,10 +305,10 @@ func (db *debate) verdict() error {
 	if err != nil {
 		return err
 	}
-	return r.moderate(moderation{
+	return r.moderate(moderatedPhase{
 		phase: PhaseVerdict, system: s.Prompts.VerdictSystem, prompt: prompt,
 		requested: s.Moderator, substitutes: db.alive, alive: db.alive,
-		accept: func(res result, reason string) *ModelError {
+		accept: func(res result, who Moderation) *ModelError {
 			dec, problems, ok := ParseDecision(res.reply.Text, ids)
 			ev := Event{Kind: VerdictParsed, Phase: PhaseVerdict, Model: res.model, Text: strings.TrimSpace(string(dec.Position) + ": " + dec.Summary)}
 			if !ok {
@@ -317,10 +317,7 @@ func (db *debate) verdict() error {
 				r.ev.emit(ev)
 				return e
 			}
-			v := &DebateVerdict{
-				Moderator: res.model, RequestedModerator: s.Moderator, Substituted: res.model != s.Moderator, SubstitutionReason: reason,
-				Decision: dec, Raw: res.reply.Text, Problems: problems, ElapsedMS: res.elapsed.Milliseconds(), Usage: res.reply.Usage,
-			}
+			v := &DebateVerdict{Moderation: who, Decision: dec, RawReply: RawReply{Raw: res.reply.Text, Problems: problems}, TurnCost: res.cost()}
 			db.rule(v, waiting)
 			db.d.Verdict = v
 			r.ev.emit(ev)

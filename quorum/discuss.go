@@ -54,7 +54,7 @@ func (r *run) discuss(d *DiscussResult) error {
 	}
 	// Answers stay in configured order, first.byLabel in label order.
 	first, err := closeFirstPhase(r, ph, d.Question, results, nil, func(res result, l string) Answer {
-		a := Answer{Label: l, Model: res.model, Text: res.reply.Text, ElapsedMS: res.elapsed.Milliseconds(), Usage: res.reply.Usage}
+		a := Answer{Label: l, Model: res.model, Text: res.reply.Text, TurnCost: res.cost()}
 		d.Answers = append(d.Answers, a)
 		return a
 	})
@@ -134,7 +134,7 @@ func (r *run) review(d *DiscussResult, byLabel []Answer, nonce string) ([]judgem
 		v, problems, ok := ParseVerdict(res.reply.Text, shown[i])
 		rv := PeerReview{
 			Reviewer: res.model, ReviewerLabel: byLabel[idx[i]].Label, Reviewed: shown[i], Raw: res.reply.Text,
-			Verdict: v, Problems: problems, Usable: ok, ElapsedMS: res.elapsed.Milliseconds(), Usage: res.reply.Usage,
+			Verdict: v, Problems: problems, Usable: ok, TurnCost: res.cost(),
 		}
 		d.Reviews = append(d.Reviews, rv)
 		ev := Event{Kind: ReviewParsed, Phase: PhaseReview, Model: res.model, Text: summariseVerdict(v, problems)}
@@ -194,16 +194,12 @@ func (r *run) synthesise(d *DiscussResult, byLabel []Answer, alive []string, non
 	for _, st := range d.Standings {
 		ranked = append(ranked, st.Model)
 	}
-	return r.moderate(moderation{
+	return r.moderate(moderatedPhase{
 		phase: PhaseSynthesis, system: s.Prompts.SynthesisSystem, prompt: prompt,
 		requested: s.Moderator, substitutes: ranked, alive: alive,
-		accept: func(res result, reason string) *ModelError {
+		accept: func(res result, who Moderation) *ModelError {
 			sec, problems := ParseSynthesis(res.reply.Text)
-			d.Synthesis = &Synthesis{
-				Moderator: res.model, RequestedModerator: s.Moderator, Substituted: res.model != s.Moderator, SubstitutionReason: reason,
-				Raw: res.reply.Text, Sections: sec, Problems: problems,
-				ElapsedMS: res.elapsed.Milliseconds(), Usage: res.reply.Usage,
-			}
+			d.Synthesis = &Synthesis{Moderation: who, Raw: res.reply.Text, Sections: sec, Problems: problems, TurnCost: res.cost()}
 			r.ev.emit(Event{Kind: SynthesisDone, Phase: PhaseSynthesis, Model: res.model, Text: sec.Conclusion})
 			return nil
 		},

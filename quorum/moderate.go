@@ -6,9 +6,9 @@ import (
 	"strings"
 )
 
-// moderation is a phase one model does for the whole run, with others
+// moderatedPhase is a phase one model does for the whole run, with others
 // ready to take its place: a discussion's synthesis, a debate's verdict.
-type moderation struct {
+type moderatedPhase struct {
 	phase          Phase
 	system, prompt string
 	// requested is the configured moderator; substitutes may take its
@@ -17,18 +17,18 @@ type moderation struct {
 	substitutes []string
 	alive       []string
 	// accept reads a reply. It returns nil when the reply is usable, having
-	// stored it (reason says why its writer is not the requested
-	// moderator, "" when it is); otherwise the failure it recorded, and the
-	// turn passes to the next candidate.
-	accept func(res result, reason string) *ModelError
+	// stored it with who (its writer, and why that is not the requested
+	// moderator when it is not); otherwise the failure it recorded, and
+	// the turn passes to the next candidate.
+	accept func(res result, who Moderation) *ModelError
 }
 
-// moderate runs a moderation: the requested moderator first, unless it is
+// moderate runs a moderated phase: the requested moderator first, unless it is
 // a participant that already dropped out of the run, then each substitute
 // in turn while the previous one fails, each change announced with
 // ModeratorReplaced. It returns the run's error: the run's context ended,
 // or nobody could do the phase.
-func (r *run) moderate(m moderation) error {
+func (r *run) moderate(m moderatedPhase) error {
 	var candidates, reasons []string
 	replaced := ""
 	if slices.Contains(r.s.Models, m.requested) && !slices.Contains(m.alive, m.requested) {
@@ -61,11 +61,11 @@ func (r *run) moderate(m moderation) error {
 		if failed != nil {
 			r.fail(failed, res.kind)
 		} else {
-			reason := ""
-			if c != m.requested {
-				reason = strings.Join(reasons, "; then ")
+			who := Moderation{Moderator: c, RequestedModerator: m.requested, Substituted: c != m.requested}
+			if who.Substituted {
+				who.SubstitutionReason = strings.Join(reasons, "; then ")
 			}
-			failed = m.accept(res, reason)
+			failed = m.accept(res, who)
 		}
 		if failed == nil {
 			done = true

@@ -80,10 +80,7 @@ func (r *run) propose(p *PlanResult) (firstReplies[Proposal], error) {
 	// Proposals stay in configured order, byLabel in label order.
 	return closeFirstPhase(r, ph, p.Task, results, usable, func(res result, l string) Proposal {
 		x := plans[res.model]
-		pr := Proposal{
-			Label: l, Model: res.model, PlanSpec: x.spec, Raw: res.reply.Text, Problems: x.prob,
-			ElapsedMS: res.elapsed.Milliseconds(), Usage: res.reply.Usage,
-		}
+		pr := Proposal{Label: l, Model: res.model, PlanSpec: x.spec, RawReply: RawReply{Raw: res.reply.Text, Problems: x.prob}, TurnCost: res.cost()}
 		p.Proposals = append(p.Proposals, pr)
 		return pr
 	})
@@ -119,7 +116,7 @@ func (r *run) vote(p *PlanResult, first firstReplies[Proposal]) ([]judgement, er
 		js[m] = &judgement{judge: m, own: own[m], scores: map[string]float64{}}
 	}
 	for _, res := range results {
-		v := Vote{Voter: res.model, Plan: res.target, Raw: res.reply.Text, ElapsedMS: res.elapsed.Milliseconds(), Usage: res.reply.Usage}
+		v := Vote{Voter: res.model, Plan: res.target, RawReply: RawReply{Raw: res.reply.Text}, TurnCost: res.cost()}
 		j := js[res.model]
 		ev := Event{Kind: VoteCast, Phase: PhaseVote, Model: res.model, Target: res.target}
 		switch {

@@ -35,11 +35,10 @@ type DiscussResult struct {
 type Answer struct {
 	// Label is the answer's anonymous label ("A"); reviewers and the
 	// moderator saw "Response A", never the model's name.
-	Label     string `json:"label"`
-	Model     string `json:"model"`
-	Text      string `json:"text"`
-	ElapsedMS int64  `json:"elapsedMs"`
-	Usage     Usage  `json:"usage"`
+	Label string `json:"label"`
+	Model string `json:"model"`
+	Text  string `json:"text"`
+	TurnCost
 }
 
 // PeerReview is one participant's review of the other answers it was shown.
@@ -50,7 +49,8 @@ type PeerReview struct {
 	ReviewerLabel string `json:"reviewerLabel"`
 	// Reviewed are the labels of the answers it was shown.
 	Reviewed []string `json:"reviewed"`
-	// Raw is the review as the model wrote it.
+	// Raw is the review as the model wrote it. (Raw and Problems are not a
+	// RawReply because Verdict sits between them in the JSON.)
 	Raw string `json:"raw"`
 	// Verdict is what could be parsed from Raw.
 	Verdict Verdict `json:"verdict"`
@@ -58,9 +58,8 @@ type PeerReview struct {
 	Problems []string `json:"problems"`
 	// Usable is false when nothing could be parsed; the review then counts
 	// as a failure of its reviewer.
-	Usable    bool  `json:"usable"`
-	ElapsedMS int64 `json:"elapsedMs"`
-	Usage     Usage `json:"usage"`
+	Usable bool `json:"usable"`
+	TurnCost
 }
 
 // Verdict is a parsed review: an assessment per answer and a ranking.
@@ -101,6 +100,20 @@ type Standing struct {
 
 // Synthesis is the moderator's final text, parsed into its sections.
 type Synthesis struct {
+	Moderation
+	// Raw is the synthesis as the moderator wrote it; Problems lists what
+	// could not be parsed. (They are not a RawReply because Sections sit
+	// between them in the JSON.)
+	Raw string `json:"raw"`
+	Sections
+	Problems []string `json:"problems"`
+	TurnCost
+}
+
+// Moderation says who wrote a part of a result that one model writes for
+// the whole run (a discussion's synthesis, a debate's verdict), and why it
+// is not the moderator configured when it is not.
+type Moderation struct {
 	// Moderator is the model that wrote it; RequestedModerator the one
 	// configured. Substituted is true when they differ because the
 	// configured one failed, and SubstitutionReason says why.
@@ -108,11 +121,24 @@ type Synthesis struct {
 	RequestedModerator string `json:"requestedModerator"`
 	Substituted        bool   `json:"substituted"`
 	SubstitutionReason string `json:"substitutionReason,omitempty"`
-	Raw                string `json:"raw"`
-	Sections
-	Problems  []string `json:"problems"`
-	ElapsedMS int64    `json:"elapsedMs"`
-	Usage     Usage    `json:"usage"`
+}
+
+// RawReply is a model's reply as it wrote it, and what parsing it met.
+// The parts of a result parsed from a reply embed it, and TurnCost after
+// it, except where other fields sit between them in the JSON
+// (PeerReview, Synthesis): an embedded type's fields are marshalled where
+// it is embedded, so embedding it there would reorder the schema.
+type RawReply struct {
+	Raw string `json:"raw"`
+	// Problems lists what could not be parsed or was ignored.
+	Problems []string `json:"problems"`
+}
+
+// TurnCost is what the model turn behind a part of a result took: its
+// time and the usage the provider reported.
+type TurnCost struct {
+	ElapsedMS int64 `json:"elapsedMs"`
+	Usage     Usage `json:"usage"`
 }
 
 // Sections are the parts of a synthesis. When the sections cannot be
@@ -149,10 +175,8 @@ type Proposal struct {
 	Label string `json:"label"`
 	Model string `json:"model"`
 	PlanSpec
-	Raw       string   `json:"raw"`
-	Problems  []string `json:"problems"`
-	ElapsedMS int64    `json:"elapsedMs"`
-	Usage     Usage    `json:"usage"`
+	RawReply
+	TurnCost
 }
 
 // PlanSpec is the structured form of a plan.
@@ -168,14 +192,12 @@ type Vote struct {
 	// Plan is the label of the plan voted on.
 	Plan string `json:"plan"`
 	// Score is from 1 to 10; 0 when the vote failed or had no valid score.
-	Score     float64  `json:"score"`
-	Reasoning string   `json:"reasoning"`
-	Raw       string   `json:"raw"`
-	Problems  []string `json:"problems"`
+	Score     float64 `json:"score"`
+	Reasoning string  `json:"reasoning"`
+	RawReply
 	// Error is why the vote failed (the model's error, or unparsable).
-	Error     string `json:"error,omitempty"`
-	ElapsedMS int64  `json:"elapsedMs"`
-	Usage     Usage  `json:"usage"`
+	Error string `json:"error,omitempty"`
+	TurnCost
 }
 
 // Ballot is a parsed vote.

@@ -59,11 +59,8 @@ type DebateTurn struct {
 	// its side does not do (a proponent's rulings, an opponent's answers)
 	// is left out and named in Problems.
 	Argument
-	Raw string `json:"raw"`
-	// Problems lists what could not be parsed or was ignored.
-	Problems  []string `json:"problems"`
-	ElapsedMS int64    `json:"elapsedMs"`
-	Usage     Usage    `json:"usage"`
+	RawReply
+	TurnCost
 }
 
 // Argument is a debater's parsed reply: its argument, and what it did to
@@ -170,22 +167,14 @@ type DebateEnd struct {
 
 // DebateVerdict is the moderator's verdict.
 type DebateVerdict struct {
-	// Moderator is the model that wrote it; RequestedModerator the one
-	// configured. Substituted is true when they differ because the
-	// configured one failed, and SubstitutionReason says why.
-	Moderator          string `json:"moderator"`
-	RequestedModerator string `json:"requestedModerator"`
-	Substituted        bool   `json:"substituted"`
-	SubstitutionReason string `json:"substitutionReason,omitempty"`
+	Moderation
 	Decision
 	// Standing are the ids of the objections that still stand after the
 	// moderator's rulings, by severity, each list in the order raised.
 	Standing StandingObjections `json:"standing"`
-	Raw      string             `json:"raw"`
-	Problems []string           `json:"problems"`
-	// ElapsedMS and Usage are those of the moderator's turn.
-	ElapsedMS int64 `json:"elapsedMs"`
-	Usage     Usage `json:"usage"`
+	RawReply
+	// TurnCost is the moderator's turn's.
+	TurnCost
 }
 
 // Decision is the moderator's parsed reply.

@@ -59,16 +59,14 @@ type Inspection struct {
 	Model string `json:"model"`
 	// Findings are what could be parsed from Raw, in the order written.
 	Findings []Finding `json:"findings"`
-	Raw      string    `json:"raw"`
-	// Problems lists what could not be parsed, was ignored or looks wrong
-	// (a file the change does not touch).
-	Problems []string `json:"problems"`
+	// RawReply's Problems also name what looks wrong (a file the change
+	// does not touch).
+	RawReply
 	// Usable is false when nothing could be read (neither findings nor a
 	// clear "no findings"); the inspection then counts as its model's
 	// failure.
-	Usable    bool  `json:"usable"`
-	ElapsedMS int64 `json:"elapsedMs"`
-	Usage     Usage `json:"usage"`
+	Usable bool `json:"usable"`
+	TurnCost
 }
 
 // Finding is one problem a model found in a change.

@@ -88,8 +88,7 @@ func (r *run) inspect(rv *ReviewResult, c Change, files []diffFile) error {
 			fs[i].File = resolvePath(fs[i].File, known, &problems)
 		}
 		rv.Inspections = append(rv.Inspections, Inspection{
-			Model: res.model, Findings: fs, Raw: res.reply.Text, Problems: problems, Usable: ok,
-			ElapsedMS: res.elapsed.Milliseconds(), Usage: res.reply.Usage,
+			Model: res.model, Findings: fs, RawReply: RawReply{Raw: res.reply.Text, Problems: problems}, Usable: ok, TurnCost: res.cost(),
 		})
 		ev := Event{Kind: FindingsParsed, Phase: PhaseInspect, Model: res.model, Text: summariseFindings(fs, problems)}
 		if !ok {

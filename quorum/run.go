@@ -65,6 +65,11 @@ type result struct {
 	call    Call
 }
 
+// cost is the TurnCost a result's part records.
+func (res result) cost() TurnCost {
+	return TurnCost{ElapsedMS: res.elapsed.Milliseconds(), Usage: res.reply.Usage}
+}
+
 // phaseRun is one phase in progress.
 type phaseRun struct {
 	r      *run

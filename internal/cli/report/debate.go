@@ -71,7 +71,7 @@ func (r debate) write(doc doc, o Options) {
 	}
 	kv := [][2]string{{"For (proponents)", strings.Join(pro, ", ")}, {"Against (opponents)", strings.Join(con, ", ")}}
 	if v := d.Verdict; v != nil {
-		kv = append(kv, [2]string{"Moderator", moderatorLine(v.Moderator, v.RequestedModerator, v.SubstitutionReason, v.Substituted)})
+		kv = append(kv, [2]string{"Moderator", moderatorLine(v.Moderation)})
 	}
 	doc.fields(kv)
 	if o.show("arguments") {
@@ -194,7 +194,7 @@ func (r debate) verdict(doc doc, o Options) {
 	sortPairs(labels, models)
 	doc.fields([][2]string{
 		{"Position", positionText(v.Position)},
-		{"By", moderatorLine(v.Moderator, v.RequestedModerator, v.SubstitutionReason, v.Substituted)},
+		{"By", moderatorLine(v.Moderation)},
 		{"Debaters", legend(labels, models)},
 		{"Rounds", d.End.Reason},
 	})

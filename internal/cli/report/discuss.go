@@ -41,7 +41,7 @@ func (r discuss) write(doc doc, o Options) {
 	doc.title("Discussion", "Question", excerpt(d.Question))
 	kv := [][2]string{{"Participants", participants(d.Models, d.Phases)}}
 	if s := d.Synthesis; s != nil {
-		kv = append(kv, [2]string{"Moderator", moderatorLine(s.Moderator, s.RequestedModerator, s.SubstitutionReason, s.Substituted)})
+		kv = append(kv, [2]string{"Moderator", moderatorLine(s.Moderation)})
 	}
 	doc.fields(kv)
 	if o.show("answers") {
@@ -144,7 +144,7 @@ func (r discuss) synthesis(doc doc, o Options) {
 		labels, models = append(labels, st.Label), append(models, st.Model)
 	}
 	sortPairs(labels, models)
-	doc.fields([][2]string{{"By", moderatorLine(s.Moderator, s.RequestedModerator, s.SubstitutionReason, s.Substituted)}, {"Responses", legend(labels, models)}})
+	doc.fields([][2]string{{"By", moderatorLine(s.Moderation)}, {"Responses", legend(labels, models)}})
 	doc.heading(2, "Conclusion")
 	doc.quote(s.Conclusion)
 	for _, sec := range []struct {
@@ -158,13 +158,4 @@ func (r discuss) synthesis(doc doc, o Options) {
 		}
 		doc.list(items(sec.items))
 	}
-}
-
-// moderatorLine names who wrote a synthesis or verdict, and in whose
-// place and why if it was a substitute.
-func moderatorLine(model, requested, reason string, substituted bool) string {
-	if !substituted {
-		return model
-	}
-	return fmt.Sprintf("%s, in place of %s (%s)", model, requested, strings.TrimPrefix(reason, "quorum: "))
 }

@@ -232,3 +232,12 @@ func sortPairs(labels, models []string) {
 		labels[i], models[i] = l[j], m[j]
 	}
 }
+
+// moderatorLine names who wrote a synthesis or verdict, and in whose
+// place and why if it was a substitute.
+func moderatorLine(m quorum.Moderation) string {
+	if !m.Substituted {
+		return m.Moderator
+	}
+	return fmt.Sprintf("%s, in place of %s (%s)", m.Moderator, m.RequestedModerator, strings.TrimPrefix(m.SubstitutionReason, "quorum: "))
+}

@@ -26,7 +26,7 @@ func evilDiscussion() *quorum.DiscussResult {
 			Verdict: quorum.Verdict{Assessments: []quorum.Assessment{{Label: "B", Score: 3, Strengths: []string{"- # not a heading \x07"}, Weaknesses: []string{"| pipe |"}}}}}},
 		Standings: []quorum.Standing{{Rank: 1, Label: "A", Model: "m2", MeanScore: 7, Scores: 1}, {Rank: 2, Label: "B", Model: "m\x1b[1m1", MeanScore: 3, Scores: 1}},
 		Ranked:    true,
-		Synthesis: &quorum.Synthesis{Moderator: "m2", RequestedModerator: "m2",
+		Synthesis: &quorum.Synthesis{Moderation: quorum.Moderation{Moderator: "m2", RequestedModerator: "m2"},
 			Sections: quorum.Sections{Conclusion: "Go with A.\x1b[0m", KeyPoints: []string{"# one"}}},
 	}
 }
