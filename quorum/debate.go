@@ -2,7 +2,6 @@ package quorum
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -326,84 +325,6 @@ func (db *debate) verdict() error {
 	})
 }
 
-func sideName(s Side) string {
-	if s == SideOpponent {
-		return "Opponent"
-	}
-	return "Proponent"
-}
-
-// debateExample is the JSON reply a debater is shown, with the ids it is
-// to deal with.
-func debateExample(side Side, round int, ids []string) string {
-	type answer struct {
-		Objection string `json:"objection"`
-		Answer    string `json:"answer"`
-	}
-	type ruling struct {
-		Objection string `json:"objection"`
-		Status    string `json:"status"`
-		Reason    string `json:"reason"`
-	}
-	type objection struct {
-		Severity string `json:"severity"`
-		Text     string `json:"text"`
-	}
-	var v any
-	switch {
-	case side == SideProponent && round == 0:
-		v = struct {
-			Argument string `json:"argument"`
-		}{"your case for the claim"}
-	case side == SideProponent:
-		x := struct {
-			Argument string   `json:"argument"`
-			Answers  []answer `json:"answers"`
-		}{Argument: "your argument this round", Answers: []answer{}}
-		for _, id := range ids {
-			x.Answers = append(x.Answers, answer{id, "your answer to " + id})
-		}
-		v = x
-	case round == 0:
-		v = struct {
-			Argument   string      `json:"argument"`
-			Objections []objection `json:"objections"`
-		}{"your case against the claim", []objection{{"blocking", "an objection"}, {"minor", "another objection"}}}
-	default:
-		x := struct {
-			Argument   string      `json:"argument"`
-			Rulings    []ruling    `json:"rulings"`
-			Objections []objection `json:"objections"`
-		}{Argument: "your argument this round", Rulings: []ruling{}, Objections: []objection{{"major", "a new objection, if any"}}}
-		for _, id := range ids {
-			x.Rulings = append(x.Rulings, ruling{id, "answered, withdrawn or standing", "why"})
-		}
-		v = x
-	}
-	b, _ := json.Marshal(v)
-	return string(b)
-}
-
-// verdictExample is the JSON reply the moderator is shown.
-func verdictExample(waiting []string) string {
-	type ruling struct {
-		Objection string `json:"objection"`
-		Status    string `json:"status"`
-		Reason    string `json:"reason"`
-	}
-	v := struct {
-		Position    string   `json:"position"`
-		Summary     string   `json:"summary"`
-		Rulings     []ruling `json:"rulings"`
-		WouldChange []string `json:"wouldChange"`
-	}{Position: "for, against or undecided", Summary: "why, in a few sentences", Rulings: []ruling{}, WouldChange: []string{"what would change the verdict"}}
-	for _, id := range waiting {
-		v.Rulings = append(v.Rulings, ruling{id, "answered or standing", "why"})
-	}
-	b, _ := json.Marshal(v)
-	return string(b)
-}
-
 // summariseTurn is an ArgumentParsed event's text.
 func summariseTurn(t DebateTurn) string {
 	var parts []string
@@ -436,31 +357,4 @@ func summariseTurn(t DebateTurn) string {
 		s += fmt.Sprintf(" (%s)", plural(len(t.Problems), "parse problem"))
 	}
 	return s
-}
-
-// fillLists replaces nil lists by empty ones, so the JSON has [] not null.
-func (d *DebateResult) fillLists() {
-	d.Debaters = nonNil(d.Debaters)
-	d.Turns = nonNil(d.Turns)
-	d.Ledger = nonNil(d.Ledger)
-	for i := range d.Turns {
-		t := &d.Turns[i]
-		t.Answers, t.Rulings, t.Objections, t.Problems = nonNil(t.Answers), nonNil(t.Rulings), nonNil(t.Objections), nonNil(t.Problems)
-	}
-	for i := range d.Ledger {
-		d.Ledger[i].Answers = nonNil(d.Ledger[i].Answers)
-		d.Ledger[i].History = nonNil(d.Ledger[i].History)
-	}
-	if v := d.Verdict; v != nil {
-		v.Rulings, v.WouldChange, v.Problems = nonNil(v.Rulings), nonNil(v.WouldChange), nonNil(v.Problems)
-		v.Standing.Blocking, v.Standing.Major, v.Standing.Minor = nonNil(v.Standing.Blocking), nonNil(v.Standing.Major), nonNil(v.Standing.Minor)
-	}
-}
-
-// nonNil returns xs, or an empty list for nil: JSON lists are [] not null.
-func nonNil[T any](xs []T) []T {
-	if xs == nil {
-		return []T{}
-	}
-	return xs
 }

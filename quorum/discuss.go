@@ -270,27 +270,3 @@ func joinAnd(items []string) string {
 	}
 	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
-
-// fillLists replaces nil lists by empty ones, so the JSON has [] not null.
-func (d *DiscussResult) fillLists() {
-	if d.Answers == nil {
-		d.Answers = []Answer{}
-	}
-	if d.Reviews == nil {
-		d.Reviews = []PeerReview{}
-	}
-	if d.Standings == nil {
-		d.Standings = []Standing{}
-	}
-	for i := range d.Reviews {
-		if d.Reviews[i].Problems == nil {
-			d.Reviews[i].Problems = []string{}
-		}
-		if d.Reviews[i].Reviewed == nil {
-			d.Reviews[i].Reviewed = []string{}
-		}
-	}
-	if d.Synthesis != nil && d.Synthesis.Problems == nil {
-		d.Synthesis.Problems = []string{}
-	}
-}

@@ -204,29 +204,6 @@ func winReason(st []Standing) string {
 	return fmt.Sprintf("%s tied with %s on mean score (%s), Borda count (%s) and failed votes (%d), and won as the earlier of the two in the configured model order.", name, other, f(w.MeanScore), f(w.Borda), w.Failed)
 }
 
-// fillLists replaces nil lists by empty ones, so the JSON has [] not null.
-func (p *PlanResult) fillLists() {
-	if p.Proposals == nil {
-		p.Proposals = []Proposal{}
-	}
-	if p.Votes == nil {
-		p.Votes = []Vote{}
-	}
-	if p.Standings == nil {
-		p.Standings = []Standing{}
-	}
-	for i := range p.Proposals {
-		if p.Proposals[i].Problems == nil {
-			p.Proposals[i].Problems = []string{}
-		}
-	}
-	for i := range p.Votes {
-		if p.Votes[i].Problems == nil {
-			p.Votes[i].Problems = []string{}
-		}
-	}
-}
-
 // plural is "1 vote", "2 votes".
 func plural(n int, noun string) string {
 	if n == 1 {

@@ -1,5 +1,7 @@
 package quorum
 
+import "encoding/json"
+
 // DebateData is the data of the Proponent and Opponent templates.
 type DebateData struct {
 	Claim string
@@ -116,3 +118,78 @@ Give the verdict: the position the debate supports ("for" the claim, "against" i
 Reply with one JSON object and nothing else, in this form:
 {{.Example}}
 `
+
+// ArgumentReply is the JSON object a debater is asked to reply with (the
+// Example of DebateData), which ParseArgument reads first. quorum marshals
+// it for the prompts' examples; it is exported for code that scripts
+// debaters, such as a test's Backend or internal/simquorum, so that their
+// replies have the shape the prompts show. A nil list is left out, an
+// empty one written [].
+type ArgumentReply struct {
+	Argument string `json:"argument"`
+	// Answers are a proponent's answers to objections.
+	Answers []ReplyAnswer `json:"answers,omitzero"`
+	// Rulings are an opponent's rulings on its own objections.
+	Rulings []Ruling `json:"rulings,omitzero"`
+	// Objections are an opponent's new objections.
+	Objections []ReplyObjection `json:"objections,omitzero"`
+}
+
+// ReplyAnswer is a proponent's answer to one objection in an
+// ArgumentReply.
+type ReplyAnswer struct {
+	// Objection is the objection's id ("O2").
+	Objection string `json:"objection"`
+	Answer    string `json:"answer"`
+}
+
+// ReplyObjection is an objection an opponent raises in an ArgumentReply;
+// the ledger gives it its id.
+type ReplyObjection struct {
+	Severity Severity `json:"severity"`
+	Text     string   `json:"text"`
+}
+
+// sideName is a side as the prompts name it.
+func sideName(s Side) string {
+	if s == SideOpponent {
+		return "Opponent"
+	}
+	return "Proponent"
+}
+
+// debateExample is the JSON reply a debater is shown, with the ids it is
+// to deal with. A list the debater is to fill is shown even when empty
+// ([]); one its side and round do not have is left out.
+func debateExample(side Side, round int, ids []string) string {
+	var v ArgumentReply
+	switch {
+	case side == SideProponent && round == 0:
+		v.Argument = "your case for the claim"
+	case side == SideProponent:
+		v.Argument, v.Answers = "your argument this round", []ReplyAnswer{}
+		for _, id := range ids {
+			v.Answers = append(v.Answers, ReplyAnswer{id, "your answer to " + id})
+		}
+	case round == 0:
+		v.Argument, v.Objections = "your case against the claim", []ReplyObjection{{SeverityBlocking, "an objection"}, {SeverityMinor, "another objection"}}
+	default:
+		v.Argument, v.Rulings, v.Objections = "your argument this round", []Ruling{}, []ReplyObjection{{SeverityMajor, "a new objection, if any"}}
+		for _, id := range ids {
+			v.Rulings = append(v.Rulings, Ruling{id, "answered, withdrawn or standing", "why"})
+		}
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// verdictExample is the JSON reply the moderator is shown: a Decision,
+// whose JSON is the reply's shape.
+func verdictExample(waiting []string) string {
+	v := Decision{Position: "for, against or undecided", Summary: "why, in a few sentences", Rulings: []Ruling{}, WouldChange: []string{"what would change the verdict"}}
+	for _, id := range waiting {
+		v.Rulings = append(v.Rulings, Ruling{id, "answered or standing", "why"})
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}

@@ -263,3 +263,58 @@ type Call struct {
 	CloseError string `json:"closeError,omitempty"`
 	Usage      Usage  `json:"usage"`
 }
+
+// nonNil returns xs, or an empty list for nil: JSON lists are [] not null.
+func nonNil[T any](xs []T) []T {
+	if xs == nil {
+		return []T{}
+	}
+	return xs
+}
+
+// fillLists replaces nil lists by empty ones, so the JSON has [] not null.
+func (d *DiscussResult) fillLists() {
+	if d.Answers == nil {
+		d.Answers = []Answer{}
+	}
+	if d.Reviews == nil {
+		d.Reviews = []PeerReview{}
+	}
+	if d.Standings == nil {
+		d.Standings = []Standing{}
+	}
+	for i := range d.Reviews {
+		if d.Reviews[i].Problems == nil {
+			d.Reviews[i].Problems = []string{}
+		}
+		if d.Reviews[i].Reviewed == nil {
+			d.Reviews[i].Reviewed = []string{}
+		}
+	}
+	if d.Synthesis != nil && d.Synthesis.Problems == nil {
+		d.Synthesis.Problems = []string{}
+	}
+}
+
+// fillLists replaces nil lists by empty ones, so the JSON has [] not null.
+func (p *PlanResult) fillLists() {
+	if p.Proposals == nil {
+		p.Proposals = []Proposal{}
+	}
+	if p.Votes == nil {
+		p.Votes = []Vote{}
+	}
+	if p.Standings == nil {
+		p.Standings = []Standing{}
+	}
+	for i := range p.Proposals {
+		if p.Proposals[i].Problems == nil {
+			p.Proposals[i].Problems = []string{}
+		}
+	}
+	for i := range p.Votes {
+		if p.Votes[i].Problems == nil {
+			p.Votes[i].Problems = []string{}
+		}
+	}
+}

@@ -206,3 +206,22 @@ type StandingObjections struct {
 	Major    []string `json:"major"`
 	Minor    []string `json:"minor"`
 }
+
+// fillLists replaces nil lists by empty ones, so the JSON has [] not null.
+func (d *DebateResult) fillLists() {
+	d.Debaters = nonNil(d.Debaters)
+	d.Turns = nonNil(d.Turns)
+	d.Ledger = nonNil(d.Ledger)
+	for i := range d.Turns {
+		t := &d.Turns[i]
+		t.Answers, t.Rulings, t.Objections, t.Problems = nonNil(t.Answers), nonNil(t.Rulings), nonNil(t.Objections), nonNil(t.Problems)
+	}
+	for i := range d.Ledger {
+		d.Ledger[i].Answers = nonNil(d.Ledger[i].Answers)
+		d.Ledger[i].History = nonNil(d.Ledger[i].History)
+	}
+	if v := d.Verdict; v != nil {
+		v.Rulings, v.WouldChange, v.Problems = nonNil(v.Rulings), nonNil(v.WouldChange), nonNil(v.Problems)
+		v.Standing.Blocking, v.Standing.Major, v.Standing.Minor = nonNil(v.Standing.Blocking), nonNil(v.Standing.Major), nonNil(v.Standing.Minor)
+	}
+}

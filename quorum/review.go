@@ -191,19 +191,3 @@ func summariseFindings(fs []Finding, problems []string) string {
 	}
 	return s
 }
-
-// fillLists replaces nil lists by empty ones, so the JSON has [] not null.
-func (rv *ReviewResult) fillLists() {
-	rv.Inspections = nonNil(rv.Inspections)
-	rv.Findings = nonNil(rv.Findings)
-	rv.Change.Files = nonNil(rv.Change.Files)
-	rv.Change.Context = nonNil(rv.Change.Context)
-	for i := range rv.Inspections {
-		rv.Inspections[i].Findings = nonNil(rv.Inspections[i].Findings)
-		rv.Inspections[i].Problems = nonNil(rv.Inspections[i].Problems)
-	}
-	for i := range rv.Findings {
-		rv.Findings[i].Models = nonNil(rv.Findings[i].Models)
-		rv.Findings[i].Reports = nonNil(rv.Findings[i].Reports)
-	}
-}

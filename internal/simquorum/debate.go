@@ -247,33 +247,15 @@ func writeArgument(st style, h uint64, a quorum.Argument) string {
 	case styleMarkdown:
 		return markdownArgument(h, a)
 	}
-	type answer struct {
-		Objection string `json:"objection"`
-		Answer    string `json:"answer"`
-	}
-	type ruling struct {
-		Objection string `json:"objection"`
-		Status    string `json:"status"`
-		Reason    string `json:"reason"`
-	}
-	type objection struct {
-		Severity string `json:"severity"`
-		Text     string `json:"text"`
-	}
-	v := struct {
-		Argument   string      `json:"argument"`
-		Answers    []answer    `json:"answers,omitempty"`
-		Rulings    []ruling    `json:"rulings,omitempty"`
-		Objections []objection `json:"objections,omitempty"`
-	}{Argument: a.Argument}
+	v := quorum.ArgumentReply{Argument: a.Argument}
 	for _, x := range a.Answers {
-		v.Answers = append(v.Answers, answer{x.Objection, x.Text})
+		v.Answers = append(v.Answers, quorum.ReplyAnswer{Objection: x.Objection, Answer: x.Text})
 	}
-	for _, x := range a.Rulings {
-		v.Rulings = append(v.Rulings, ruling{x.Objection, string(x.Status), x.Reason})
-	}
+	// Appended, not assigned, so that no list means a nil one, which the
+	// reply leaves out.
+	v.Rulings = append(v.Rulings, a.Rulings...)
 	for _, x := range a.Objections {
-		v.Objections = append(v.Objections, objection{string(x.Severity), x.Text})
+		v.Objections = append(v.Objections, quorum.ReplyObjection{Severity: x.Severity, Text: x.Text})
 	}
 	b, _ := json.Marshal(v)
 	return "\n" + string(b)

@@ -143,21 +143,10 @@ func writeFindings(st style, h uint64, fs []quorum.Finding) string {
 		}
 		return b.String()
 	}
-	type finding struct {
-		File        string `json:"file"`
-		StartLine   int    `json:"startLine"`
-		EndLine     int    `json:"endLine"`
-		Severity    string `json:"severity"`
-		Category    string `json:"category"`
-		Explanation string `json:"explanation"`
-		Suggestion  string `json:"suggestion"`
-	}
+	// quorum.Finding's JSON is the shape the inspection prompt asks for.
 	v := struct {
-		Findings []finding `json:"findings"`
-	}{Findings: []finding{}}
-	for _, f := range fs {
-		v.Findings = append(v.Findings, finding{f.File, f.StartLine, f.EndLine, string(f.Severity), f.Category, f.Explanation, f.Suggestion})
-	}
+		Findings []quorum.Finding `json:"findings"`
+	}{Findings: append([]quorum.Finding{}, fs...)}
 	j, _ := json.Marshal(v)
 	return "\n" + string(j)
 }
