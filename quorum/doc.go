@@ -74,6 +74,12 @@
 // invented. A review, vote, plan, inspection or verdict with nothing usable
 // counts as its model's failure (ErrUnparsable).
 //
+// A run calls the parsers itself. They are exported, with ParseSeverity
+// and ArgumentReply (the shape a debater is asked to reply in), for code
+// that reads or writes replies outside a run: checking that a model's
+// replies to custom Prompts still parse, or scripting participants for
+// tests (internal/simquorum's are checked with them).
+//
 // # Failure, time and cost
 //
 // A model that errors, replies with nothing usable or passes

@@ -14,8 +14,8 @@ const maxArgumentRunes = 8000
 // ParseArgument parses a debater's reply: JSON {"argument": "…",
 // "answers": [{"objection": "O1", "answer": "…"}], "rulings":
 // [{"objection": "O1", "status": "answered", "reason": "…"}],
-// "objections": [{"severity": "blocking", "text": "…"}]} (in prose or a
-// code fence; lists may also be maps keyed by objection id or by
+// "objections": [{"severity": "blocking", "text": "…"}]} (an
+// ArgumentReply; in prose or a code fence; lists may also be maps keyed by objection id or by
 // severity), or else Markdown: sections named Argument, Answers, Rulings
 // and Objections, or list items anywhere that read as an answer ("O2: …"),
 // a ruling ("O2: withdrawn — …") or an objection ("[blocking] …",
@@ -24,6 +24,9 @@ const maxArgumentRunes = 8000
 // words (resolved, retracted; critical, low). Items that cannot be read
 // are left out and named in the problems. It reports whether anything
 // was found.
+//
+// Debate calls it on every turn; it is exported for code that reads
+// replies outside a run (see Parsing in the package doc).
 func ParseArgument(text string) (Argument, []string, bool) {
 	var problems []string
 	text = clip(text, &problems)

@@ -10,6 +10,9 @@ import (
 // prose or a code fence), or else a "Score: N" or "N/10" in the text. It
 // returns the ballot, the problems met, and whether a valid score was
 // found.
+//
+// Plan calls it on every vote; it is exported for code that reads replies
+// outside a run (see Parsing in the package doc).
 func ParseBallot(text string) (Ballot, []string, bool) {
 	var problems []string
 	text = clip(text, &problems)

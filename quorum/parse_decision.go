@@ -15,6 +15,9 @@ import (
 // favour"). Rulings on objections not among ids are left out with a
 // problem. It reports whether a position was found: a verdict without one
 // is no verdict.
+//
+// Debate calls it on the verdict; it is exported for code that reads
+// replies outside a run (see Parsing in the package doc).
 func ParseDecision(text string, ids []string) (Decision, []string, bool) {
 	var problems []string
 	text = clip(text, &problems)

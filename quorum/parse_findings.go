@@ -20,6 +20,9 @@ import (
 // findings. A finding without a readable severity or explanation is left
 // out and named in the problems. It reports whether the reply was
 // usable: findings, or a clear none.
+//
+// Review calls it on every inspection; it is exported for code that reads
+// replies outside a run (see Parsing in the package doc).
 func ParseFindings(text string) ([]Finding, []string, bool) {
 	var problems []string
 	text = clip(text, &problems)

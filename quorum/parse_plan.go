@@ -9,6 +9,9 @@ import (
 // […]} (in prose, a code fence, or under a "plan" key), or else Markdown
 // with a heading or "Title:" line, numbered steps and a Risks section. It
 // reports whether at least one step was found.
+//
+// Plan calls it on every proposal; it is exported for code that reads
+// replies outside a run (see Parsing in the package doc).
 func ParsePlan(text string) (PlanSpec, []string, bool) {
 	var problems []string
 	text = clip(text, &problems)

@@ -8,6 +8,9 @@ import "strings"
 // List sections become their items ("None." items are dropped, so an empty
 // list means none). When no Conclusion section is found, the whole text is
 // kept as the conclusion. It reports the problems met.
+//
+// Discuss calls it on the synthesis; it is exported for code that reads
+// replies outside a run (see Parsing in the package doc).
 func ParseSynthesis(text string) (Sections, []string) {
 	var problems []string
 	text = clip(text, &problems)

@@ -12,6 +12,10 @@ import (
 // "B"). It returns the verdict, the problems met (unknown labels, scores
 // out of range, answers left unscored, no JSON found), and whether
 // anything usable was found: at least one valid score or ranking entry.
+//
+// Discuss calls it on every review. Like the other Parse functions, it is
+// exported for code that reads replies outside a run (see Parsing in the
+// package doc).
 func ParseVerdict(text string, labels []string) (Verdict, []string, bool) {
 	var problems []string
 	text = clip(text, &problems)

@@ -56,6 +56,9 @@ var severityWords = map[string]Severity{
 // names, or a word of another scale (critical, high or error for
 // blocking; medium or warning for major; low, nit or info for minor), in
 // any case, with or without decoration ("**Major**", "[high]").
+//
+// The parsers read every severity with it; it is exported, like them, for
+// code that reads replies outside a run (see Parsing in the package doc).
 func ParseSeverity(s string) (Severity, bool) {
 	sev, ok := severityWords[normKey(strings.TrimSpace(s))]
 	return sev, ok
