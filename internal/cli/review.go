@@ -72,10 +72,9 @@ func reviewInput(inv *invocation) (quorumRun, error) {
 	failOn := inv.s.FailOn
 	return quorumRun{
 		about: fmt.Sprintf("%s (+%d −%d)", plural(len(sum.Files), "file"), sum.Added, sum.Deleted),
-		run: func(ctx context.Context, b quorum.Backend, cfg quorum.Config) (report.Report, *quorum.Outcome, any, error) {
-			r, err := quorum.Review(ctx, b, ch, cfg)
-			return finished(r, err, report.Review, func(r *quorum.ReviewResult) *quorum.Outcome { return &r.Outcome })
-		},
+		run: strategy(func(ctx context.Context, b quorum.Backend, cfg quorum.Config) (*quorum.ReviewResult, error) {
+			return quorum.Review(ctx, b, ch, cfg)
+		}, report.Review, func(r *quorum.ReviewResult) *quorum.Outcome { return &r.Outcome }),
 		after: func(result any, complete bool) error {
 			r := result.(*quorum.ReviewResult)
 			if err := inv.writeSARIF(r, complete); err != nil {

@@ -1,0 +1,28 @@
+package cli
+
+import "github.com/spf13/cobra"
+
+func (e *env) planCmd() *cobra.Command {
+	return e.newCommand(&cobra.Command{
+		Use:   "plan <task>",
+		Short: "Ensemble planning: every model proposes a plan, the others score it, the best wins",
+		Long: `Every participant proposes a plan (title, numbered steps, risks), all at once.
+Each plan is then scored from 1 to 10 by every other participant; the highest
+mean score wins, ties going to the Borda count, then to fewer failed votes,
+then to the order of the models.
+
+The report shows every proposal under its model's name, every vote with its
+reasoning, the standings, then the winning plan and usage per model. --show
+picks sections: proposals, votes, standings, winner, usage.
+
+Participants default to the first three models the CLI offers (with --sim:
+sim-alpha, sim-beta and sim-gamma). A task of - is read from stdin (up to
+1 MiB).
+` + outputHelp("PlanResult", exitHelp),
+		Example: `  $ quorum plan "Migrate our CI to GitHub Actions"
+  $ quorum plan -m gpt-5 -m claude-sonnet-4.5 --show winner "Add SSO to the admin app"
+  $ quorum plan -q --json winner,standings "Split the monolith" | jq .`,
+		Args: exactArgs("a task (quote it; - reads it from stdin)"),
+	}, cmdSpec{quorum: true, connects: true, output: true, progress: true, timeout: true},
+		func(inv *invocation) error { return inv.runQuorum(quorumKinds["plan"]) })
+}

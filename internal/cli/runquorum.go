@@ -1,0 +1,156 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/quorum-go/quorum/internal/cli/sanitize"
+	"github.com/quorum-go/quorum/quorum"
+)
+
+// runQuorum runs a strategy: read its input, open the transcript,
+// connect, resolve the models, run with live progress on stderr, then
+// print the result on stdout, also when the run failed or was
+// interrupted: whatever was collected is printed, marked incomplete with
+// the reason, and the error says what happened.
+func (inv *invocation) runQuorum(k quorumKind) (err error) {
+	parent := inv.cmd.Context()
+	qr, err := k.input(inv)
+	var nothing *nothingToReview
+	if errors.As(err, &nothing) {
+		fmt.Fprintln(inv.e.stderr, "quorum: "+sanitize.Line(nothing.Error()))
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	timeout := inv.s.Timeout
+	ctx, cancel := context.WithTimeoutCause(parent, timeout, fmt.Errorf(
+		"%w: quorum %s took longer than --timeout (%v); raise it, or lower --phase-timeout so that slow models are dropped sooner",
+		quorum.ErrTimeout, inv.name, timeout))
+	defer cancel()
+
+	var tr *quorum.Transcript
+	if path := inv.o.transcript; path != "" {
+		f, cerr := createPrivate(path)
+		if cerr != nil {
+			return fmt.Errorf("cannot create the transcript file: %w", cerr)
+		}
+		tr = quorum.NewTranscript(f)
+		defer func() {
+			cerr := f.Close()
+			if werr := tr.Err(); werr != nil {
+				cerr = werr
+			}
+			switch {
+			case cerr == nil:
+			case err == nil:
+				err = fmt.Errorf("writing the transcript %s: %w", path, cerr)
+			default: // the run's own error goes first
+				fmt.Fprintf(inv.e.stderr, "quorum: writing the transcript %s: %v\n", path, cerr)
+			}
+		}()
+	}
+
+	c, closeClient, err := inv.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeClient()
+	models, moderator, err := inv.resolveQuorum(ctx, c)
+	if err != nil {
+		return err
+	}
+	if !k.moderated {
+		moderator = ""
+	}
+
+	view := inv.newProgress(inv.header(k, qr.about, models, moderator))
+	defer view.close()
+	progress := view.event
+	if hook := inv.e.onEvent; hook != nil {
+		progress = func(ev quorum.Event) { view.event(ev); hook(ev) }
+	}
+	cfg := quorum.Config{
+		Models:             models,
+		Moderator:          moderator,
+		NoReview:           !inv.s.Review,
+		AnswersPerReviewer: inv.s.Reviewers,
+		Rounds:             inv.s.Rounds,
+		PhaseTimeout:       inv.s.PhaseTimeout,
+		Timeout:            timeout,
+		MaxConcurrency:     inv.s.Concurrency,
+		Progress:           progress,
+		Transcript:         tr,
+	}
+	rep, out, result, runErr := qr.run(ctx, quorum.Copilot(c), cfg)
+	view.close()
+	if rep == nil {
+		if errors.Is(runErr, quorum.ErrInvalidConfig) {
+			return usagef("%s", strings.TrimPrefix(runErr.Error(), "quorum: "))
+		}
+		return runErr
+	}
+
+	var in *Interrupted
+	if runErr != nil && errors.Is(parent.Err(), context.Canceled) { // Ctrl-C, SIGTERM
+		in = interrupted(parent)
+		runErr = in
+	}
+	status, incomplete := statusOf(k, out, runErr, in)
+	if err := inv.printResult(rep, result, status, incomplete); err != nil {
+		return err
+	}
+	var afterErr error
+	if qr.after != nil {
+		afterErr = qr.after(result, runErr == nil)
+	}
+	switch {
+	case runErr != nil:
+		if afterErr != nil { // the run's own error goes first
+			fmt.Fprintln(inv.e.stderr, "quorum: "+sanitize.Text(afterErr.Error()))
+		}
+		if in != nil {
+			return in
+		}
+		return &runError{noun: k.noun, err: runErr, failures: out.Failures, printed: inv.reportOnTerminal()}
+	case afterErr != nil:
+		return afterErr
+	case out.Degraded:
+		return ErrDegraded
+	}
+	return nil
+}
+
+// header is the first progress line: who takes part, on which side, and
+// what about when it is not a text.
+func (inv *invocation) header(k quorumKind, about string, models []string, moderator string) string {
+	who := slices.Clone(models)
+	if k.sides {
+		for i := range who {
+			side := "for"
+			if i%2 == 1 {
+				side = "against"
+			}
+			who[i] += " (" + side + ")"
+		}
+	}
+	h := "quorum: " + k.verb
+	if about != "" {
+		h += " " + about
+	}
+	h += " with " + strings.Join(who, ", ")
+	if k.moderated {
+		if moderator == "" {
+			moderator = models[0]
+		}
+		h += "; moderator " + moderator
+	}
+	if inv.simulated() {
+		h += " (simulated)"
+	}
+	return h
+}

@@ -1,0 +1,55 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/quorum-go/quorum/quorum"
+)
+
+// This file is how a run ended, as the JSON envelope says it (status) and
+// as the report says it when the run did not finish (incomplete).
+
+// Statuses of a result in the JSON envelope.
+const (
+	statusOK          = "ok"
+	statusDegraded    = "degraded"
+	statusFailed      = "failed"
+	statusInterrupted = "interrupted"
+)
+
+// statusOf is how a run ended, for the JSON envelope, and, when it did not
+// finish, why, in a sentence for the report.
+func statusOf(k quorumKind, out *quorum.Outcome, runErr error, in *Interrupted) (status, incomplete string) {
+	phase := "before its first phase"
+	if n := len(out.Phases); n > 0 {
+		phase = "in the " + string(out.Phases[n-1].Phase) + " phase"
+	}
+	var tf *quorum.TooFewError
+	switch {
+	case in != nil:
+		return statusInterrupted, fmt.Sprintf("the %s was %s %s.", k.noun, in.what(), phase)
+	case errors.As(runErr, &tf):
+		return statusFailed, "the " + k.noun + " failed: " + tooFewText(tf) + "."
+	case errors.Is(runErr, quorum.ErrTimeout):
+		return statusFailed, fmt.Sprintf("the %s took longer than --timeout and was stopped %s.", k.noun, phase)
+	case runErr != nil:
+		return statusFailed, fmt.Sprintf("the %s failed %s: %s.", k.noun, phase, strings.TrimPrefix(runErr.Error(), "quorum: "))
+	case out.Degraded:
+		return statusDegraded, ""
+	}
+	return statusOK, ""
+}
+
+func tooFewText(tf *quorum.TooFewError) string {
+	switch {
+	case tf.Phase == quorum.PhaseSynthesis:
+		return "nobody was left to write the synthesis"
+	case tf.Phase == quorum.PhaseVerdict:
+		return "nobody was left to give the verdict"
+	case tf.Role != "":
+		return fmt.Sprintf("no %s was left after the %s phase", tf.Role, tf.Phase)
+	}
+	return fmt.Sprintf("too few models left after the %s phase (%d left, %d needed)", tf.Phase, len(tf.Left), tf.Need)
+}

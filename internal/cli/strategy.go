@@ -1,0 +1,109 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/quorum-go/quorum/internal/cli/report"
+	"github.com/quorum-go/quorum/quorum"
+)
+
+// This file is the table of the strategy commands (discuss, plan, debate,
+// review): what differs between them, how each reads its input and runs,
+// and the help they share. runquorum.go runs them.
+
+// quorumKind is what differs between discuss, plan, debate and review.
+type quorumKind struct {
+	noun     string // "discussion", "plan", "debate", "review"
+	verb     string // for the progress header: "discussing"
+	sections []string
+	// moderated: the run has a moderator; sides: its models argue for
+	// and against, by their place in the list (debate).
+	moderated, sides bool
+	// input reads what the run is about (a topic, a task, a claim, a
+	// change) before anything connects, so that a mistake in it is told at
+	// once, and returns the run.
+	input func(inv *invocation) (quorumRun, error)
+}
+
+// quorumRun is one run of a strategy, its input read.
+type quorumRun struct {
+	// about describes the input in the progress header ("2 files, +18
+	// −1"); empty for a text.
+	about string
+	run   runner
+	// after, if set, runs once the result is printed, with whether the run
+	// completed: review writes its SARIF file and applies --fail-on. Its
+	// error sets the exit status unless the run failed or was interrupted.
+	after func(result any, complete bool) error
+}
+
+var quorumKinds = map[string]quorumKind{
+	"discuss": {noun: "discussion", verb: "discussing", moderated: true, sections: report.DiscussSections,
+		input: textInput("topic", quorum.Discuss, report.Discuss, func(d *quorum.DiscussResult) *quorum.Outcome { return &d.Outcome })},
+	"plan": {noun: "plan", verb: "planning", sections: report.PlanSections,
+		input: textInput("task", quorum.Plan, report.Plan, func(p *quorum.PlanResult) *quorum.Outcome { return &p.Outcome })},
+	"debate": {noun: "debate", verb: "debating", moderated: true, sides: true, sections: report.DebateSections,
+		input: textInput("claim", quorum.Debate, report.Debate, func(d *quorum.DebateResult) *quorum.Outcome { return &d.Outcome })},
+	"review": {noun: "review", verb: "reviewing", sections: report.ReviewSections, input: reviewInput},
+}
+
+// runner runs a strategy whose input was read, against b: it returns the
+// report of the result, the result's Outcome and the result itself for
+// JSON; all three nil only when quorum refused the arguments (no result).
+type runner func(ctx context.Context, b quorum.Backend, cfg quorum.Config) (report.Report, *quorum.Outcome, any, error)
+
+// strategy is the runner of one of quorum's strategies: run runs it, rep
+// makes the report of its result, out finds the result's Outcome.
+func strategy[R any](run func(context.Context, quorum.Backend, quorum.Config) (*R, error), rep func(*R) report.Report, out func(*R) *quorum.Outcome) runner {
+	return func(ctx context.Context, b quorum.Backend, cfg quorum.Config) (report.Report, *quorum.Outcome, any, error) {
+		r, err := run(ctx, b, cfg)
+		if r == nil {
+			return nil, nil, nil, err
+		}
+		return rep(r), out(r), r, err
+	}
+}
+
+// textInput is the input of a strategy about a text (quorum.Discuss,
+// Plan, Debate): the one argument, named what in messages ("topic"), read
+// by topic.
+func textInput[R any](what string, run func(context.Context, quorum.Backend, string, quorum.Config) (*R, error), rep func(*R) report.Report, out func(*R) *quorum.Outcome) func(*invocation) (quorumRun, error) {
+	return func(inv *invocation) (quorumRun, error) {
+		text, err := inv.topic(what)
+		if err != nil {
+			return quorumRun{}, err
+		}
+		return quorumRun{run: strategy(func(ctx context.Context, b quorum.Backend, cfg quorum.Config) (*R, error) {
+			return run(ctx, b, text, cfg)
+		}, rep, out)}, nil
+	}
+}
+
+// outputHelp is the part of a strategy's help about what it prints and
+// how it ends: schema names its result type in the quorum package, exits
+// its exit codes (exitHelp for all but review).
+func outputHelp(schema, exits string) string {
+	return fmt.Sprintf(`
+A model that fails or times out (--phase-timeout) is left out of the later
+phases and the run goes on, degraded; the run fails when fewer than two
+models are left.
+
+The result goes to stdout, progress to stderr (on a terminal one live line
+per model, otherwise plain lines; nothing with -q). On a terminal the report
+is rendered Markdown wrapped to its width; otherwise plain text. -o markdown
+prints the Markdown; -o json prints one object,
+  {"command", "simulated", "status", "error", "result"}
+whose result is the quorum package's result schema (go doc
+github.com/quorum-go/quorum/quorum %s). --json FIELDS prints only those
+fields. A run that fails or is interrupted still prints what it collected,
+in every format, marked incomplete with the reason (status "failed" or
+"interrupted"); the exit status says what happened.
+
+%s`, schema, exits)
+}
+
+// exitHelp are the exit codes of discuss, plan and debate.
+const exitHelp = `Exit codes: 0 success; 1 failure; 2 usage error; 3 degraded (the result
+names each failure); 130 interrupted (Ctrl-C), 143 terminated (SIGTERM):
+turns aborted, sessions destroyed, the CLI stopped.`
