@@ -18,6 +18,11 @@ type OpenOptions struct {
 	Model string
 	// SystemMessage is added to the provider's system prompt.
 	SystemMessage string
+	// Tools, when set, gives the conversation the provider's own tools to
+	// act with, in a folder, every action asked of Tools.Decide: an
+	// agent's executor (Agent). Nil: the conversation only talks, as in
+	// every other strategy. A Backend that cannot act fails Open.
+	Tools *ToolAccess
 }
 
 // Conversation is one model session. quorum sends one prompt at a time to a

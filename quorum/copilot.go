@@ -11,7 +11,9 @@ import (
 // Copilot adapts a Copilot CLI client to Backend. Every conversation is a
 // new streaming session with the CLI's built-in tools switched off (no
 // shell, no file access, no web) and every permission request denied:
-// quorum's models only talk. Close deletes the session from the CLI (stops
+// quorum's models only talk. The exception is an agent's executor
+// (OpenOptions.Tools): its session has the file, search, shell and fetch
+// tools in Tools.Dir, and every permission request goes to Tools.Decide. Close deletes the session from the CLI (stops
 // it and removes it from disk), so that a run leaves nothing in the user's
 // session history: a discussion opens seven sessions, each for one turn.
 // Token usage comes from the CLI's assistant.usage and session.usage_info
@@ -24,19 +26,27 @@ func (b copilotBackend) Open(ctx context.Context, o OpenOptions) (Conversation, 
 	if b.c == nil {
 		return nil, errors.New("quorum: Copilot was given a nil *copilot.Client; start one with copilot.Start or copilot.Connect")
 	}
-	s, err := b.c.NewSession(ctx, copilot.SessionConfig{
+	cfg := copilot.SessionConfig{
 		Model:         o.Model,
 		SystemMessage: o.SystemMessage,
 		BuiltinTools:  copilot.NoBuiltinTools(),
 		Permissions:   copilot.DenyAll,
-	})
+	}
+	var onTool func(ToolUse)
+	if o.Tools != nil {
+		cfg, onTool = actingConfig(o), o.Tools.OnTool
+	}
+	s, err := b.c.NewSession(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	return &copilotConversation{s: s}, nil
+	return &copilotConversation{s: s, onTool: onTool}, nil
 }
 
-type copilotConversation struct{ s *copilot.Session }
+type copilotConversation struct {
+	s      *copilot.Session
+	onTool func(ToolUse) // nil unless the conversation acts (OpenOptions.Tools)
+}
 
 // usageInfo is the data of session.usage_info: how full the context is.
 type usageInfo struct {
@@ -51,6 +61,11 @@ func (c *copilotConversation) Send(ctx context.Context, prompt string, onDelta f
 	r, err := c.s.Stream(ctx, prompt, copilot.TurnHandlers{
 		OnDelta: onDelta,
 		OnEvent: func(ev copilot.Event) {
+			if c.onTool != nil {
+				if u, ok := toolUse(ev); ok {
+					c.onTool(u)
+				}
+			}
 			switch ev.Type {
 			case protocol.EventAssistantUsage:
 				u.Calls++

@@ -88,6 +88,12 @@ const (
 	// SynthesisDone: the synthesis was written and parsed; Text is its
 	// conclusion.
 	SynthesisDone EventKind = "synthesis_done"
+	// ToolActivity: an agent's executor started or finished a tool call;
+	// Text describes it ("create {…}", "create → ok").
+	ToolActivity EventKind = "tool_activity"
+	// ActionDecided: the agent's action gate decided a permission request;
+	// Text says what was asked, the decision, who made it and why.
+	ActionDecided EventKind = "action_decided"
 	// PhaseFinished: a phase ended; Elapsed is its duration, Text names the
 	// models that dropped out.
 	PhaseFinished EventKind = "phase_finished"

@@ -234,22 +234,33 @@ func strs(v any) []string {
 }
 
 // objectText renders a step or risk given as an object: its title-like
-// field, then its description-like fields.
+// field, then its description-like fields, then what an agent's step adds
+// (its files and check) and a risk's mitigation, each labelled.
 func objectText(o map[string]any) string {
 	var parts []string
 	for _, names := range [][]string{
-		{"title", "name", "step", "risk", "action", "summary"},
+		{"title", "name", "goal", "step", "risk", "action", "summary"},
 		{"description", "details", "detail", "text", "content"},
+		{"files", "file", "paths"},
+		{"check", "verify", "verification"},
 		{"mitigation", "mitigations"},
 	} {
-		if v, ok := field(o, names...); ok {
-			if s, ok := v.(string); ok && strings.TrimSpace(s) != "" {
-				if names[0] == "mitigation" {
-					s = "mitigation: " + s
-				}
-				parts = append(parts, strings.TrimSpace(s))
-			}
+		v, ok := field(o, names...)
+		if !ok {
+			continue
 		}
+		s, _ := v.(string)
+		if list, isList := v.([]any); isList {
+			s = strings.Join(strs(list), ", ")
+		}
+		if strings.TrimSpace(s) == "" {
+			continue
+		}
+		switch names[0] {
+		case "files", "check", "mitigation":
+			s = names[0] + ": " + s
+		}
+		parts = append(parts, strings.TrimSpace(s))
 	}
 	return strings.Join(parts, " — ")
 }

@@ -194,10 +194,14 @@ func (pr *phaseRun) collect(results []result, usable func(result) bool) (kept []
 
 // do runs tasks concurrently under one Config.PhaseTimeout and returns
 // their results in task order, after recording each call.
-func (pr *phaseRun) do(tasks []task) []result {
+func (pr *phaseRun) do(tasks []task) []result { return pr.doIn(pr.r.ctx, tasks) }
+
+// doIn is do under parent, a context within the run's: an agent's shell
+// vote runs in the permission request's context.
+func (pr *phaseRun) doIn(parent context.Context, tasks []task) []result {
 	r := pr.r
 	cause := fmt.Errorf("%w: no reply within the phase timeout (Config.PhaseTimeout, %v) of the %s phase", ErrTimeout, r.s.PhaseTimeout, pr.phase)
-	ctx, cancel := context.WithTimeoutCause(r.ctx, r.s.PhaseTimeout, cause)
+	ctx, cancel := context.WithTimeoutCause(parent, r.s.PhaseTimeout, cause)
 	defer cancel()
 	results := make([]result, len(tasks))
 	var wg sync.WaitGroup
