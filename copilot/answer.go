@@ -61,8 +61,10 @@ func (s *Session) sendToolResult(ctx context.Context, t *session.ToolRequest, re
 // answerPermission asks the policy and answers with its decision; it
 // reports whether the decision approved. A policy that fails, panics or
 // decides nothing rejects.
-func (s *Session) answerPermission(ctx context.Context, p *session.PermissionRequest) bool {
-	d, err := s.decide(ctx, permissionRequestOf(s.id, p.RequestID, p.Kind, p.ToolName, p.Details))
+func (s *Session) answerPermission(ctx context.Context, p *PermissionRequest) bool {
+	req := *p
+	req.SessionID = s.id // read between turns, it names none
+	d, err := s.decide(ctx, req)
 	switch {
 	case err != nil:
 		s.log.Warn().Err(err).Str("kind", p.Kind).Msg("permission policy failed; rejecting")
@@ -86,12 +88,12 @@ func (s *Session) decide(ctx context.Context, req PermissionRequest) (d Permissi
 
 // answerPermissionKind gives the CLI a decision of the given kind, without
 // asking the policy (what an abandoned turn left is refused).
-func (s *Session) answerPermissionKind(ctx context.Context, p *session.PermissionRequest, kind string) {
+func (s *Session) answerPermissionKind(ctx context.Context, p *PermissionRequest, kind string) {
 	s.sendDecision(ctx, p, PermissionDecision{Kind: kind})
 }
 
 // sendDecision gives the CLI a permission decision.
-func (s *Session) sendDecision(ctx context.Context, p *session.PermissionRequest, d PermissionDecision) {
+func (s *Session) sendDecision(ctx context.Context, p *PermissionRequest, d PermissionDecision) {
 	_, err := s.RPC().Permissions.HandlePendingPermissionRequest(ctx, protocol.SessionPermissionsHandlePendingPermissionRequestParams{
 		RequestID: p.RequestID, Result: d,
 	})
@@ -100,7 +102,7 @@ func (s *Session) sendDecision(ctx context.Context, p *session.PermissionRequest
 
 // permissionLabel says what a refused request asked for, for the error of
 // the turn the refusal ended.
-func permissionLabel(p *session.PermissionRequest) string {
+func permissionLabel(p *PermissionRequest) string {
 	if p.ToolName != "" {
 		return fmt.Sprintf("%s permission for tool %s was denied by the session's policy", p.Kind, p.ToolName)
 	}

@@ -45,15 +45,10 @@ type connection struct {
 	info  ConnectResult
 }
 
-// errClientClosed is the cause the router of a closed client stops with:
-// a call in flight then fails with an error that errors.Is finds
-// ErrStopped, ErrClosed and router.ErrClosed in.
-var errClientClosed = fmt.Errorf("%w (%w)", ErrClosed, router.ErrClosed)
-
 // close stops the connection's router and then its child, if any, giving
 // the child grace to exit before its process group is killed.
 func (cn *connection) close(grace time.Duration) {
-	cn.r.CloseWithError(errClientClosed)
+	cn.r.CloseWithError(ErrClosed) // wraps router.ErrClosed: the router's own Close cause
 	if cn.child != nil {
 		cn.child.stop(grace)
 	}
@@ -255,7 +250,7 @@ func (c *Client) Restarts() int {
 }
 
 // Close stops every session and every call in flight (they get an error
-// wrapping ErrStopped and ErrClosed, and router.ErrClosed), closes the
+// wrapping ErrStopped and ErrClosed), closes the
 // connection, stops the child gracefully within
 // Options.ShutdownTimeout and then kills its process group. It returns
 // once every goroutine the client started has ended. Safe to call twice.

@@ -117,7 +117,7 @@
 // # Failure and restart
 //
 // When the child dies, every waiter gets an error wrapping
-// router.ErrStopped and ErrCLIExited with the exit status and the end of
+// ErrStopped and ErrCLIExited with the exit status and the end of
 // stderr. With Options.Restart, the client then starts a new child with
 // exponential backoff, and new sessions work again; sessions of the dead
 // child stay failed.

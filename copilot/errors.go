@@ -16,7 +16,7 @@ var (
 	ErrStartTimeout = errors.New("copilot: the Copilot CLI did not start in time")
 
 	// ErrCLIExited reports that the CLI child process ended. It is the cause
-	// wrapped, with router.ErrStopped, by every waiter's error.
+	// wrapped, with ErrStopped, by every waiter's error.
 	ErrCLIExited = errors.New("copilot: the Copilot CLI exited")
 
 	// ErrProtocolVersion reports a CLI that speaks another protocol version;
@@ -49,12 +49,16 @@ var (
 
 	// ErrClosed reports use of a closed Client: the error of a call made
 	// after Close, and of every call, turn and session that Close cut
-	// short (with ErrStopped).
-	ErrClosed = errors.New("copilot: client closed")
+	// short (with ErrStopped). It is the one of the project's three
+	// ErrClosed a user of this package needs: it wraps router.ErrClosed,
+	// which wraps session.ErrClosed, so errors.Is finds those in it too. A
+	// Session closed on its own (Close, Destroy, Delete) fails its next turn
+	// with session.ErrClosed alone: the client goes on.
+	ErrClosed error = &narrower{msg: "copilot: client closed", of: router.ErrClosed}
 
 	// ErrUnresponsive reports a CLI that Options.Liveness declared dead: it
 	// did not answer a ping in time (stopped, deadlocked, stuck). Waiters
-	// get it wrapped with router.ErrStopped; with Options.Restart the CLI
+	// get it wrapped with ErrStopped; with Options.Restart the CLI
 	// is killed and started again.
 	ErrUnresponsive = errors.New("copilot: the Copilot CLI stopped responding")
 
@@ -74,7 +78,9 @@ var (
 	// empty id; it is refused before anything is sent.
 	ErrNoSessionID = errors.New("copilot: no session id given; Client.ListSessions lists the sessions the CLI keeps")
 
-	// Re-exported so callers need not import the lower packages.
+	// Re-exported so callers need not import the lower packages: each is
+	// the lower package's value itself, so errors.Is does not care which
+	// name is used.
 	ErrStopped    = router.ErrStopped
 	ErrTurnFailed = session.ErrTurnFailed
 	ErrAborted    = session.ErrAborted
@@ -94,6 +100,17 @@ func (e *VersionError) Error() string {
 
 // Unwrap makes errors.Is(err, ErrProtocolVersion) true.
 func (e *VersionError) Unwrap() error { return ErrProtocolVersion }
+
+// narrower is a sentinel with a message of its own that errors.Is also
+// finds a more general sentinel in: ErrClosed is a case of
+// router.ErrClosed, without its message carrying the other's.
+type narrower struct {
+	msg string
+	of  error
+}
+
+func (e *narrower) Error() string { return e.msg }
+func (e *narrower) Unwrap() error { return e.of }
 
 // invalid is the error of a Validate: sentinel (ErrInvalidOptions or
 // ErrInvalidSessionConfig), then what is wrong, naming the field.

@@ -23,7 +23,7 @@ func livenessClient(t *testing.T, l Liveness, models ...sim.Model) (*Client, *si
 }
 
 // A CLI that stops answering is declared dead: a waiter with no deadline
-// of its own gets an error saying so, wrapping router.ErrStopped.
+// of its own gets an error saying so, wrapping ErrStopped.
 func TestLivenessDeclaresAFrozenCLIDead(t *testing.T) {
 	c, _, conn := livenessClient(t, Liveness{Interval: 10 * time.Millisecond, Timeout: 100 * time.Millisecond}, model("m", sim.Always(sim.Hang())))
 	ctx := testutil.Context(t, hangGuard)

@@ -70,7 +70,7 @@ type Options struct {
 	ShutdownTimeout time.Duration
 
 	// Restart, if not nil, supervises the child: when it dies its sessions
-	// fail with router.ErrStopped, and the client starts a new child with
+	// fail with ErrStopped, and the client starts a new child with
 	// exponential backoff so that new sessions work again.
 	Restart *RestartPolicy
 

@@ -3,31 +3,23 @@ package copilot
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/url"
 	"strings"
 
 	"github.com/quorum-go/quorum/copilot/protocol"
+	"github.com/quorum-go/quorum/session"
 )
 
 // PermissionRequest is what a PermissionPolicy decides: the CLI asking
 // whether an action may go ahead (a client tool call, a shell command, a
 // file read or write, a fetch), taken from its permission.requested event.
-type PermissionRequest struct {
-	SessionID string
-	// RequestID is the CLI's id for the request, which the answer names.
-	RequestID string
-	// Kind is the request's kind: one of the PermissionKind… constants,
-	// or a kind newer than this package.
-	Kind string
-	// ToolName names the tool of a custom-tool, mcp or hook request.
-	ToolName string
-	// Request is the whole request, decoded into the schema's union of
-	// every kind's fields; Decode gives the fields of its kind alone.
-	Request protocol.PermissionRequest
-	// Details is the CLI's whole request, as JSON.
-	Details []byte
-}
+// Its Kind is one of the PermissionKind… constants, or a kind newer than
+// this package; its Request holds the schema's union of every kind's
+// fields, and its Decode method the fields of its kind alone (a
+// *protocol.PermissionRequestShell for PermissionKindShell, and so on). It
+// is the one type for it at every level: [session.PermissionRequest], which
+// a raw channel's reader gets from [session.Channel.Next].
+type PermissionRequest = session.PermissionRequest
 
 // The kinds of permission request the pinned CLI's schema defines
 // (PermissionRequest.Kind). The offline conformance tests see shell, read,
@@ -47,53 +39,6 @@ const (
 	PermissionKindExtensionEnvAccess        = "extension-env-access"
 	PermissionKindWorkflow                  = "workflow"
 )
-
-// Decode returns the request as the type of its kind: a
-// *protocol.PermissionRequestShell for "shell", *PermissionRequestWrite
-// for "write", and so on for every PermissionKind…. A kind this package
-// does not know returns the raw request, as json.RawMessage, and no error.
-func (r PermissionRequest) Decode() (any, error) {
-	v := newPermissionRequest(r.Kind)
-	if v == nil {
-		return json.RawMessage(r.Details), nil
-	}
-	if err := json.Unmarshal(r.Details, v); err != nil {
-		return nil, fmt.Errorf("copilot: decoding a %s permission request: %w", r.Kind, err)
-	}
-	return v, nil
-}
-
-// newPermissionRequest returns a new value of the type of a permission
-// request kind, or nil for a kind the schema does not define.
-func newPermissionRequest(kind string) any {
-	switch kind {
-	case PermissionKindShell:
-		return new(protocol.PermissionRequestShell)
-	case PermissionKindWrite:
-		return new(protocol.PermissionRequestWrite)
-	case PermissionKindRead:
-		return new(protocol.PermissionRequestRead)
-	case PermissionKindURL:
-		return new(protocol.PermissionRequestURL)
-	case PermissionKindMCP:
-		return new(protocol.PermissionRequestMCP)
-	case PermissionKindMemory:
-		return new(protocol.PermissionRequestMemory)
-	case PermissionKindCustomTool:
-		return new(protocol.PermissionRequestCustomTool)
-	case PermissionKindHook:
-		return new(protocol.PermissionRequestHook)
-	case PermissionKindExtensionManagement:
-		return new(protocol.PermissionRequestExtensionManagement)
-	case PermissionKindExtensionPermissionAccess:
-		return new(protocol.PermissionRequestExtensionPermissionAccess)
-	case PermissionKindExtensionEnvAccess:
-		return new(protocol.PermissionRequestExtensionEnvAccess)
-	case PermissionKindWorkflow:
-		return new(protocol.PermissionRequestWorkflow)
-	}
-	return nil
-}
 
 // PermissionDecision is a policy's answer, as the CLI takes it
 // (session.permissions.handlePendingPermissionRequest's result). Build one
@@ -251,15 +196,6 @@ func domainOf(rawURL string) string {
 		return ""
 	}
 	return u.Hostname()
-}
-
-// permissionRequestOf turns what the session package read into the
-// policy's request.
-func permissionRequestOf(sessionID, requestID, kind, toolName string, details []byte) PermissionRequest {
-	r := PermissionRequest{SessionID: sessionID, RequestID: requestID, Kind: kind, ToolName: toolName, Details: details}
-	// A field of the wrong shape leaves the rest decoded; Details keeps all.
-	_ = json.Unmarshal(details, &r.Request)
-	return r
 }
 
 // permissionReject is the decision kind of the answers that refuse

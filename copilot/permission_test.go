@@ -13,6 +13,7 @@ import (
 	"github.com/quorum-go/quorum/internal/sim"
 	"github.com/quorum-go/quorum/internal/testing/schemacheck"
 	"github.com/quorum-go/quorum/internal/testing/testutil"
+	"github.com/quorum-go/quorum/session"
 )
 
 // wireLog records what the client writes, for a test to find the params
@@ -65,6 +66,22 @@ func recordedClient(t *testing.T, opts sim.Options) (*Client, *sim.Server, *wire
 		srv.Close()
 	})
 	return c, srv, w
+}
+
+// permissionRequestOf is the request of a permission.requested event
+// asking details (a request of kind), read as a session reads it.
+func permissionRequestOf(t *testing.T, kind, details string) PermissionRequest {
+	t.Helper()
+	data, err := json.Marshal(map[string]any{"requestId": "r", "permissionRequest": json.RawMessage(details)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, ok := session.PermissionRequestOf(Event{Type: protocol.EventPermissionRequested, Data: data})
+	if !ok || r.Kind != kind {
+		t.Fatalf("the event %s reads as %+v", data, r)
+	}
+	r.SessionID = "s"
+	return *r
 }
 
 // decisionsSent are the decisions the client sent the CLI, in order.
@@ -193,7 +210,7 @@ func TestPolicyGetsTheTypedRequest(t *testing.T) {
 // remember nothing.
 func TestApproveForSessionScopesByKind(t *testing.T) {
 	req := func(kind, details string) PermissionRequest {
-		return permissionRequestOf("s", "r", kind, "", []byte(details))
+		return permissionRequestOf(t, kind, details)
 	}
 	cases := []struct {
 		name string
@@ -270,7 +287,7 @@ func TestPermissionRequestDecode(t *testing.T) {
 		PermissionKindExtensionEnvAccess:        &protocol.PermissionRequestExtensionEnvAccess{},
 		PermissionKindWorkflow:                  &protocol.PermissionRequestWorkflow{},
 	} {
-		d, err := permissionRequestOf("s", "r", kind, "", []byte(`{"kind":"`+kind+`"}`)).Decode()
+		d, err := permissionRequestOf(t, kind, `{"kind":"`+kind+`"}`).Decode()
 		if err != nil {
 			t.Fatalf("%s: %v", kind, err)
 		}
@@ -278,11 +295,11 @@ func TestPermissionRequestDecode(t *testing.T) {
 			t.Errorf("%s decodes as %s, want %s", kind, got, wantT)
 		}
 	}
-	d, err := permissionRequestOf("s", "r", "teleport", "", []byte(`{"kind":"teleport","to":"mars"}`)).Decode()
+	d, err := permissionRequestOf(t, "teleport", `{"kind":"teleport","to":"mars"}`).Decode()
 	if raw, ok := d.(json.RawMessage); err != nil || !ok || !strings.Contains(string(raw), "mars") {
 		t.Errorf("a newer kind: %#v, %v", d, err)
 	}
-	if _, err := permissionRequestOf("s", "r", "shell", "", []byte(`{"kind":"shell","commands":"not a list"}`)).Decode(); err == nil {
+	if _, err := permissionRequestOf(t, "shell", `{"kind":"shell","commands":"not a list"}`).Decode(); err == nil {
 		t.Error("a malformed shell request decoded")
 	}
 }

@@ -203,7 +203,7 @@ func (s *Session) Destroy(ctx context.Context) error {
 		return nil
 	}
 	err := s.r.Call(ctx, protocol.MethodSessionDestroy, protocol.SessionIDParams{SessionID: s.id}, nil)
-	if err == nil || errors.Is(err, router.ErrStopped) {
+	if err == nil || errors.Is(err, ErrStopped) {
 		// A stopped connection took the session with it.
 		s.destroyed.Store(true)
 		return nil

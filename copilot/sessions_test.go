@@ -11,6 +11,7 @@ import (
 	"github.com/quorum-go/quorum/internal/sim"
 	"github.com/quorum-go/quorum/internal/testing/testutil"
 	"github.com/quorum-go/quorum/router"
+	"github.com/quorum-go/quorum/session"
 )
 
 // The simulator serves the session-management methods as CLI 1.0.102
@@ -103,8 +104,9 @@ func TestSetModelFailureKeepsTheModel(t *testing.T) {
 }
 
 // After Close, a call in flight fails with an error that errors.Is finds
-// ErrClosed in, as well as ErrStopped and router.ErrClosed; a call made
-// after Close gets ErrClosed.
+// ErrClosed in, as well as ErrStopped and the lower packages' ErrClosed
+// (router's, session's), which say the closing only once; a call made after
+// Close gets ErrClosed.
 func TestCloseFailsCallsInFlightWithErrClosed(t *testing.T) {
 	srv := sim.NewServer(sim.Options{Models: []sim.Model{model("m", sim.Always(sim.Hang()))}})
 	defer srv.Close()
@@ -130,8 +132,11 @@ func TestCloseFailsCallsInFlightWithErrClosed(t *testing.T) {
 	<-started
 	c.Close()
 	err = <-done
-	if !errors.Is(err, ErrClosed) || !errors.Is(err, ErrStopped) || !errors.Is(err, router.ErrClosed) {
-		t.Fatalf("the turn in flight: %v; want ErrClosed, ErrStopped and router.ErrClosed", err)
+	if !errors.Is(err, ErrClosed) || !errors.Is(err, ErrStopped) || !errors.Is(err, router.ErrClosed) || !errors.Is(err, session.ErrClosed) {
+		t.Fatalf("the turn in flight: %v; want ErrClosed, ErrStopped, router.ErrClosed and session.ErrClosed", err)
+	}
+	if strings.Count(err.Error(), "closed") != 1 {
+		t.Errorf("the turn in flight: %q; want the client's closing said once", err)
 	}
 	if _, err := c.ListSessions(context.Background()); !errors.Is(err, ErrClosed) {
 		t.Fatalf("a call after Close: %v", err)

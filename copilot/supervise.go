@@ -8,7 +8,7 @@ import (
 
 // supervise waits for cn to die and starts a new child with
 // exponential backoff, so that new sessions work again. Sessions of the
-// dead child have already failed with router.ErrStopped and the exit cause.
+// dead child have already failed with ErrStopped and the exit cause.
 func (c *Client) supervise(cn *connection) {
 	defer c.wg.Done()
 	// The connection is dead when its router stops: the child exited (the

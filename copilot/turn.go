@@ -24,16 +24,13 @@ type Reply struct {
 	Duration  time.Duration
 }
 
-// TurnHandlers observe a turn. Each may be nil. They run on the goroutine
-// that called Stream.
-type TurnHandlers struct {
-	// OnDelta gets each streamed piece of the main agent's text.
-	OnDelta func(text string)
-	// OnAgentDelta gets each streamed piece of a sub-agent's text.
-	OnAgentDelta func(agentID, text string)
-	// OnEvent gets every event of the turn, after SessionConfig.OnEvent.
-	OnEvent func(Event)
-}
+// TurnHandlers observe a turn of Stream: OnDelta and OnAgentDelta get its
+// text as it streams, OnEvent every event of the turn, after
+// SessionConfig.OnEvent. Each may be nil. They run on the goroutine that
+// called Stream. It is the one type for a turn's observers at every level:
+// [session.TurnHandlers], which a raw channel's reader gives
+// [session.Channel.Next].
+type TurnHandlers = session.TurnHandlers
 
 // Ask sends prompt and returns the model's final answer.
 func (s *Session) Ask(ctx context.Context, prompt string) (string, error) {
@@ -110,12 +107,12 @@ func (s *Session) StreamPrompt(ctx context.Context, p Prompt, h TurnHandlers) (R
 
 // observe wraps h with what the session needs to see of every event of a
 // turn: SessionConfig.OnEvent, usage to add up, model-switch questions to
-// decline, the CLI's requests to answer.
-func (s *Session) observe(ctx context.Context, h TurnHandlers, reply *Reply, limit *inactivityLimit) *session.Handlers {
-	return &session.Handlers{
+// decline. (The CLI's requests are answered by answerRequest, which
+// readTurn gives Next beside them.)
+func (s *Session) observe(ctx context.Context, h TurnHandlers, reply *Reply, limit *inactivityLimit) *session.TurnHandlers {
+	return &session.TurnHandlers{
 		OnDelta:      h.OnDelta,
 		OnAgentDelta: h.OnAgentDelta,
-		OnRequest:    s.answerRequest,
 		OnEvent: func(ev Event) {
 			limit.seen()
 			s.notify(ev)
@@ -141,7 +138,7 @@ func (s *Session) observe(ctx context.Context, h TurnHandlers, reply *Reply, lim
 // the way, and fills in reply's text and tool-call count. A turn that the
 // tool-call limit or a refused permission ended returns that reason rather
 // than the CLI's plain abort.
-func (s *Session) readTurn(ctx context.Context, handlers *session.Handlers, reply *Reply, limit *inactivityLimit) error {
+func (s *Session) readTurn(ctx context.Context, handlers *session.TurnHandlers, reply *Reply, limit *inactivityLimit) error {
 	var texts []string
 	defer func() { reply.Text = strings.Join(texts, "\n\n") }()
 	addAgentText := func(m map[string]string) {
@@ -155,7 +152,7 @@ func (s *Session) readTurn(ctx context.Context, handlers *session.Handlers, repl
 	var limitErr error
 	var denied string // what the policy refused, if anything
 	for {
-		step, err := s.ch.Next(ctx, handlers)
+		step, err := s.ch.Next(ctx, handlers, s.answerRequest)
 		if step.Text != "" {
 			texts = append(texts, step.Text)
 		}
@@ -268,7 +265,7 @@ const drainQuiet = 2 * time.Second
 func (s *Session) drainTurn(ctx context.Context) error {
 	for {
 		quiet, cancel := context.WithTimeout(ctx, drainQuiet)
-		step, err := s.ch.Next(quiet, &session.Handlers{OnEvent: s.notify, OnRequest: s.answerRequest})
+		step, err := s.ch.Next(quiet, &session.TurnHandlers{OnEvent: s.notify}, s.answerRequest)
 		cancel()
 		if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
 			s.dirty = false // nothing more came: no turn was left running

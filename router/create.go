@@ -25,7 +25,7 @@ func (r *Router) Open(id string) (*session.Channel, error) {
 	if err := r.roomLocked(); err != nil {
 		return nil, err
 	}
-	return r.addRouteLocked(id).sink.Channel(), nil
+	return r.addRouteLocked(id).Channel(), nil
 }
 
 // roomLocked refuses a new route while Config.MaxSessions are routed.
@@ -102,9 +102,9 @@ func (r *Router) CreateAssigned(ctx context.Context, params, result any) (*sessi
 	}
 	if result != nil {
 		if uerr := json.Unmarshal(raw, result); uerr != nil {
-			_ = rt.sink.Channel().Close(context.Background())
+			_ = rt.Channel().Close(context.Background())
 			return nil, fmt.Errorf("router: decoding the result of %s: %w", r.cfg.CreateMethod, uerr)
 		}
 	}
-	return rt.sink.Channel(), nil
+	return rt.Channel(), nil
 }

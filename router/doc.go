@@ -6,11 +6,13 @@
 // The project's design names three roles, and these types play them:
 //
 //   - The message router (MessageRouter) is [Router]: it owns the
-//     connection's one reader, the table of routes keyed by session id, and
+//     connection's one reader, the table of routes keyed by session id (each
+//     route is the session's [session.Sink], the queue's appending end), and
 //     the calls waiting for their responses.
 //   - A session channel (SessionChannel) is a [session.Channel]: one
-//     session's end of the router, a mailbox the reader appends to and the
-//     consumer drains.
+//     session's end of the router, a queue the reader appends to and the
+//     consumer drains. Package session's doc ("One session's queue") says
+//     what each part of that queue is for.
 //   - A routed message (RoutedMessage) is a [session.Message]: one
 //     notification or incoming request, as read, on its way to the session
 //     it names.

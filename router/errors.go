@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/quorum-go/quorum/session"
 )
 
 var (
@@ -15,8 +17,10 @@ var (
 	// the cause is wrapped too.
 	ErrStopped = errors.New("router stopped")
 
-	// ErrClosed is the cause when the router was closed by its user.
-	ErrClosed = errors.New("router closed")
+	// ErrClosed is the cause when the router was closed by its user. Every
+	// channel of the router is closed with it, so it wraps
+	// session.ErrClosed: errors.Is(err, session.ErrClosed) holds too.
+	ErrClosed error = &narrower{msg: "router closed", of: session.ErrClosed}
 
 	// ErrSessionExists reports a route that is already registered.
 	ErrSessionExists = errors.New("router: a session with this id is already routed")
@@ -33,6 +37,17 @@ var (
 	// ErrNoSessionID reports a create response without a session id.
 	ErrNoSessionID = errors.New("router: session creation returned no sessionId")
 )
+
+// narrower is a sentinel with a message of its own that errors.Is also
+// finds a more general sentinel in: ErrClosed ("router closed") is a case
+// of session.ErrClosed, without its message carrying the other's.
+type narrower struct {
+	msg string
+	of  error
+}
+
+func (e *narrower) Error() string { return e.msg }
+func (e *narrower) Unwrap() error { return e.of }
 
 // stoppedError is ErrStopped with its cause.
 func stoppedError(cause error) error {

@@ -39,7 +39,7 @@ func Example() {
 	if err := r.Call(ctx, "session.send", map[string]string{"sessionId": id, "prompt": "hello"}, nil); err != nil {
 		log.Fatal(err)
 	}
-	text, err := ch.ReadTurn(ctx, &session.Handlers{OnDelta: func(d string) { /* draw it */ }})
+	text, err := ch.ReadTurn(ctx, &session.TurnHandlers{OnDelta: func(d string) { /* draw it */ }})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -74,8 +74,8 @@ func (r *Router) routeTo(id []byte, m session.Message) {
 	r.deliver(rt, m)
 }
 
-func (r *Router) deliver(rt *route, m session.Message) {
-	d, refused := rt.sink.Deliver(m)
+func (r *Router) deliver(rt *session.Sink, m session.Message) {
+	d, refused := rt.Deliver(m)
 	if d == session.Delivered {
 		r.count.routed.Add(1) // the hot path: one counter, nothing else
 		return
@@ -84,7 +84,7 @@ func (r *Router) deliver(rt *route, m session.Message) {
 	r.count.droppedRefused.Add(1)
 	if d == session.Overflowed {
 		r.count.fellBehind.Add(1)
-		r.log.Warn().Str("session", rt.id).Msg("router: session fell behind; failed it")
+		r.log.Warn().Str("session", rt.ID()).Msg("router: session fell behind; failed it")
 	}
 }
 

@@ -24,7 +24,7 @@ import (
 // r.creating points to it until end (or the router's stop) lets it go.
 type creationHold struct {
 	r     *Router
-	bound *route // bound by session.start, if that came first
+	bound *session.Sink // bound by session.start, if that came first
 	held  map[string][]session.Message
 	bytes int // the Size of what is held, bounded by Config.MaxHeldBytes
 
@@ -82,7 +82,7 @@ func (h *creationHold) takeLocked(id string, m session.Message) bool {
 // returns err, as an *AbandonedError if ctx (the creator's) has ended: the
 // server had started that session. Whatever is still held belonged to no
 // session of ours and is dropped either way.
-func (h *creationHold) end(ctx context.Context, id string, err error) (*route, error) {
+func (h *creationHold) end(ctx context.Context, id string, err error) (*session.Sink, error) {
 	r := h.r
 	r.mu.Lock()
 	if r.creating != h { // the router stopped meanwhile and dropped h
@@ -93,22 +93,22 @@ func (h *creationHold) end(ctx context.Context, id string, err error) (*route, e
 		return nil, err
 	}
 	r.creating = nil
-	var rt, stale *route
+	var rt, stale *session.Sink
 	if err == nil {
 		rt, stale, err = h.bindLocked(id)
 	}
 	r.mu.Unlock()
 	if stale != nil {
 		// Closing answers any request delivered to it: nobody else will.
-		_ = stale.sink.Channel().Close(context.Background())
+		_ = stale.Channel().Close(context.Background())
 	}
 	h.drop()
 	if err != nil {
 		if h.bound != nil {
-			_ = h.bound.sink.Channel().Close(context.Background())
+			_ = h.bound.Channel().Close(context.Background())
 			if ctx.Err() != nil {
 				// We gave up, but the server had started the session.
-				err = &AbandonedError{SessionID: h.bound.id, Err: err}
+				err = &AbandonedError{SessionID: h.bound.ID(), Err: err}
 			}
 		}
 		return nil, err
@@ -119,14 +119,14 @@ func (h *creationHold) end(ctx context.Context, id string, err error) (*route, e
 // bindLocked binds the route for the id the response named. stale is a
 // route that session.start bound to another id: the caller closes it once
 // r.mu is released.
-func (h *creationHold) bindLocked(id string) (rt, stale *route, err error) {
-	if h.bound != nil && h.bound.id == id {
+func (h *creationHold) bindLocked(id string) (rt, stale *session.Sink, err error) {
+	if h.bound != nil && h.bound.ID() == id {
 		return h.bound, nil, nil
 	}
 	if h.bound != nil {
 		// session.start named another id than the response: it was not ours.
 		// Unroute it; later messages are dropped like any unknown session's.
-		delete(h.r.routes, h.bound.id)
+		delete(h.r.routes, h.bound.ID())
 		stale, h.bound = h.bound, nil
 	}
 	if h.r.routes[id] != nil {
@@ -172,9 +172,9 @@ func (h *creationHold) settleLate(resp *jsonrpc2.Response) {
 	r.mu.Unlock()
 	if bound != nil {
 		if id == "" {
-			id = bound.id
+			id = bound.ID()
 		}
-		_ = bound.sink.Channel().Close(context.Background())
+		_ = bound.Channel().Close(context.Background())
 	}
 	if mine {
 		h.drop()
@@ -200,12 +200,12 @@ func (h *creationHold) settle(id string) {
 // handOverLocked delivers what was held for rt's id, in arrival order. It
 // runs under r.mu, in the same hold of it that made rt findable, so the
 // reader cannot deliver a later message to rt ahead of these.
-func (h *creationHold) handOverLocked(rt *route) {
-	for _, m := range h.held[rt.id] {
+func (h *creationHold) handOverLocked(rt *session.Sink) {
+	for _, m := range h.held[rt.ID()] {
 		h.r.deliver(rt, m)
 		h.bytes -= m.Size()
 	}
-	delete(h.held, rt.id)
+	delete(h.held, rt.ID())
 }
 
 // drop discards what is still held, answering held requests.

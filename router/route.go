@@ -6,17 +6,15 @@ import (
 	"github.com/quorum-go/quorum/session"
 )
 
-// route is one registered session: an entry in r.routes, which the reader
-// looks messages up in.
-type route struct {
-	id   string
-	sink *session.Sink
-}
+// A route is a registered session: its channel's Sink, in r.routes under
+// the session's id, which the reader looks messages up in. The Sink is the
+// route itself (there is no wrapper): its pointer tells one registration of
+// an id from a later one (see removeRoute).
 
 // addRouteLocked registers a route for id. Its channel's Close removes it.
-func (r *Router) addRouteLocked(id string) *route {
-	rt := &route{id: id}
-	rt.sink = r.newSink(id, func(context.Context, string) error { r.removeRoute(rt); return nil })
+func (r *Router) addRouteLocked(id string) *session.Sink {
+	var rt *session.Sink
+	rt = r.newSink(id, func(context.Context, string) error { r.removeRoute(rt); return nil })
 	r.routes[id] = rt
 	return rt
 }
@@ -36,10 +34,10 @@ func (r *Router) newSink(id string, onClose session.CloseFunc) *session.Sink {
 // this channel's (the id may have been unrouted since, as a stale route of
 // CreateAssigned is, and routed again). The session lives on on the server:
 // ending it is a call of its owner's.
-func (r *Router) removeRoute(rt *route) {
+func (r *Router) removeRoute(rt *session.Sink) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.routes[rt.id] == rt {
-		delete(r.routes, rt.id)
+	if r.routes[rt.ID()] == rt {
+		delete(r.routes, rt.ID())
 	}
 }

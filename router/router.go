@@ -14,6 +14,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/quorum-go/quorum/internal/wire"
+	"github.com/quorum-go/quorum/session"
 )
 
 // Router is one JSON-RPC connection demultiplexed into per-session
@@ -26,7 +27,7 @@ type Router struct {
 	conn   *jsonrpc2.Conn
 
 	mu       sync.Mutex
-	routes   map[string]*route
+	routes   map[string]*session.Sink
 	pending  map[jsonrpc2.ID]*pendingCall
 	subs     []*Subscription
 	creating *creationHold // non-nil while CreateAssigned waits (hold.go)
@@ -58,7 +59,7 @@ func New(rwc io.ReadWriteCloser, cfg Config) (*Router, error) {
 	r := &Router{
 		cfg:        cfg,
 		log:        *cfg.Logger,
-		routes:     make(map[string]*route),
+		routes:     make(map[string]*session.Sink),
 		pending:    make(map[jsonrpc2.ID]*pendingCall),
 		createSlot: make(chan struct{}, 1),
 		done:       make(chan struct{}),
@@ -155,13 +156,13 @@ func (r *Router) stop(cause error) {
 	r.err = stoppedError(cause)
 	err := r.err
 	routes, subs, held := r.routes, r.subs, r.creating
-	r.routes, r.subs, r.creating = make(map[string]*route), nil, nil
+	r.routes, r.subs, r.creating = make(map[string]*session.Sink), nil, nil
 	r.pending = make(map[jsonrpc2.ID]*pendingCall)
 	r.mu.Unlock()
 
 	close(r.done) // every Call waiting selects on it
 	for _, rt := range routes {
-		rt.sink.Fail(err)
+		rt.Fail(err)
 	}
 	for _, s := range subs {
 		s.sink.Fail(err)

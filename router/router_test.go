@@ -560,7 +560,7 @@ func TestHandlerMayCallBack(t *testing.T) {
 	}()
 	consumer := make(chan error, 1)
 	go func() {
-		step, err := ch.Next(ctx, nil)
+		step, err := ch.Next(ctx, nil, nil)
 		if err != nil {
 			consumer <- err
 			return
@@ -963,4 +963,20 @@ func startAbandonable(t *testing.T, r *Router) (cancel context.CancelFunc, done 
 func rawJSON(s string) *json.RawMessage {
 	raw := json.RawMessage(s)
 	return &raw
+}
+
+// A router its user closed closes every channel of it: the error wraps
+// ErrStopped and ErrClosed, and errors.Is finds session.ErrClosed in it,
+// while the message says "router closed" once.
+func TestCloseIsAChannelClose(t *testing.T) {
+	r, _ := newPeer(t, Config{})
+	ch := open(t, r, "s1")
+	r.Close()
+	_, err := ch.Receive(testutil.Context(t, hangGuard))
+	if !errors.Is(err, ErrStopped) || !errors.Is(err, ErrClosed) || !errors.Is(err, session.ErrClosed) {
+		t.Fatalf("err = %v, want ErrStopped, ErrClosed and session.ErrClosed", err)
+	}
+	if err.Error() != "router stopped: router closed" {
+		t.Errorf("err = %q", err)
+	}
 }

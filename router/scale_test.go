@@ -61,7 +61,7 @@ func TestSixtyFourInterleavedTurns(t *testing.T) {
 			}
 			defer ch.Close(context.Background())
 			var deltas int
-			text, err := ch.ReadTurn(ctx, &session.Handlers{OnDelta: func(string) { deltas++ }})
+			text, err := ch.ReadTurn(ctx, &session.TurnHandlers{OnDelta: func(string) { deltas++ }})
 			if err != nil {
 				t.Errorf("%s: %v", id, err)
 				return

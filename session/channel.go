@@ -58,9 +58,10 @@ type Config struct {
 // that (copilot.Session.Destroy).
 type CloseFunc func(ctx context.Context, id string) error
 
-// Channel is one session's end of the router: its own ordered mailbox of
-// messages. The design calls it SessionChannel. See the package doc for the
-// concurrency contract.
+// Channel is the consumer's end of one session's queue (the design's
+// SessionChannel): it receives, reads turns and closes; its router appends
+// through the channel's [Sink]. See the package doc for the queue's parts
+// and the concurrency contract.
 type Channel struct {
 	id      string
 	mb      *mailbox
@@ -240,7 +241,9 @@ func (c *Channel) Close(ctx context.Context) error {
 	return c.closeErr
 }
 
-// Sink is the router's side of a Channel. Its methods never block.
+// Sink is the router's end of a Channel: the one that appends. Its methods
+// never block. The router's table of routes holds Sinks, so that the
+// consumer's end (the Channel it hands out) cannot deliver or fail.
 type Sink struct{ c *Channel }
 
 // Delivery is the outcome of Sink.Deliver.
@@ -281,6 +284,9 @@ func (s *Sink) Fail(err error) { s.c.mb.fail(err, false) }
 
 // Channel returns the channel this sink feeds.
 func (s *Sink) Channel() *Channel { return s.c }
+
+// ID is the session id of the channel this sink feeds.
+func (s *Sink) ID() string { return s.c.id }
 
 // refuse answers every request among msgs with CodeUnavailable and returns
 // how many answers were queued. Replies go through the router's

@@ -8,13 +8,33 @@
 // names the third, the message router):
 //
 //   - A session channel (SessionChannel) is a [Channel]: one session's
-//     end of the router, a mailbox its router appends to (through the
-//     channel's [Sink]) and its consumer drains, in the order the router
-//     read the messages.
+//     end of the router, a queue its router appends to and its consumer
+//     drains, in the order the router read the messages.
 //   - A routed message (RoutedMessage) is a [Message]: one notification
 //     (almost always a session.event) or incoming request, as read, on its
 //     way to the session it names; a request among them is answered
 //     through it.
+//
+// # One session's queue
+//
+// A session's messages wait in one queue, which has three parts, each with
+// one job; this is the one place that says which:
+//
+//   - The mailbox (unexported) is the queue itself: messages in arrival
+//     order, the buffer bound and its stall policy (below), the failure
+//     that ends it. It knows nothing of sessions, turns or routers.
+//   - A [Channel] is the consumer's end: Receive (which also drops
+//     repeated events), Next and ReadTurn, Close. [New] returns it to
+//     whoever reads the session; package router hands it out from Open,
+//     Create and CreateAssigned.
+//   - A [Sink] is the router's end: Deliver, which never blocks, and Fail.
+//     The router keeps it and never hands it out, so no consumer can
+//     append to its own queue. The router's table of routes is a map from
+//     session id to Sink: a registered Sink is what the router calls a
+//     route, and has no type of its own.
+//
+// A router.Subscription is a Channel too, with its Sink registered by
+// method instead of by session id.
 //
 // # Contracts
 //
@@ -35,8 +55,8 @@
 //
 // # Buffering and blocking
 //
-// A Channel's mailbox is a queue the router appends to without ever
-// waiting. Its bound tells a stuck consumer from one that is merely
+// A Channel's mailbox is a queue the router appends to (through the
+// channel's Sink) without ever waiting. Its bound tells a stuck consumer from one that is merely
 // waiting for a core, so that the second is never failed:
 //
 //   - Up to Config.MaxBufferedBytes (8 MiB by default) of unread messages,
@@ -63,10 +83,12 @@
 //
 // A turn is the events that follow session.send up to session.idle. Next
 // reads them and stops early for a tool or permission request so the caller
-// can answer it; ReadTurn reads a turn that needs no tools. Both stream text
-// deltas to Handlers.OnDelta as they arrive. A session.error ends the turn
-// with a *TurnError carrying the CLI's message; an abort with ErrAborted.
-// Handlers run on the reading goroutine and may call the router.
+// can answer it, and hands other requests to its [RequestHandler]; ReadTurn
+// reads a turn that needs no tools and answers nothing. Both stream text
+// deltas to [TurnHandlers].OnDelta as they arrive. A session.error ends the
+// turn with a *TurnError carrying the CLI's message; an abort with
+// ErrAborted. Handlers run on the reading goroutine and may call the
+// router.
 //
 // # Closing
 //

@@ -17,7 +17,11 @@ var (
 	// names the field.
 	ErrInvalidConfig = errors.New("session: invalid configuration")
 
-	// ErrClosed reports a receive on a channel that was closed.
+	// ErrClosed reports a receive on a channel that its user closed. It is
+	// the most general of the project's three ErrClosed: router.ErrClosed
+	// (a router its user closed, so every channel of it) and
+	// copilot.ErrClosed (a client its user closed) wrap it, so that
+	// errors.Is(err, ErrClosed) holds for every closing.
 	ErrClosed = errors.New("session: channel closed")
 
 	// ErrTurnFailed is wrapped by *TurnError, the error of a turn that ended

@@ -12,24 +12,28 @@ import (
 	"github.com/quorum-go/quorum/copilot/protocol"
 )
 
-// Handlers observe a turn while it is read. Each field may be nil. They run
-// on the goroutine reading the turn, so they may make calls on the router
-// (answer a permission request, say) without any risk of deadlock: the
-// router's reader never waits for this goroutine.
-type Handlers struct {
+// TurnHandlers observe a turn while it is read: its text as it streams
+// and its events. Each field may be nil. They run on the goroutine reading
+// the turn, so they may make calls on the router (answer a permission
+// request, say) without any risk of deadlock: the router's reader never
+// waits for this goroutine. Package copilot's TurnHandlers is this type.
+type TurnHandlers struct {
 	// OnDelta gets each streamed piece of the main agent's text.
 	OnDelta func(text string)
 	// OnAgentDelta gets each streamed piece of a sub-agent's text, with the
 	// agentId the CLI gave it. A sub-agent's text is never passed to
 	// OnDelta nor counted in Step.Text.
 	OnAgentDelta func(agentID, text string)
-	// OnEvent gets every session event of the turn, in order, deltas included.
+	// OnEvent gets every session event of the turn, in order, deltas
+	// included.
 	OnEvent func(Event)
-	// OnRequest gets incoming requests other than tool.call (for example
-	// userInput.request) and must answer them. When nil, they are answered
-	// with a method-not-found error so the CLI does not wait forever.
-	OnRequest func(context.Context, Message)
 }
+
+// RequestHandler answers an incoming request read mid-turn that is not a
+// tool call (userInput.request, say): it must answer it (Message.Reply or
+// ReplyError), on the reading goroutine or later. It answers rather than
+// observes, so it is given to Next beside the TurnHandlers, not among them.
+type RequestHandler func(context.Context, Message)
 
 // ToolRequest is the model asking the client to run one of its tools.
 type ToolRequest struct {
@@ -42,17 +46,6 @@ type ToolRequest struct {
 	// Request is set for the protocol-2 tool.call request, answered by
 	// replying to it.
 	Request *Message `json:"-"`
-}
-
-// PermissionRequest is the CLI asking whether an action may go ahead; the
-// answer is a session.permissions.handlePendingPermissionRequest call.
-type PermissionRequest struct {
-	RequestID string `json:"requestId"`
-	// Kind and ToolName are lifted from the request for convenience; Details
-	// holds it whole.
-	Kind     string          `json:"-"`
-	ToolName string          `json:"-"`
-	Details  json.RawMessage `json:"permissionRequest"`
 }
 
 // ParseToolCall reads a protocol-2 tool.call request; the error says what
@@ -77,27 +70,6 @@ func ToolRequestOf(ev Event) (*ToolRequest, bool) {
 		return nil, false
 	}
 	return &t, true
-}
-
-// PermissionRequestOf reads a permission.requested event; ok is false for
-// one that names no request to answer, and for one a permissionRequest
-// hook already resolved (resolvedByHook: the CLI wants no answer, and a
-// policy asked again could contradict the hook).
-func PermissionRequestOf(ev Event) (*PermissionRequest, bool) {
-	var p struct {
-		PermissionRequest
-		ResolvedByHook bool `json:"resolvedByHook"`
-	}
-	if ev.UnmarshalData(&p) != nil || p.RequestID == "" || p.ResolvedByHook {
-		return nil, false
-	}
-	var d struct {
-		Kind     string `json:"kind"`
-		ToolName string `json:"toolName"`
-	}
-	_ = json.Unmarshal(p.Details, &d)
-	p.Kind, p.ToolName = d.Kind, d.ToolName
-	return &p.PermissionRequest, true
 }
 
 // Step is what Next read: a finished turn, or a request the caller must
@@ -176,7 +148,10 @@ func (t stepText) step() Step {
 
 // Next reads the current turn until it ends or until the model needs the
 // caller: a tool call (protocol-3 event or protocol-2 request) or a
-// permission request. After answering, call Next again to read on.
+// permission request. After answering, call Next again to read on. h (may
+// be nil) observes the turn; onRequest answers the other requests read
+// meanwhile, and when nil they are answered with a method-not-found error,
+// so that the CLI does not wait forever.
 //
 // A turn that ends after session.error returns a *TurnError; one that ends
 // after an abort returns ErrAborted. Both wait for the closing session.idle
@@ -184,9 +159,9 @@ func (t stepText) step() Step {
 // Config.MaxTurnTextBytes stops there with an error wrapping
 // ErrTurnTooLarge (contract 5 of the package doc): the turn goes on on the
 // server, and the caller should abort it.
-func (c *Channel) Next(ctx context.Context, h *Handlers) (Step, error) {
+func (c *Channel) Next(ctx context.Context, h *TurnHandlers, onRequest RequestHandler) (Step, error) {
 	if h == nil {
-		h = &Handlers{}
+		h = &TurnHandlers{}
 	}
 	text := stepText{}
 	size := 0 // bytes of text held, bounded by c.maxTurnText
@@ -210,8 +185,8 @@ func (c *Channel) Next(ctx context.Context, h *Handlers) (Step, error) {
 				s.Tool = t
 				return s, nil
 			}
-			if h.OnRequest != nil {
-				h.OnRequest(ctx, m)
+			if onRequest != nil {
+				onRequest(ctx, m)
 			} else {
 				_ = m.ReplyError(ctx, jsonrpc2.CodeMethodNotFound, "method "+m.Method+" is not handled by this client")
 			}
@@ -255,6 +230,7 @@ func (c *Channel) Next(ctx context.Context, h *Handlers) (Step, error) {
 			}
 		case protocol.EventPermissionRequested:
 			if p, ok := PermissionRequestOf(ev); ok {
+				p.SessionID = c.id
 				s := text.step()
 				s.Permission = p
 				return s, nil
@@ -276,11 +252,12 @@ func (c *Channel) Next(ctx context.Context, h *Handlers) (Step, error) {
 }
 
 // ReadTurn reads the current turn to its end and returns the assistant's
-// text. It has no tool handler: a tool or permission request ends it with
+// text. It answers nothing: a tool or permission request ends it with
 // ErrUnexpectedTool (a protocol-2 tool.call is answered with an error
-// first). Use Next to run tools.
-func (c *Channel) ReadTurn(ctx context.Context, h *Handlers) (string, error) {
-	step, err := c.Next(ctx, h)
+// first), and any other request is answered with a method-not-found error.
+// Use Next to run tools or answer requests.
+func (c *Channel) ReadTurn(ctx context.Context, h *TurnHandlers) (string, error) {
+	step, err := c.Next(ctx, h, nil)
 	if err != nil {
 		return step.Text, err
 	}

@@ -22,8 +22,8 @@ type recorded struct {
 	requests []Message
 }
 
-func (r *recorded) handlers() *Handlers {
-	return &Handlers{
+func (r *recorded) handlers() *TurnHandlers {
+	return &TurnHandlers{
 		OnDelta: func(s string) { r.deltas = append(r.deltas, s) },
 		OnEvent: func(e Event) { r.events = append(r.events, e.Type) },
 	}
@@ -204,7 +204,7 @@ func TestNextStopsForAnExternalTool(t *testing.T) {
 	var rec recorded
 	h := rec.handlers()
 	ctx := testutil.Context(t, hangGuard)
-	step, err := ch.Next(ctx, h)
+	step, err := ch.Next(ctx, h, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +218,7 @@ func TestNextStopsForAnExternalTool(t *testing.T) {
 	if step.Text != "Let me look that up." {
 		t.Errorf("text before the tool = %q", step.Text)
 	}
-	step, err = ch.Next(ctx, h)
+	step, err = ch.Next(ctx, h, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +243,7 @@ func TestNextStopsForAToolCallRequest(t *testing.T) {
 		messageMsg("done"),
 		idleMsg())
 	ctx := testutil.Context(t, hangGuard)
-	step, err := ch.Next(ctx, nil)
+	step, err := ch.Next(ctx, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +262,7 @@ func TestNextStopsForAToolCallRequest(t *testing.T) {
 	if rp := rec.only(t, jsonrpc2.ID{Str: "tc-9", IsString: true}); rp.Err != nil || !reflect.DeepEqual(rp.Result, map[string]string{"textResultForLlm": "1"}) {
 		t.Errorf("reply = %+v", rp)
 	}
-	if step, err = ch.Next(ctx, nil); err != nil || !step.Done() || step.Text != "done" {
+	if step, err = ch.Next(ctx, nil, nil); err != nil || !step.Done() || step.Text != "done" {
 		t.Fatalf("rest of the turn = %+v, %v", step, err)
 	}
 }
@@ -299,7 +299,7 @@ func TestNextStopsForAPermission(t *testing.T) {
 		eventMsg("permission.completed", `{"requestId":"perm-1"}`),
 		idleMsg())
 	ctx := testutil.Context(t, hangGuard)
-	step, err := ch.Next(ctx, nil)
+	step, err := ch.Next(ctx, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,7 +310,7 @@ func TestNextStopsForAPermission(t *testing.T) {
 	if p.RequestID != "perm-1" || p.Kind != "custom-tool" || p.ToolName != "lookup" || string(p.Details) != details {
 		t.Errorf("permission = %+v", p)
 	}
-	if step, err = ch.Next(ctx, nil); err != nil || !step.Done() {
+	if step, err = ch.Next(ctx, nil, nil); err != nil || !step.Done() {
 		t.Fatalf("rest of the turn = %+v, %v", step, err)
 	}
 }
@@ -327,7 +327,7 @@ func TestNextIgnoresUnanswerableRequests(t *testing.T) {
 		eventMsg(protocol.EventExternalToolRequested, `"not an object"`),
 		messageMsg("fine"),
 		idleMsg())
-	step, err := ch.Next(testutil.Context(t, hangGuard), nil)
+	step, err := ch.Next(testutil.Context(t, hangGuard), nil, nil)
 	if err != nil || !step.Done() || step.Text != "fine" {
 		t.Fatalf("Next = %+v, %v", step, err)
 	}
@@ -368,7 +368,8 @@ func TestReadTurnRefusesTools(t *testing.T) {
 	})
 }
 
-func TestOtherRequestsGoToOnRequest(t *testing.T) {
+// Next hands the requests other than tool calls to its RequestHandler.
+func TestOtherRequestsGoToTheRequestHandler(t *testing.T) {
 	ch, sink := newChannel(t, Config{})
 	rec := &recorder{}
 	deliver(t, sink,
@@ -377,18 +378,18 @@ func TestOtherRequestsGoToOnRequest(t *testing.T) {
 		NewRequest("hooks.invoke", num(2), json.RawMessage(`{"sessionId":"s1"}`), rec),
 		idleMsg())
 	var got []string
-	h := &Handlers{OnRequest: func(ctx context.Context, m Message) {
+	answer := func(ctx context.Context, m Message) {
 		got = append(got, m.Method)
 		if err := m.Reply(ctx, map[string]string{"answer": "this"}); err != nil {
 			t.Errorf("reply: %v", err)
 		}
-	}}
-	text, err := ch.ReadTurn(testutil.Context(t, hangGuard), h)
-	if err != nil || text != "thanks" {
-		t.Fatalf("ReadTurn = %q, %v", text, err)
+	}
+	step, err := ch.Next(testutil.Context(t, hangGuard), nil, answer)
+	if err != nil || !step.Done() || step.Text != "thanks" {
+		t.Fatalf("Next = %+v, %v", step, err)
 	}
 	if !reflect.DeepEqual(got, []string{"userInput.request", "hooks.invoke"}) {
-		t.Errorf("OnRequest got %q", got)
+		t.Errorf("the RequestHandler got %q", got)
 	}
 	for _, id := range []jsonrpc2.ID{num(1), num(2)} {
 		if rp := rec.only(t, id); rp.Err != nil {
@@ -397,13 +398,15 @@ func TestOtherRequestsGoToOnRequest(t *testing.T) {
 	}
 }
 
-func TestOtherRequestsAnsweredWithoutOnRequest(t *testing.T) {
+// Without a RequestHandler (ReadTurn has none), the other requests are
+// answered with method-not-found: the CLI never waits on them.
+func TestOtherRequestsAnsweredWithoutARequestHandler(t *testing.T) {
 	ch, sink := newChannel(t, Config{})
 	rec := &recorder{}
 	deliver(t, sink,
 		NewRequest("userInput.request", num(3), json.RawMessage(`{"sessionId":"s1"}`), rec),
 		idleMsg())
-	if _, err := ch.ReadTurn(testutil.Context(t, hangGuard), &Handlers{}); err != nil {
+	if _, err := ch.ReadTurn(testutil.Context(t, hangGuard), &TurnHandlers{}); err != nil {
 		t.Fatal(err)
 	}
 	rp := rec.only(t, num(3))
@@ -462,7 +465,7 @@ func TestReceiveErrorEndsTheTurn(t *testing.T) {
 		var rec recorded
 		h := rec.handlers()
 		h.OnDelta = func(string) { cancel() }
-		step, err := ch.Next(ctx, h)
+		step, err := ch.Next(ctx, h, nil)
 		if err != context.Canceled || step.Text != "so far" || !step.Done() {
 			t.Fatalf("Next = %+v, %v", step, err)
 		}
@@ -520,11 +523,11 @@ func TestSubAgentTextKeptApart(t *testing.T) {
 	)
 	var main []string
 	agents := map[string]string{}
-	h := &Handlers{
+	h := &TurnHandlers{
 		OnDelta:      func(s string) { main = append(main, s) },
 		OnAgentDelta: func(id, s string) { agents[id] += s },
 	}
-	step, err := ch.Next(testutil.Context(t, hangGuard), h)
+	step, err := ch.Next(testutil.Context(t, hangGuard), h, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

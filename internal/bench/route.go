@@ -53,7 +53,7 @@ func (rt *Routed) Read(ctx context.Context, turns int) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			h := &session.Handlers{OnDelta: func(s string) {
+			h := &session.TurnHandlers{OnDelta: func(s string) {
 				rt.text.Add(int64(len(s)))
 				if rt.OnDelta != nil {
 					rt.OnDelta(s)

@@ -16,7 +16,7 @@
 //   - slow: a third of the consumers dawdle on every delta; none may fail,
 //     and the others are not held up;
 //   - crash: the connection is cut mid-stream; every waiter must be
-//     released with router.ErrStopped;
+//     released with copilot.ErrStopped;
 //   - stop: the CLI stops answering (nothing arrives); Liveness must
 //     release every waiter with copilot.ErrUnresponsive.
 //
