@@ -37,17 +37,25 @@ func DefaultRoot() (string, error) {
 
 // Worktree is a git worktree of a branch of its own, where agent mode
 // carries out a change.
+//
+// It is a quorum.Workspace: agent mode hands it to quorum.Agent.
 type Worktree struct {
-	// Dir is the worktree's folder, absolute, with symbolic links resolved.
-	Dir string
-	// Branch is the worktree's branch, short form ("quorum/agent-…").
-	Branch string
-	// Base is the commit the branch started from: the repository's HEAD
-	// when Open looked.
-	Base string
-	// Repo is the repository the worktree belongs to.
-	Repo *Repo
+	dir, branch, base string
+	repo              *Repo
 }
+
+// Dir is the worktree's folder, absolute, with symbolic links resolved.
+func (w *Worktree) Dir() string { return w.dir }
+
+// Branch is the worktree's branch, short form ("quorum/agent-…").
+func (w *Worktree) Branch() string { return w.branch }
+
+// Base is the commit the branch started from: the repository's HEAD when
+// Open looked.
+func (w *Worktree) Base() string { return w.base }
+
+// Repo is the repository the worktree belongs to.
+func (w *Worktree) Repo() *Repo { return w.repo }
 
 // maxBranchTries bounds the suffixes tried when a branch name is taken
 // (two runs in the same second on the same task).
@@ -105,7 +113,7 @@ func (r *Repo) NewWorktree(ctx context.Context, task string, o Options) (*Worktr
 		if err != nil {
 			return nil, fmt.Errorf("workspace: the new worktree %s: %w", dir, err)
 		}
-		return &Worktree{Dir: real, Branch: branch, Base: r.Head, Repo: r}, nil
+		return &Worktree{dir: real, branch: branch, base: r.Head, repo: r}, nil
 	}
 	return nil, fmt.Errorf("workspace: %d branches named quorum/%s… exist already; delete some (git branch -D)", maxBranchTries, name)
 }
@@ -153,44 +161,44 @@ func slug(task string) string {
 // is false, and no commit is made, when there is nothing to record. The
 // user's git identity is used where one is set, a neutral one otherwise.
 func (w *Worktree) Commit(ctx context.Context, message string) (commit string, changed bool, err error) {
-	if _, err := git(ctx, w.Dir, "add", "--all"); err != nil {
+	if _, err := git(ctx, w.dir, "add", "--all"); err != nil {
 		return "", false, fmt.Errorf("workspace: staging the agent's changes: %w", err)
 	}
-	if _, err := git(ctx, w.Dir, "diff", "--cached", "--quiet"); err == nil {
+	if _, err := git(ctx, w.dir, "diff", "--cached", "--quiet"); err == nil {
 		return "", false, nil
 	} else if ge := (*GitError)(nil); !errors.As(err, &ge) {
 		return "", false, err
 	}
 	args := []string{"commit", "--quiet", "--no-verify", "-m", message}
-	if email, _ := gitLine(ctx, w.Dir, "config", "user.email"); email == "" {
+	if email, _ := gitLine(ctx, w.dir, "config", "user.email"); email == "" {
 		args = append([]string{"-c", "user.name=quorum agent", "-c", "user.email=quorum-agent@localhost"}, args...)
 	}
-	if _, err := git(ctx, w.Dir, args...); err != nil {
+	if _, err := git(ctx, w.dir, args...); err != nil {
 		return "", false, fmt.Errorf("workspace: committing the agent's changes: %w", err)
 	}
-	commit, err = gitLine(ctx, w.Dir, "rev-parse", "HEAD")
+	commit, err = gitLine(ctx, w.dir, "rev-parse", "HEAD")
 	return commit, err == nil, err
 }
 
 // Diff returns the unified diff of the branch against its base (git diff
 // BASE HEAD): what has been committed, which is what review reads.
 func (w *Worktree) Diff(ctx context.Context) (string, error) {
-	return git(ctx, w.Dir, "diff", "--no-color", "--no-ext-diff", "--no-textconv", w.Base, "HEAD", "--")
+	return git(ctx, w.dir, "diff", "--no-color", "--no-ext-diff", "--no-textconv", w.base, "HEAD", "--")
 }
 
 // Contains reports whether path, absolute or relative to the worktree,
 // names something inside the worktree once symbolic links are followed
 // (as far as the path exists). The worktree's own folder counts.
 func (w *Worktree) Contains(path string) bool {
-	return within(w.Dir, resolve(w.Dir, path))
+	return within(w.dir, resolve(w.dir, path))
 }
 
 // Writable reports whether path may be written: inside the worktree and
 // not its .git file, which ties the worktree to the repository (a write
 // there could point git at another repository).
 func (w *Worktree) Writable(path string) bool {
-	p := resolve(w.Dir, path)
-	return within(w.Dir, p) && !within(filepath.Join(w.Dir, ".git"), p)
+	p := resolve(w.dir, path)
+	return within(w.dir, p) && !within(filepath.Join(w.dir, ".git"), p)
 }
 
 // resolve makes path absolute against dir and follows the symbolic links

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/quorum-go/quorum/internal/testing/gittest"
+	"github.com/quorum-go/quorum/quorum"
 )
 
 var fixedNow = func() time.Time { return time.Date(2026, 11, 25, 9, 30, 0, 0, time.UTC) }
@@ -52,27 +53,27 @@ func TestWorktreeLeavesTheUserAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "quorum/agent-20261125-093000-add-a-verbose-flag"; w.Branch != want {
-		t.Fatalf("branch %q, want %q", w.Branch, want)
+	if want := "quorum/agent-20261125-093000-add-a-verbose-flag"; w.Branch() != want {
+		t.Fatalf("branch %q, want %q", w.Branch(), want)
 	}
-	if !strings.HasPrefix(w.Dir, root) || within(dir, w.Dir) {
-		t.Fatalf("worktree at %s: want it under %s, outside %s", w.Dir, root, dir)
+	if !strings.HasPrefix(w.Dir(), root) || within(dir, w.Dir()) {
+		t.Fatalf("worktree at %s: want it under %s, outside %s", w.Dir(), root, dir)
 	}
 	// The worktree holds HEAD, not the user's uncommitted edit.
-	if b, _ := os.ReadFile(filepath.Join(w.Dir, "main.go")); string(b) != "package main\n" {
+	if b, _ := os.ReadFile(filepath.Join(w.Dir(), "main.go")); string(b) != "package main\n" {
 		t.Fatalf("the worktree's main.go is %q, want HEAD's", b)
 	}
-	if _, err := os.Stat(filepath.Join(w.Dir, "staged.txt")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(w.Dir(), "staged.txt")); !os.IsNotExist(err) {
 		t.Fatalf("the user's staged file reached the worktree: %v", err)
 	}
 
-	gittest.Write(t, w.Dir, map[string]string{"flag.go": "package main // --verbose\n", "main.go": "package main // agent\n"})
-	os.Remove(filepath.Join(w.Dir, "README.md"))
+	gittest.Write(t, w.Dir(), map[string]string{"flag.go": "package main // --verbose\n", "main.go": "package main // agent\n"})
+	os.Remove(filepath.Join(w.Dir(), "README.md"))
 	commit, changed, err := w.Commit(ctx, "agent: add --verbose")
 	if err != nil || !changed || commit == "" {
 		t.Fatalf("Commit = %q, %v, %v", commit, changed, err)
 	}
-	if got := gittest.Git(t, dir, "rev-parse", w.Branch); got != commit {
+	if got := gittest.Git(t, dir, "rev-parse", w.Branch()); got != commit {
 		t.Fatalf("the branch is at %s, want the commit %s", got, commit)
 	}
 	diff, err := w.Diff(ctx)
@@ -110,11 +111,11 @@ func TestWorktreeNamesNeverCollide(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if first.Branch == second.Branch || first.Dir == second.Dir {
-		t.Fatalf("two runs share %s / %s", first.Branch, first.Dir)
+	if first.Branch() == second.Branch() || first.Dir() == second.Dir() {
+		t.Fatalf("two runs share %s / %s", first.Branch(), first.Dir())
 	}
-	if !strings.HasSuffix(second.Branch, "-2") {
-		t.Fatalf("the second branch is %s, want the suffix -2", second.Branch)
+	if !strings.HasSuffix(second.Branch(), "-2") {
+		t.Fatalf("the second branch is %s, want the suffix -2", second.Branch())
 	}
 }
 
@@ -150,11 +151,11 @@ func TestCommitWithoutIdentity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gittest.Write(t, w.Dir, map[string]string{"b": "b"})
+	gittest.Write(t, w.Dir(), map[string]string{"b": "b"})
 	if _, changed, err := w.Commit(ctx, "m"); err != nil || !changed {
 		t.Fatalf("Commit = %v, %v", changed, err)
 	}
-	if author := gittest.Git(t, w.Dir, "log", "-1", "--format=%an <%ae>"); author != "quorum agent <quorum-agent@localhost>" {
+	if author := gittest.Git(t, w.Dir(), "log", "-1", "--format=%an <%ae>"); author != "quorum agent <quorum-agent@localhost>" {
 		t.Fatalf("author %q", author)
 	}
 }
@@ -173,7 +174,7 @@ func TestContainsAndWritable(t *testing.T) {
 		t.Fatal(err)
 	}
 	outside := t.TempDir()
-	if err := os.Symlink(outside, filepath.Join(w.Dir, "escape")); err != nil {
+	if err := os.Symlink(outside, filepath.Join(w.Dir(), "escape")); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -181,10 +182,10 @@ func TestContainsAndWritable(t *testing.T) {
 		contains, writable bool
 	}{
 		{"a", true, true},
-		{filepath.Join(w.Dir, "new/deep/file.go"), true, true},
-		{w.Dir, true, true},
+		{filepath.Join(w.Dir(), "new/deep/file.go"), true, true},
+		{w.Dir(), true, true},
 		{"../x", false, false},
-		{filepath.Join(w.Dir, "sub/../../x"), false, false},
+		{filepath.Join(w.Dir(), "sub/../../x"), false, false},
 		{filepath.Join(dir, "a"), false, false},
 		{"escape/secret", false, false},
 		{"escape", false, false},
@@ -213,3 +214,6 @@ func TestSlug(t *testing.T) {
 		}
 	}
 }
+
+// A Worktree is what quorum.Agent carries a plan out in.
+var _ quorum.Workspace = (*Worktree)(nil)
