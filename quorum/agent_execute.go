@@ -188,7 +188,9 @@ func (ex *executor) onTool(u ToolUse) {
 		}
 	} else {
 		for i := len(*ex.tools) - 1; i >= 0; i-- {
-			if (*ex.tools)[i].ID == u.ID {
+			if prev := (*ex.tools)[i]; prev.ID == u.ID {
+				// The end of a call names neither the tool nor its arguments.
+				u.Tool, u.Arguments = prev.Tool, prev.Arguments
 				(*ex.tools)[i] = u
 				break
 			}

@@ -209,7 +209,7 @@ func (c *fakeConv) Send(ctx context.Context, prompt string, onDelta func(string)
 			if d.Allow && a.Kind == ActionWrite {
 				b.ws.write(a.Paths[0], "package main // step "+fmt.Sprint(c.step)+"\n")
 			}
-			c.o.Tools.OnTool(ToolUse{ID: id, Tool: a.Kind, Done: true, OK: d.Allow, Result: d.Reason})
+			c.o.Tools.OnTool(ToolUse{ID: id, Done: true, OK: d.Allow, Result: d.Reason})
 		}
 		file := fmt.Sprintf("step%d.go", c.step)
 		if Phase(phase) == PhaseFix {
@@ -282,7 +282,7 @@ func TestAgentWholeRun(t *testing.T) {
 		t.Fatalf("steps %+v; want three plan steps and one fix turn", a.Steps)
 	}
 	for _, st := range a.Steps {
-		if st.Commit == "" || len(st.Tools) != len(b.actions) || !st.Tools[0].Done {
+		if st.Commit == "" || len(st.Tools) != len(b.actions) || !st.Tools[0].Done || st.Tools[0].Tool == "" {
 			t.Fatalf("step %+v: want a commit and every tool call recorded, finished", st)
 		}
 	}

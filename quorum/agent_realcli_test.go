@@ -1,0 +1,237 @@
+package quorum_test
+
+import (
+	"context"
+	"encoding/json"
+
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/quorum-go/quorum/copilot"
+	"github.com/quorum-go/quorum/internal/testing/clitest"
+	"github.com/quorum-go/quorum/internal/testing/gittest"
+	"github.com/quorum-go/quorum/internal/testing/modelapi"
+	"github.com/quorum-go/quorum/internal/workspace"
+	"github.com/quorum-go/quorum/quorum"
+)
+
+// realGuard bounds a real-CLI agent run, which starts a CLI and makes a
+// dozen model calls; it is a hang guard, never a timing assertion.
+const realGuard = 3 * time.Minute
+
+// worktreeRE finds the worktree's folder in the executor's first prompt.
+var worktreeRE = regexp.MustCompile(`in the git worktree (\S+) \(branch`)
+
+// sinceUser counts the assistant messages after the last user message: how
+// far the executor's scripted turn has gone.
+func sinceUser(req modelapi.Request) int {
+	n := 0
+	for i := len(req.Messages) - 1; i >= 0 && req.Messages[i].Role != "user"; i-- {
+		if req.Messages[i].Role == "assistant" {
+			n++
+		}
+	}
+	return n
+}
+
+func argsJSON(v map[string]string) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// The whole agent flow through the real Copilot CLI, offline, with its own
+// built-in tools acting for real in a git worktree: the executor creates a
+// file, edits it, runs a command (decided by the other model's vote), and
+// tries to read a file outside the worktree, write one outside it and
+// fetch a URL. The file lands on the agent's branch; the user's repository
+// (with an uncommitted change) is byte for byte as before; the outside
+// file is never written, the secret outside never reaches the model API;
+// each decision is recorded; the final review runs.
+func TestRealCLIAgent(t *testing.T) {
+	bin, err := clitest.Binary()
+	if err != nil {
+		t.Fatalf("this test needs the real Copilot CLI: %v", err)
+	}
+	repo := gittest.NewRepo(t, map[string]string{"README.md": "# demo\n", "go.mod": "module demo\n"})
+	gittest.Write(t, repo, map[string]string{"README.md": "# demo, edited and not committed\n"})
+	before := gittest.Take(t, repo)
+	outside := t.TempDir()
+	const secret = "TOP-SECRET-7f3a9"
+	secretPath := filepath.Join(outside, "secret.txt")
+	os.WriteFile(secretPath, []byte(secret+"\n"), 0o600)
+	evilPath := filepath.Join(outside, "evil.txt")
+
+	plan := `{"title":"Greet","steps":[{"goal":"create hello.txt with a greeting","files":["hello.txt"],"check":"cat hello.txt"}],"risks":["none"]}`
+	executor := func(req modelapi.Request) modelapi.Reply {
+		m := worktreeRE.FindStringSubmatch(req.UserText)
+		if m == nil {
+			return modelapi.Text("no worktree in the prompt")
+		}
+		wt := m[1]
+		hello := filepath.Join(wt, "hello.txt")
+		switch sinceUser(req) {
+		case 0:
+			return modelapi.ToolCalls(
+				modelapi.Call{Name: "create", Arguments: argsJSON(map[string]string{"path": hello, "file_text": "hello\n"})},
+			)
+		case 1:
+			return modelapi.ToolCalls(modelapi.Call{Name: "view", Arguments: argsJSON(map[string]string{"path": secretPath})})
+		case 2:
+			return modelapi.ToolCalls(modelapi.Call{Name: "edit", Arguments: argsJSON(map[string]string{"path": hello, "old_str": "hello", "new_str": "hello, world"})})
+		case 3:
+			return modelapi.ToolCalls(modelapi.Call{Name: "bash", Arguments: argsJSON(map[string]string{"command": "ls", "description": "list the files"})})
+		case 4:
+			return modelapi.ToolCalls(modelapi.Call{Name: "create", Arguments: argsJSON(map[string]string{"path": evilPath, "file_text": "evil\n"})})
+		case 5:
+			return modelapi.ToolCalls(modelapi.Call{Name: "web_fetch", Arguments: argsJSON(map[string]string{"url": "https://example.com/"})})
+		}
+		return modelapi.Text("Step done: hello.txt says hello, world.")
+	}
+	phase := func(req modelapi.Request) string {
+		text := req.UserText
+		for _, msg := range req.Messages {
+			if msg.Role == "user" {
+				text = msg.Content // the turn's own prompt: the first user message
+				break
+			}
+		}
+		if i := strings.Index(text, "[quorum:"); i >= 0 {
+			p, _, _ := strings.Cut(text[i+len("[quorum:"):], "]")
+			return p
+		}
+		return ""
+	}
+	planner := func(req modelapi.Request) modelapi.Reply {
+		switch phase(req) {
+		case "propose", "revise":
+			return modelapi.Text(plan)
+		case "vote":
+			return modelapi.Text(`{"score": 4, "reasoning": "thin"}`)
+		case "execute", "fix":
+			return executor(req)
+		}
+		return modelapi.Text("unexpected prompt")
+	}
+	critic := func(req modelapi.Request) modelapi.Reply {
+		switch phase(req) {
+		case "propose":
+			return modelapi.Text(`{"title":"Wait","steps":[{"goal":"do nothing","files":[],"check":"none"}],"risks":[]}`)
+		case "vote":
+			return modelapi.Text(`{"score": 9, "reasoning": "clear"}`)
+		case "plan-review":
+			return modelapi.Text(`{"approve": true, "objections": []}`)
+		case "shell-vote":
+			return modelapi.Text(`{"approve": true, "reason": "a harmless listing"}`)
+		case "inspect":
+			return modelapi.Text(`{"findings": []}`)
+		}
+		return modelapi.Text("unexpected prompt")
+	}
+
+	sb := clitest.NewSandbox(t)
+	api := sb.StartModelAPI(t, modelapi.Config{Models: map[string]modelapi.Responder{"planner": planner, "critic": critic}})
+	ctx, cancel := context.WithTimeout(context.Background(), realGuard)
+	defer cancel()
+	c, err := copilot.Start(ctx, copilot.Options{
+		CLIPath:    bin,
+		Env:        clitest.OfflineEnv(t, api.URL()),
+		WorkingDir: t.TempDir(),
+		Command:    func(bin string, args ...string) *exec.Cmd { return sb.Command(context.Background(), bin, args...) },
+		Dial:       sb.Dial,
+		Args:       []string{"--disable-builtin-mcps"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+
+	r, err := workspace.Open(ctx, repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wt *workspace.Worktree
+	a, err := quorum.Agent(ctx, quorum.Copilot(c), "Add a greeting file", quorum.AgentConfig{
+		Config:  quorum.Config{Models: []string{"planner", "critic"}},
+		Context: []quorum.ContextFile{{Path: "README.md", Text: "# demo\n"}},
+		Approve: func(context.Context, quorum.AgentPlan) (quorum.Approval, error) {
+			return quorum.Approval{Verdict: quorum.ApprovalApproved}, nil
+		},
+		Workspace: func(ctx context.Context) (quorum.Workspace, error) {
+			w, err := r.NewWorktree(ctx, "Add a greeting file", workspace.Options{Root: t.TempDir()})
+			wt = w
+			return w, err
+		},
+	})
+	if err != nil {
+		t.Fatalf("Agent: %v", err)
+	}
+	out, _ := json.MarshalIndent(a, "", "  ")
+	t.Logf("result: %s", out)
+
+	if a.Stage != quorum.StageReviewed || a.Plan.Author != "planner" || a.Executor != "planner" {
+		t.Fatalf("stage %q, author %q, executor %q", a.Stage, a.Plan.Author, a.Executor)
+	}
+	if got := gittest.Git(t, repo, "show", wt.Branch()+":hello.txt"); got != "hello, world" {
+		t.Fatalf("hello.txt on the branch is %q, want the edited greeting", got)
+	}
+	before.Unchanged(t)
+	if _, err := os.Stat(evilPath); !os.IsNotExist(err) {
+		t.Fatalf("the file outside the worktree was written: %v", err)
+	}
+	for _, req := range api.Requests() {
+		for _, m := range req.Messages {
+			if strings.Contains(m.Content, secret) {
+				t.Fatalf("the secret outside the worktree reached the model API, in a %s message", m.Role)
+			}
+		}
+	}
+	decided := map[string]quorum.ActionRecord{}
+	for _, rec := range a.Actions {
+		key := rec.Action.Kind
+		switch {
+		case rec.Action.Kind == quorum.ActionWrite && strings.Contains(strings.Join(rec.Action.Paths, ""), "evil"):
+			key = "write-outside"
+		case rec.Action.Kind == quorum.ActionRead && strings.Contains(strings.Join(rec.Action.Paths, ""), "secret"):
+			key = "read-outside"
+		}
+		decided[key] = rec
+	}
+	for key, want := range map[string]struct {
+		allow bool
+		by    string
+	}{
+		"write":         {true, quorum.ByPolicy},
+		"write-outside": {false, quorum.ByPolicy},
+		"read-outside":  {false, quorum.ByPolicy},
+		"url":           {false, quorum.ByPolicy},
+		"shell":         {true, quorum.ByQuorum},
+	} {
+		rec, ok := decided[key]
+		if !ok {
+			t.Errorf("no %s decision recorded (actions: %+v)", key, a.Actions)
+			continue
+		}
+		if rec.Allow != want.allow || rec.By != want.by {
+			t.Errorf("%s: allow %v by %s (%s); want allow %v by %s", key, rec.Allow, rec.By, rec.Reason, want.allow, want.by)
+		}
+	}
+	if v := decided["shell"].Votes; len(v) != 1 || v[0].Model != "critic" || !v[0].Approve {
+		t.Errorf("the shell command's votes %+v; want critic's approval", v)
+	}
+	if len(a.Reviews) != 1 || a.Reviews[0].Round != "final" || len(a.Reviews[0].Inspections) != 1 {
+		t.Errorf("reviews %+v; want the final review by critic", a.Reviews)
+	}
+	if len(a.Steps) != 1 || a.Steps[0].Commit == "" || len(a.Steps[0].Tools) < 6 {
+		t.Fatalf("steps %+v; want one committed step with its six tool calls", a.Steps)
+	}
+	for _, u := range a.Steps[0].Tools {
+		if u.Tool == "" || !u.Done {
+			t.Errorf("tool call %+v: want its name kept and its end recorded", u)
+		}
+	}
+}
