@@ -27,8 +27,9 @@ func (s *Session) runTool(ctx context.Context, t *session.ToolRequest) error {
 	return err
 }
 
-// dispatch is the innermost stage: find the tool and run it safely.
-func (s *Session) dispatch(ctx context.Context, call ToolCall) (string, error) {
+// invokeTool is the innermost stage of the tool pipeline: find the tool and
+// run it safely.
+func (s *Session) invokeTool(ctx context.Context, call ToolCall) (string, error) {
 	t, ok := s.tools[call.Name]
 	if !ok {
 		return "", fmt.Errorf("no tool named %q is registered in this session", call.Name)

@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/quorum-go/quorum/copilot/protocol"
+	"github.com/quorum-go/quorum/internal/lifetime"
 	"github.com/quorum-go/quorum/router"
 )
 
@@ -32,7 +33,11 @@ type Client struct {
 
 	lifecycle lifecycleListeners // OnLifecycle's
 
-	wg sync.WaitGroup // supervisors and child watchers
+	// goroutines are every goroutine the client starts: supervisors,
+	// watchers, subscribers, and the work of sessions (spawn). Close
+	// closes it last, once the connection is closed, since the watchers
+	// end with the connection.
+	goroutines lifetime.Group
 }
 
 // connection is one connection to a CLI: a router, its handshake, and the
@@ -66,13 +71,12 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 	cn, err := c.startConnection(ctx)
 	if err != nil {
 		c.cancel()
-		c.wg.Wait() // the failed connection's goroutines end with it
+		c.goroutines.Close() // the failed connection's goroutines end with it
 		return nil, err
 	}
 	c.cur = cn
 	if c.opts.Restart != nil {
-		c.wg.Add(1)
-		go c.supervise(cn)
+		c.goroutines.Go(func() { c.supervise(cn) })
 	}
 	return c, nil
 }
@@ -97,14 +101,14 @@ func Connect(ctx context.Context, conn io.ReadWriteCloser, opts Options) (*Clien
 	if err := c.serve(r); err != nil {
 		r.Close()
 		c.cancel()
-		c.wg.Wait()
+		c.goroutines.Close()
 		return nil, err
 	}
 	info, err := handshake(ctx, r, c.opts)
 	if err != nil {
 		r.Close()
 		c.cancel()
-		c.wg.Wait()
+		c.goroutines.Close()
 		return nil, err
 	}
 	c.cur = &connection{r: r, info: info}
@@ -138,16 +142,20 @@ func (c *Client) startConnection(ctx context.Context) (*connection, error) {
 		return nil, err
 	}
 	// The child's death is the router's end, with the exit status and the
-	// end of stderr as the cause every waiter sees.
-	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
+	// end of stderr as the cause every waiter sees. Refused, the client is
+	// closing (a restart that Close overtook): the connection is not wanted.
+	watching := c.goroutines.Go(func() {
 		select {
 		case <-ch.exited:
 			r.CloseWithError(ch.exitCause())
 		case <-r.Done():
 		}
-	}()
+	})
+	if !watching {
+		r.Close()
+		ch.stop(0)
+		return nil, ErrClosed
+	}
 	info, err := handshake(ctx, r, c.opts)
 	if err != nil {
 		r.Close()
@@ -265,7 +273,7 @@ func (c *Client) Close() error {
 	c.mu.Unlock()
 	c.cancel()
 	cn.close(c.opts.ShutdownTimeout)
-	c.wg.Wait()
+	c.goroutines.Close()
 	// A restart may have installed a newer connection while we closed the
 	// old one.
 	c.mu.Lock()
@@ -277,20 +285,16 @@ func (c *Client) Close() error {
 	return nil
 }
 
-// background runs fn on a goroutine that Close waits for, unless the
-// client is closed already.
-func (c *Client) background(fn func()) bool {
+// spawn runs a session's work (a dispatcher, an abort, a form's handler)
+// on a goroutine that Close waits for, and reports false, starting
+// nothing, once Close has begun. c.mu orders it with Close's first step:
+// the group itself refuses only when Close closes it, after the
+// connection, and work started in between would run for a client its
+// user has already closed.
+func (c *Client) spawn(fn func()) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.closed {
-		return false
-	}
-	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
-		fn()
-	}()
-	return true
+	return !c.closed && c.goroutines.Go(fn)
 }
 
 // call makes a call on the current connection.

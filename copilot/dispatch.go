@@ -19,7 +19,7 @@ import (
 // request, hanging the CLI.
 //
 // The dispatcher is a goroutine only while there is something to read:
-// the channel's notify (called by the router after each delivery) starts
+// the channel's delivery hook (SetNotify: called by the router after each delivery) starts
 // it, and it ends when the mailbox is empty, so an idle session holds no
 // goroutine (BENCHMARKS.md: footprint per idle session). running says one
 // is under way; it is cleared before the last look at the mailbox, so a
@@ -48,7 +48,7 @@ func (s *Session) wake() {
 	if len(s.own) > 0 || s.handedOver.Load() || !s.running.CompareAndSwap(false, true) {
 		return
 	}
-	if !s.client.background(s.readBetweenTurns) {
+	if !s.client.spawn(s.readBetweenTurns) {
 		s.running.Store(false) // the client is closed: a turn will say so
 	}
 }
@@ -129,14 +129,14 @@ func (s *Session) between(ctx context.Context, m session.Message) {
 		return
 	}
 	if m.Method != protocol.NotificationSessionEvent {
-		s.notified(ctx, m)
+		s.answerNotification(ctx, m)
 		return
 	}
 	ev, err := m.Event()
 	if err != nil {
 		return
 	}
-	s.notify(ev)
+	s.forwardEvent(ev)
 	switch ev.Type {
 	case protocol.EventAutoModeSwitchRequested:
 		s.answerModelSwitch(ctx, ev)
@@ -187,9 +187,9 @@ func (s *Session) runBackgroundTool(ctx context.Context, t *session.ToolRequest)
 	}
 }
 
-// notify passes an event to SessionConfig.OnEvent, if set. A panicking
-// handler is logged and the session goes on.
-func (s *Session) notify(ev Event) {
+// forwardEvent passes an event to SessionConfig.OnEvent, if set. A
+// panicking handler is logged and the session goes on.
+func (s *Session) forwardEvent(ev Event) {
 	if s.onEvent == nil {
 		return
 	}
@@ -201,9 +201,10 @@ func (s *Session) notify(ev Event) {
 	s.onEvent(ev)
 }
 
-// notified passes a notification other than session.event that names the
-// session (a host.sessionReleased, say) to its handler, if one is set.
-func (s *Session) notified(ctx context.Context, m session.Message) {
+// answerNotification passes a notification other than session.event that
+// names the session (a host.sessionReleased, say) to its handler, if one is
+// set.
+func (s *Session) answerNotification(ctx context.Context, m session.Message) {
 	answer(ctx, s.handlers, m, s.log, "copilot.SessionConfig.Handlers")
 }
 

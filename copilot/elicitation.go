@@ -88,7 +88,7 @@ func (e *elicitations) start(d *protocol.ElicitationRequestedData) {
 	e.pending[d.RequestID] = cancel
 	e.mu.Unlock()
 	done := e.s.ch.Done()
-	ran := e.s.client.background(func() {
+	ran := e.s.client.spawn(func() {
 		defer e.end(d.RequestID)
 		res, err := e.ask(ctx, d)
 		if ctx.Err() != nil {
@@ -100,7 +100,7 @@ func (e *elicitations) start(d *protocol.ElicitationRequestedData) {
 		}
 		e.answer(ctx, d.RequestID, res)
 	})
-	watched := ran && e.s.client.background(func() {
+	watched := ran && e.s.client.spawn(func() {
 		select {
 		case <-done:
 			cancel() // the session ended: the form can no longer be answered

@@ -92,9 +92,7 @@ func (c *Client) serveLifecycle(r *router.Router) error {
 	if err != nil {
 		return err
 	}
-	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
+	started := c.goroutines.Go(func() {
 		for {
 			m, err := sub.Receive(c.ctx)
 			if errors.Is(err, session.ErrFellBehind) && c.ctx.Err() == nil {
@@ -110,7 +108,11 @@ func (c *Client) serveLifecycle(r *router.Router) error {
 			}
 			c.onLifecycle(m)
 		}
-	}()
+	})
+	if !started { // the client is closing
+		sub.Close()
+		return ErrClosed
+	}
 	return nil
 }
 

@@ -29,9 +29,7 @@ func (c *Client) watchLiveness(cn *connection) {
 	if l == nil {
 		return
 	}
-	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
+	c.goroutines.Go(func() { // refused: the client is closing, and so is cn
 		tick := time.NewTicker(l.Interval)
 		defer tick.Stop()
 		rpc := protocol.NewServerRPC(cn.r)
@@ -58,7 +56,7 @@ func (c *Client) watchLiveness(cn *connection) {
 			}
 			return
 		}
-	}()
+	})
 }
 
 // inactivityLimit ends a turn's context with ErrTurnInactive when no event

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/quorum-go/quorum/internal/wire"
 )
 
 // child is one running Copilot CLI process and the connection to it.
@@ -147,7 +149,7 @@ func startChild(ctx context.Context, o Options) (*child, error) {
 	go c.drainStderr(errR)
 
 	if o.Transport != TCP {
-		c.conn = &exitAwareConn{ReadWriteCloser: &stdioConn{r: outR, w: inW}, c: c}
+		c.conn = &exitAwareConn{ReadWriteCloser: wire.Duplex{R: outR, W: inW}, c: c}
 		return c, nil
 	}
 	ports := make(chan string, 1)
@@ -340,20 +342,4 @@ func (e *exitAwareConn) cause(err error) error {
 	case <-time.After(time.Second):
 		return err // the child lives on: the connection itself ended
 	}
-}
-
-// stdioConn is the child's stdout and stdin as one connection.
-type stdioConn struct {
-	r *os.File
-	w *os.File
-}
-
-func (s *stdioConn) Read(p []byte) (int, error)  { return s.r.Read(p) }
-func (s *stdioConn) Write(p []byte) (int, error) { return s.w.Write(p) }
-func (s *stdioConn) Close() error {
-	err := s.w.Close()
-	if rerr := s.r.Close(); err == nil {
-		err = rerr
-	}
-	return err
 }

@@ -70,9 +70,7 @@ func (c *Client) serveConnection(r *router.Router) error {
 	if err != nil {
 		return err
 	}
-	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
+	started := c.goroutines.Go(func() {
 		defer sub.Close()
 		for {
 			m, err := sub.Receive(c.ctx)
@@ -81,6 +79,10 @@ func (c *Client) serveConnection(r *router.Router) error {
 			}
 			answer(c.ctx, &c.opts.Handlers, m, c.log, "copilot.Options.Handlers")
 		}
-	}()
+	})
+	if !started { // the client is closing
+		sub.Close()
+		return ErrClosed
+	}
 	return nil
 }

@@ -79,7 +79,7 @@ func (c *Client) NewSession(ctx context.Context, cfg SessionConfig) (*Session, e
 		case errors.As(err, &ab):
 			// Given up before the response: the router names the session
 			// when its late response comes.
-			c.background(func() {
+			c.spawn(func() {
 				if id, ok := ab.Await(c.ctx); ok {
 					c.destroyLater(s.r, id)
 				}
@@ -127,7 +127,7 @@ func (c *Client) ResumeSession(ctx context.Context, id string, cfg SessionConfig
 // destroyLater destroys a session whose creation was abandoned, within a
 // bounded time, without holding up the caller.
 func (c *Client) destroyLater(r *router.Router, id string) {
-	c.background(func() {
+	c.spawn(func() {
 		ctx, cancel := context.WithTimeout(c.ctx, 5*time.Second)
 		defer cancel()
 		_ = r.Call(ctx, protocol.MethodSessionDestroy, protocol.SessionIDParams{SessionID: id}, nil)

@@ -411,7 +411,7 @@ func (c *Client) prepare(ctx context.Context, cfg SessionConfig) (*Session, prot
 	}
 	// The client's logger: a stage's log line names the session from the
 	// call, as an assigned id is not known yet.
-	s.pipeline = buildPipeline(toolStages(cfg, allowed), s.dispatch, c.log)
+	s.pipeline = buildPipeline(toolStages(cfg, allowed), s.invokeTool, c.log)
 	return s, params, nil
 }
 

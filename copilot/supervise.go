@@ -10,7 +10,6 @@ import (
 // exponential backoff, so that new sessions work again. Sessions of the
 // dead child have already failed with ErrStopped and the exit cause.
 func (c *Client) supervise(cn *connection) {
-	defer c.wg.Done()
 	// The connection is dead when its router stops: the child exited (the
 	// router's cause then says how) or the connection to it broke.
 	select {
@@ -58,8 +57,8 @@ func (c *Client) supervise(cn *connection) {
 	case !closed:
 		c.cur = next
 		c.restarts++
-		c.wg.Add(1)
-		go c.supervise(next)
+		// Not refused: Close closes the group after it has seen closed.
+		c.goroutines.Go(func() { c.supervise(next) })
 	}
 	c.mu.Unlock()
 	close(done)

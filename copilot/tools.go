@@ -148,9 +148,10 @@ func (t *ToolTrace) Stage() ToolStage {
 	}}
 }
 
-// buildPipeline composes stages around the tool dispatch, outermost first.
-func buildPipeline(stages []ToolStage, dispatch ToolHandler, log zerolog.Logger) ToolHandler {
-	h := dispatch
+// buildPipeline composes stages around invoke, the innermost stage that
+// runs the tool, outermost first.
+func buildPipeline(stages []ToolStage, invoke ToolHandler, log zerolog.Logger) ToolHandler {
+	h := invoke
 	for i := len(stages) - 1; i >= 0; i-- {
 		h = guardStage(stages[i], h, log)
 	}

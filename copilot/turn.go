@@ -115,7 +115,7 @@ func (s *Session) observe(ctx context.Context, h TurnHandlers, reply *Reply, lim
 		OnAgentDelta: h.OnAgentDelta,
 		OnEvent: func(ev Event) {
 			limit.seen()
-			s.notify(ev)
+			s.forwardEvent(ev)
 			switch ev.Type {
 			case protocol.EventAssistantUsage:
 				var u Usage
@@ -214,7 +214,7 @@ func (s *Session) readTurn(ctx context.Context, handlers *session.TurnHandlers, 
 func (s *Session) abortAfterCancel() {
 	done := make(chan struct{})
 	s.aborting = done
-	started := s.client.background(func() {
+	started := s.client.spawn(func() {
 		defer close(done)
 		ctx, cancel := context.WithTimeout(s.client.ctx, 5*time.Second)
 		defer cancel()
@@ -265,7 +265,7 @@ const drainQuiet = 2 * time.Second
 func (s *Session) drainTurn(ctx context.Context) error {
 	for {
 		quiet, cancel := context.WithTimeout(ctx, drainQuiet)
-		step, err := s.ch.Next(quiet, &session.TurnHandlers{OnEvent: s.notify}, s.answerRequest)
+		step, err := s.ch.Next(quiet, &session.TurnHandlers{OnEvent: s.forwardEvent}, s.answerRequest)
 		cancel()
 		if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
 			s.dirty = false // nothing more came: no turn was left running

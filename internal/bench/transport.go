@@ -6,6 +6,8 @@ import (
 	"io"
 	"net"
 	"os"
+
+	"github.com/quorum-go/quorum/internal/wire"
 )
 
 // Transport names how a benchmark's two ends are connected.
@@ -27,7 +29,7 @@ func Connect(t Transport) (client, server io.ReadWriteCloser, err error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		return &duplex{r: down[0], w: up[1]}, &duplex{r: up[0], w: down[1]}, nil
+		return wire.Duplex{R: down[0], W: up[1]}, wire.Duplex{R: up[0], W: down[1]}, nil
 	case TCP:
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -68,17 +70,4 @@ func pipes() (down, up [2]*os.File, err error) {
 		return down, up, err
 	}
 	return [2]*os.File{r1, w1}, [2]*os.File{r2, w2}, nil
-}
-
-// duplex joins a pipe's read end and another's write end into one
-// connection; closing it closes both.
-type duplex struct {
-	r *os.File
-	w *os.File
-}
-
-func (d *duplex) Read(p []byte) (int, error)  { return d.r.Read(p) }
-func (d *duplex) Write(p []byte) (int, error) { return d.w.Write(p) }
-func (d *duplex) Close() error {
-	return errors.Join(d.r.Close(), d.w.Close())
 }
