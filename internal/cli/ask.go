@@ -24,7 +24,7 @@ type askResult struct {
 	Usage quorum.Usage `json:"usage"`
 }
 
-func (e *env) askCmd() *cobra.Command {
+func (e *env) askCmd(runF runWrapper) *cobra.Command {
 	return e.newCommand(&cobra.Command{
 		Use:   "ask <question>",
 		Short: "Ask one model, streamed straight to the terminal",
@@ -38,7 +38,7 @@ Ctrl-C or a failure is still printed, in every format.`,
 		Example: `  $ quorum ask "What does errgroup.WithContext do?"
   $ quorum ask -m gpt-5 --json answer "Explain CRDTs in one paragraph" | jq -r .answer`,
 		Args: exactArgs("a question (quote it; - reads it from stdin)"),
-	}, cmdSpec{one: true, connects: true, output: true, progress: true, timeout: true}, runAsk)
+	}, cmdSpec{one: true, connects: true, output: true, progress: true, timeout: true}, runF.around(runAsk))
 }
 
 func runAsk(inv *invocation) error {
@@ -77,7 +77,7 @@ func runAsk(inv *invocation) error {
 		if !jsonOut {
 			io.WriteString(inv.e.stdout, sanitize.Text(d))
 		}
-		if hook := inv.e.onEvent; hook != nil {
+		if hook := inv.observe; hook != nil {
 			hook(quorum.Event{Kind: quorum.Delta, Model: model, Text: d})
 		}
 	}}

@@ -26,15 +26,7 @@ var defaultSimPace = pace{first: 150 * time.Millisecond, chunk: 25 * time.Millis
 // error says what to do, in the command's terms (startError).
 func (inv *invocation) connect(ctx context.Context) (c *copilot.Client, close func(), err error) {
 	if inv.o.sim {
-		p := defaultSimPace
-		if inv.e.simPace != nil {
-			p = *inv.e.simPace
-		}
-		models := simModels(p)
-		if inv.e.simModels != nil {
-			models = inv.e.simModels(p)
-		}
-		srv := sim.NewServer(sim.Options{Models: models})
+		srv := sim.NewServer(sim.Options{Models: inv.e.simModels()})
 		c, err := copilot.Connect(ctx, srv.Dial(), copilot.Options{Logger: &inv.log})
 		if err != nil {
 			srv.Close()

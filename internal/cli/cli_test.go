@@ -34,8 +34,9 @@ type harness struct {
 	env    map[string]string
 	cfgDir string
 	stdin  string
-	// simModels replaces the models --sim serves; onEvent sees every quorum
-	// event.
+	// simModels replaces the models --sim serves, at the pace it is given;
+	// onEvent sees every quorum event, through the run function the
+	// harness injects.
 	simModels func(pace) []sim.Model
 	onEvent   func(quorum.Event)
 	// dir is where review runs git.
@@ -66,13 +67,38 @@ func (h *harness) runContext(ctx context.Context, args ...string) outcome {
 		stdin: strings.NewReader(h.stdin), stdout: &out, stderr: &errb,
 		getenv:    func(k string) string { return h.env[k] },
 		configDir: func() (string, error) { return h.cfgDir, nil },
-		simPace:   &pace{},
-		simModels: h.simModels,
-		onEvent:   h.onEvent,
+		simModels: unpaced(h.simModels),
 		dir:       h.dir,
 	}
-	err := e.run(ctx, args)
+	err := e.run(ctx, args, h.runF())
 	return outcome{out.String(), errb.String(), ExitCode(err), err}
+}
+
+// unpaced are the models --sim serves in tests, streaming at once:
+// models's, or simquorum's when models is nil.
+func unpaced(models func(pace) []sim.Model) func() []sim.Model {
+	return paced(pace{}, models)
+}
+
+// paced are the models --sim serves at pace p: models's, or simquorum's
+// when models is nil.
+func paced(p pace, models func(pace) []sim.Model) func() []sim.Model {
+	if models == nil {
+		models = simModels
+	}
+	return func() []sim.Model { return models(p) }
+}
+
+// runF is the run function the harness injects: each command's own, its
+// events seen by onEvent when set.
+func (h *harness) runF() runWrapper {
+	if h.onEvent == nil {
+		return nil
+	}
+	return func(inv *invocation, run func(*invocation) error) error {
+		inv.observe = h.onEvent
+		return run(inv)
+	}
 }
 
 // configFile is where the harness's config file is.

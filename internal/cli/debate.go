@@ -2,7 +2,7 @@ package cli
 
 import "github.com/spf13/cobra"
 
-func (e *env) debateCmd() *cobra.Command {
+func (e *env) debateCmd(runF runWrapper) *cobra.Command {
 	return e.newCommand(&cobra.Command{
 		Use:   "debate <claim>",
 		Short: "A structured debate: proponents and opponents, an objection ledger, a moderator's verdict",
@@ -34,5 +34,5 @@ A claim of - is read from stdin (up to 1 MiB).
   $ quorum debate -q --json verdict,ledger "Monorepos scale" | jq .verdict.position`,
 		Args: exactArgs("a claim (quote it; - reads it from stdin)"),
 	}, cmdSpec{quorum: true, moderated: true, rounds: true, connects: true, output: true, progress: true, timeout: true},
-		func(inv *invocation) error { return inv.runQuorum(quorumKinds["debate"]) })
+		runF.around(func(inv *invocation) error { return inv.runQuorum(quorumKinds["debate"]) }))
 }

@@ -2,7 +2,7 @@ package cli
 
 import "github.com/spf13/cobra"
 
-func (e *env) discussCmd() *cobra.Command {
+func (e *env) discussCmd(runF runWrapper) *cobra.Command {
 	return e.newCommand(&cobra.Command{
 		Use:   "discuss <topic>",
 		Short: "A discussion: every model answers, they review each other, a moderator synthesises",
@@ -28,5 +28,5 @@ sim-alpha, sim-beta and sim-gamma, moderated by sim-moderator). A topic of
   $ git diff | quorum discuss -o markdown - > review.md`,
 		Args: exactArgs("a topic (quote it; - reads it from stdin)"),
 	}, cmdSpec{quorum: true, moderated: true, peerReview: true, connects: true, output: true, progress: true, timeout: true},
-		func(inv *invocation) error { return inv.runQuorum(quorumKinds["discuss"]) })
+		runF.around(func(inv *invocation) error { return inv.runQuorum(quorumKinds["discuss"]) }))
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/quorum-go/quorum/internal/cli/config"
+	"github.com/quorum-go/quorum/quorum"
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 )
@@ -26,6 +27,22 @@ type invocation struct {
 	// that go on with it (lenient).
 	loadErr error
 	log     zerolog.Logger
+	// observe, if set, sees every quorum event after the progress view,
+	// and ask's streamed text as Delta events. Only a test's run function
+	// sets it (runWrapper), to stop a run at a chosen point.
+	observe func(quorum.Event)
+}
+
+// runWrapper runs a command's code, run, on a prepared invocation in its
+// place: tests inject one to watch the run (see env.run).
+type runWrapper func(inv *invocation, run func(*invocation) error) error
+
+// around is run, inside w when w is set.
+func (w runWrapper) around(run func(*invocation) error) func(*invocation) error {
+	if w == nil {
+		return run
+	}
+	return func(inv *invocation) error { return w(inv, run) }
 }
 
 // newCommand makes a command whose flags follow spec; its code runs with

@@ -2,7 +2,7 @@ package cli
 
 import "github.com/spf13/cobra"
 
-func (e *env) planCmd() *cobra.Command {
+func (e *env) planCmd(runF runWrapper) *cobra.Command {
 	return e.newCommand(&cobra.Command{
 		Use:   "plan <task>",
 		Short: "Ensemble planning: every model proposes a plan, the others score it, the best wins",
@@ -24,5 +24,5 @@ sim-alpha, sim-beta and sim-gamma). A task of - is read from stdin (up to
   $ quorum plan -q --json winner,standings "Split the monolith" | jq .`,
 		Args: exactArgs("a task (quote it; - reads it from stdin)"),
 	}, cmdSpec{quorum: true, connects: true, output: true, progress: true, timeout: true},
-		func(inv *invocation) error { return inv.runQuorum(quorumKinds["plan"]) })
+		runF.around(func(inv *invocation) error { return inv.runQuorum(quorumKinds["plan"]) }))
 }

@@ -207,16 +207,15 @@ func TestRenderedReportNeutralisesModelText(t *testing.T) {
 			stdin: strings.NewReader(""), stdout: slave, stderr: &stderr,
 			getenv:    func(k string) string { return map[string]string{"TERM": "xterm-256color"}[k] },
 			configDir: func() (string, error) { return t.TempDir(), nil },
-			simPace:   &pace{},
-			simModels: simWith(simquorum.Model("sim-beta").With(sim.Rule{Name: "evil", Match: simquorum.Is(quorum.PhaseAnswer),
-				Respond: sim.Always(sim.Text(evil))})),
+			simModels: unpaced(simWith(simquorum.Model("sim-beta").With(sim.Rule{Name: "evil", Match: simquorum.Is(quorum.PhaseAnswer),
+				Respond: sim.Always(sim.Text(evil))}))),
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		args := []string{"discuss", "--sim", "-q", goldenTopic}
 		if !colour {
 			args = append(args, "--no-color")
 		}
-		err := e.run(ctx, args)
+		err := e.run(ctx, args, nil)
 		cancel()
 		out := string(finish())
 		if err != nil {
@@ -257,12 +256,11 @@ func TestLiveViewInProcess(t *testing.T) {
 		getenv:    func(string) string { return "" },
 		configDir: func() (string, error) { return t.TempDir(), nil },
 		// Slow enough for the spinner to turn a few times.
-		simPace:   &pace{first: 50 * time.Millisecond, chunk: 10 * time.Millisecond},
-		simModels: simWith(failing("sim-gamma", quorum.PhaseReview)),
+		simModels: paced(pace{first: 50 * time.Millisecond, chunk: 10 * time.Millisecond}, simWith(failing("sim-gamma", quorum.PhaseReview))),
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	err := e.run(ctx, []string{"discuss", "--sim", "--no-color", goldenTopic})
+	err := e.run(ctx, []string{"discuss", "--sim", "--no-color", goldenTopic}, nil)
 	out := finish()
 	if ExitCode(err) != ExitDegraded || !strings.Contains(stdout.String(), "DEGRADED") {
 		t.Fatalf("exit %d (%v):\n%s", ExitCode(err), err, stdout.String())
@@ -293,11 +291,11 @@ func TestLiveViewDebate(t *testing.T) {
 		stdin: strings.NewReader(""), stdout: &stdout, stderr: slave,
 		getenv:    func(string) string { return "" },
 		configDir: func() (string, error) { return t.TempDir(), nil },
-		simPace:   &pace{first: 20 * time.Millisecond, chunk: 5 * time.Millisecond},
+		simModels: paced(pace{first: 20 * time.Millisecond, chunk: 5 * time.Millisecond}, nil),
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	err := e.run(ctx, []string{"debate", "--sim", "--no-color", goldenClaim})
+	err := e.run(ctx, []string{"debate", "--sim", "--no-color", goldenClaim}, nil)
 	out := finish()
 	if err != nil {
 		t.Fatalf("exit %d (%v)", ExitCode(err), err)

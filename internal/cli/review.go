@@ -18,7 +18,7 @@ too large diff); 3 degraded: some models dropped out and no finding
 reached --fail-on; 130 interrupted (Ctrl-C), 143 terminated (SIGTERM).
 An empty diff is nothing to review: exit 0, and an empty SARIF file.`
 
-func (e *env) reviewCmd() *cobra.Command {
+func (e *env) reviewCmd(runF runWrapper) *cobra.Command {
 	return e.newCommand(&cobra.Command{
 		Use:   "review [diff-file]",
 		Short: "Review a change: every model finds problems in a diff, the findings are merged and ranked",
@@ -46,7 +46,7 @@ sim-alpha, sim-beta and sim-gamma).
   $ quorum review change.diff --context docs/design.md --sarif review.sarif -q`,
 		Args: maxArgs(1, "a diff file (- reads it from stdin)"),
 	}, cmdSpec{quorum: true, change: true, connects: true, output: true, progress: true, timeout: true},
-		func(inv *invocation) error { return inv.runQuorum(quorumKinds["review"]) })
+		runF.around(func(inv *invocation) error { return inv.runQuorum(quorumKinds["review"]) }))
 }
 
 // reviewInput reads the change, checks it, and returns the review's run,

@@ -15,12 +15,14 @@ import (
 
 	"github.com/quorum-go/quorum/internal/cli/sanitize"
 	"github.com/quorum-go/quorum/internal/sim"
-	"github.com/quorum-go/quorum/quorum"
 	"github.com/spf13/cobra"
 )
 
 // env is everything a command takes from its surroundings: the factory
-// through which tests inject streams, environment and config location.
+// through which tests inject streams, environment, config location,
+// working directory and the simulator. Every field is set, by Run for the
+// process; nothing in it is there for tests only: a test that watches a
+// run injects the run function instead (see run).
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
@@ -28,14 +30,9 @@ type env struct {
 	configDir      func() (string, error)
 	// dir is where review runs git ("": the process's working directory).
 	dir string
-	// simPace, if set, overrides the simulated models' streaming pace.
-	simPace *pace
-	// simModels, if set, replaces the models --sim serves (tests script
-	// failing or hanging participants with it).
-	simModels func(pace) []sim.Model
-	// onEvent, if set, sees every quorum event after the progress view,
-	// and ask's streamed text as Delta events (tests cancel a run from it).
-	onEvent func(quorum.Event)
+	// simModels are the models --sim serves: simquorum's, paced for the
+	// demo (simModels, defaultSimPace); a test's scripted ones.
+	simModels func() []sim.Model
 }
 
 // Run runs the quorum command with args (without the program name). It
@@ -43,8 +40,9 @@ type env struct {
 // error that ExitCode turns into the exit status. Cancelling ctx stops the
 // command as Ctrl-C does; a cause of type *Interrupted names the signal.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, configDir: os.UserConfigDir}
-	return e.run(ctx, args)
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, configDir: os.UserConfigDir,
+		simModels: func() []sim.Model { return simModels(defaultSimPace) }}
+	return e.run(ctx, args, nil)
 }
 
 // commandError is an error returned by a command's own code, as opposed to
@@ -53,8 +51,13 @@ type commandError struct{ err error }
 
 func (e *commandError) Error() string { return e.err.Error() }
 
-func (e *env) run(ctx context.Context, args []string) error {
-	root := e.newRoot()
+// run runs the command line args. runF, when set, stands around the code
+// of each command that runs models (discuss, plan, debate, review, ask):
+// tests inject it, as cli/cli's tests inject a command's run function, to
+// watch a run's events (invocation.observe) and stop it at a chosen
+// point. Run passes nil.
+func (e *env) run(ctx context.Context, args []string, runF runWrapper) error {
+	root := e.newRoot(runF)
 	root.SetArgs(args)
 	root.SetIn(e.stdin)
 	root.SetOut(e.stdout)
@@ -118,8 +121,9 @@ func (e *env) printError(cmd *cobra.Command, err error) {
 	}
 }
 
-// newRoot builds the command tree; every command's code reaches e.
-func (e *env) newRoot() *cobra.Command {
+// newRoot builds the command tree; every command's code reaches e, and
+// runF stands around those that run models.
+func (e *env) newRoot(runF runWrapper) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "quorum <command>",
 		Short: "Run several Copilot models on one question at once.",
@@ -144,7 +148,7 @@ and exit codes for CI.`,
 		},
 	}
 	root.SetVersionTemplate("quorum {{.Version}}\n")
-	root.AddCommand(e.discussCmd(), e.planCmd(), e.debateCmd(), e.reviewCmd(), e.askCmd(), e.modelsCmd(), e.configCmd(), e.versionCmd())
+	root.AddCommand(e.discussCmd(runF), e.planCmd(runF), e.debateCmd(runF), e.reviewCmd(runF), e.askCmd(runF), e.modelsCmd(), e.configCmd(), e.versionCmd())
 	root.SetHelpCommand(e.helpCmd())
 	root.SetHelpFunc(func(cmd *cobra.Command, _ []string) { e.help(cmd, e.stdout) })
 	root.SetFlagErrorFunc(e.flagError)
