@@ -71,7 +71,7 @@ func (inv *invocation) runQuorum(k quorumKind) (err error) {
 	view := inv.newProgress(inv.header(k, qr.about, models, moderator))
 	defer view.close()
 	progress := view.event
-	if hook := inv.e.onEvent; hook != nil {
+	if hook := inv.observe; hook != nil {
 		progress = func(ev quorum.Event) { view.event(ev); hook(ev) }
 	}
 	cfg := quorum.Config{
