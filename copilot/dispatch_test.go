@@ -315,11 +315,11 @@ func TestToolCallLimitBetweenTurns(t *testing.T) {
 	}
 	// A turn starting now would wait for the abort and drain the aborted
 	// work to its session.idle, so that idle cannot end the new turn.
-	if err := s.acquire(ctx); err != nil {
+	if err := s.reader.acquire(ctx); err != nil {
 		t.Fatal(err)
 	}
-	dirty, aborting := s.dirty, s.aborting != nil
-	s.release()
+	dirty, aborting := s.turns.unfinished, s.turns.abort != nil
+	s.reader.release()
 	if !dirty || !aborting {
 		t.Fatalf("after the abort: dirty %v, abort pending %v; want both", dirty, aborting)
 	}

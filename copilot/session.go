@@ -31,27 +31,15 @@ type Session struct {
 	handlers   *protocol.Handlers
 	log        zerolog.Logger
 
-	turn      chan struct{}          // one token: the turn lock, honouring contexts
 	destroyed atomic.Bool            // Destroy or Delete succeeded
 	deleted   atomic.Bool            // Delete succeeded
 	switched  atomic.Pointer[string] // the model of the last SetModel
-	aborting  chan struct{}          // closed when the abort of a cancelled turn (or of work past the tool-call limit) is done; only the holder of own uses it
 
-	// The channel's reader (dispatch.go): own is its token; running says
-	// a dispatcher goroutine is under way; wanted counts turns waiting for
-	// the token; handedOver says the caller took the channel (Channel).
-	own        chan struct{}
-	running    atomic.Bool
-	wanted     atomic.Int32
-	handedOver atomic.Bool
-	// dirty: a turn was left unfinished; what is left of it is drained
-	// (turn.go) or refused (dispatch.go). Only the holder of own uses it.
-	dirty bool
-	// background counts the tool calls that come between Stream turns (of
-	// a turn started with Send, or of a background agent) since the last
-	// session.idle, so that SessionConfig.MaxToolCalls bounds them as it
-	// bounds a Stream turn's. Only the holder of own uses it.
-	background *turnState
+	// The session's coordination (coordination.go, which states the
+	// ordering contract): reader passes the channel between a turn and
+	// the dispatcher; turns is what one turn leaves for the next.
+	reader *handover
+	turns  turnState
 }
 
 // NewSession creates a session. Its events are routed from before the
@@ -95,7 +83,7 @@ func (c *Client) NewSession(ctx context.Context, cfg SessionConfig) (*Session, e
 		// logs before the dispatcher starts.
 		s.log = c.log.With().Str("session", s.id).Logger()
 	}
-	s.startDispatch()
+	s.startReading()
 	return s, nil
 }
 
@@ -120,7 +108,7 @@ func (c *Client) ResumeSession(ctx context.Context, id string, cfg SessionConfig
 		return nil, fmt.Errorf("copilot: resuming session %s: %w", id, err)
 	}
 	s.id = id
-	s.startDispatch()
+	s.startReading()
 	return s, nil
 }
 
@@ -169,8 +157,7 @@ func (s *Session) SetModel(ctx context.Context, model string) error {
 // Handlers no longer see what arrives then, and the caller answers the
 // requests it reads. Stream still reads its own turns.
 func (s *Session) Channel() *session.Channel {
-	s.handedOver.Store(true)
-	s.ch.SetNotify(nil)
+	s.reader.handOver()
 	return s.ch
 }
 

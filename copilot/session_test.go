@@ -325,11 +325,11 @@ func TestToolCallLimitAbortsTurn(t *testing.T) {
 	}
 	// The aborted turn ended at its session.idle: nothing is left for the
 	// next turn to drain (it would wait drainQuiet for nothing).
-	if err := s.acquire(ctx); err != nil {
+	if err := s.reader.acquire(ctx); err != nil {
 		t.Fatal(err)
 	}
-	dirty := s.dirty
-	s.release()
+	dirty := s.turns.unfinished
+	s.reader.release()
 	if dirty {
 		t.Error("after the limit's abort the turn is still counted unfinished")
 	}

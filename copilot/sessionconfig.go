@@ -350,8 +350,7 @@ func (c *Client) prepare(ctx context.Context, cfg SessionConfig) (*Session, prot
 		inactivity: cfg.TurnInactivity,
 		handlers:   &cfg.Handlers,
 		log:        c.log.With().Str("session", id).Logger(),
-		turn:       make(chan struct{}, 1),
-		own:        make(chan struct{}, 1),
+		turns:      newTurnState(),
 	}
 	if s.policy == nil {
 		s.policy = DenyAll

@@ -54,7 +54,7 @@ type ToolStage struct {
 func LimitToolCalls(n int) ToolStage {
 	return ToolStage{Name: "limit", Wrap: func(next ToolHandler) ToolHandler {
 		return func(ctx context.Context, call ToolCall) (string, error) {
-			if t := turnOf(ctx); t != nil {
+			if t := toolCountOf(ctx); t != nil {
 				t.calls++
 				if t.calls > n {
 					return "", fmt.Errorf("%w (at most %d per turn)", ErrToolLimit, n)
@@ -199,21 +199,23 @@ func safeHandler(h ToolHandler) ToolHandler {
 	}
 }
 
-// turnState is per-turn state that stages may read from the context.
-type turnState struct {
+// toolCount is what LimitToolCalls counts, read from the context: the tool
+// calls of one Stream turn, or of the work between turns up to its
+// session.idle (turnState.betweenTurns).
+type toolCount struct {
 	calls int
-	// aborted: the turn was aborted for passing the limit (used between
+	// aborted: the work was aborted for passing the limit (used between
 	// turns, where no turn's error says so).
 	aborted bool
 }
 
-type turnKey struct{}
+type toolCountKey struct{}
 
-func withTurn(ctx context.Context, t *turnState) context.Context {
-	return context.WithValue(ctx, turnKey{}, t)
+func withToolCount(ctx context.Context, t *toolCount) context.Context {
+	return context.WithValue(ctx, toolCountKey{}, t)
 }
 
-func turnOf(ctx context.Context) *turnState {
-	t, _ := ctx.Value(turnKey{}).(*turnState)
+func toolCountOf(ctx context.Context) *toolCount {
+	t, _ := ctx.Value(toolCountKey{}).(*toolCount)
 	return t
 }

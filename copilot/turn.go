@@ -62,17 +62,15 @@ func (s *Session) StreamPrompt(ctx context.Context, p Prompt, h TurnHandlers) (R
 	if err := p.Validate(); err != nil {
 		return Reply{}, err
 	}
-	select {
-	case s.turn <- struct{}{}:
-	case <-ctx.Done():
-		return Reply{}, ctx.Err()
+	if err := s.turns.lockTurn(ctx); err != nil {
+		return Reply{}, err
 	}
-	defer func() { <-s.turn }()
+	defer s.turns.unlockTurn()
 	if err := s.acquireAfterAbort(ctx); err != nil {
 		return Reply{}, err
 	}
-	defer s.release()
-	if s.dirty {
+	defer s.reader.release()
+	if s.turns.unfinished {
 		if err := s.drainTurn(ctx); err != nil {
 			return Reply{}, err
 		}
@@ -84,16 +82,16 @@ func (s *Session) StreamPrompt(ctx context.Context, p Prompt, h TurnHandlers) (R
 		if ctx.Err() != nil {
 			// The send went out before the caller gave up, so the turn may
 			// be running: stop it, and have the next turn drain what is left.
-			s.dirty = true
+			s.turns.unfinished = true
 			s.abortAfterCancel()
 		}
 		return reply, fmt.Errorf("copilot: sending to session %s: %w", s.id, err)
 	}
 	reply.MessageID = id
-	s.dirty = true
+	s.turns.unfinished = true
 
-	s.background = nil // from here, the turn counts every call
-	ctx = withTurn(ctx, &turnState{})
+	s.turns.betweenTurns = nil // from here, the turn counts every call
+	ctx = withToolCount(ctx, &toolCount{})
 	var limit *inactivityLimit
 	if s.inactivity > 0 {
 		var stop func()
@@ -170,7 +168,7 @@ func (s *Session) readTurn(ctx context.Context, handlers *session.TurnHandlers, 
 			// Decided on the CLI's own ending, before it is replaced by
 			// the reason we gave: the turn is over either way.
 			if endedAtIdle(err) {
-				s.dirty = false
+				s.turns.unfinished = false
 			}
 			if errors.Is(err, session.ErrAborted) && limitErr != nil {
 				err = limitErr
@@ -200,58 +198,8 @@ func (s *Session) readTurn(ctx context.Context, handlers *session.TurnHandlers, 
 				denied = permissionLabel(step.Permission)
 			}
 		default:
-			s.dirty = false
+			s.turns.unfinished = false
 			return limitErr
-		}
-	}
-}
-
-// abortAfterCancel stops a turn whose caller gave up, or work the
-// tool-call limit stopped between turns, within a bounded time. The abort
-// runs in the background so that its caller returns at once; the next turn
-// waits for it (acquireAfterAbort), so that it cannot abort the new turn
-// instead. The caller holds the channel token.
-func (s *Session) abortAfterCancel() {
-	done := make(chan struct{})
-	s.aborting = done
-	started := s.client.spawn(func() {
-		defer close(done)
-		ctx, cancel := context.WithTimeout(s.client.ctx, 5*time.Second)
-		defer cancel()
-		if err := s.Abort(ctx); err != nil {
-			s.log.Debug().Err(err).Msg("aborting a cancelled turn")
-		}
-	})
-	if !started {
-		close(done) // the client is closed: nothing left to abort
-	}
-}
-
-// acquireAfterAbort takes the channel for a turn once no abort is in
-// flight (abortAfterCancel). It waits for one without the token, so that
-// meanwhile the dispatcher goes on answering what the CLI asks (it may not
-// answer the abort before), and looks again once it has the token back: the
-// dispatcher may have started another.
-func (s *Session) acquireAfterAbort(ctx context.Context) error {
-	for {
-		if err := s.acquire(ctx); err != nil {
-			return err
-		}
-		pending := s.aborting
-		if pending == nil {
-			return nil
-		}
-		select {
-		case <-pending:
-			s.aborting = nil // done: no other can have started while we held the token
-			return nil
-		default:
-		}
-		s.release()
-		select {
-		case <-pending:
-		case <-ctx.Done():
-			return ctx.Err()
 		}
 	}
 }
@@ -268,7 +216,7 @@ func (s *Session) drainTurn(ctx context.Context) error {
 		step, err := s.ch.Next(quiet, &session.TurnHandlers{OnEvent: s.forwardEvent}, s.answerRequest)
 		cancel()
 		if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-			s.dirty = false // nothing more came: no turn was left running
+			s.turns.unfinished = false // nothing more came: no turn was left running
 			return nil
 		}
 		if err != nil && !endedAtIdle(err) {
@@ -280,7 +228,7 @@ func (s *Session) drainTurn(ctx context.Context) error {
 		case step.Permission != nil:
 			s.answerPermissionKind(ctx, step.Permission, permissionReject)
 		default:
-			s.dirty = false
+			s.turns.unfinished = false
 			return nil
 		}
 	}

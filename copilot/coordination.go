@@ -1,0 +1,247 @@
+package copilot
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/quorum-go/quorum/session"
+)
+
+// A session's coordination, all of it: who reads the session's channel
+// (handover) and what one turn leaves for the next (turnState). Every
+// ordering rule between a Stream turn, the dispatcher that reads between
+// turns (dispatch.go) and an abort in flight is stated here, on the type it
+// belongs to, and nowhere else.
+
+// handover passes a session's channel between its readers: a turn
+// (StreamPrompt, which reads its own turn) and the dispatcher, a goroutine
+// that reads what arrives between turns (dispatch.go). Invariants:
+//
+//  1. One reader at a time: whoever holds token reads the channel, and
+//     only it. A turn takes the token with acquire, waiting; the
+//     dispatcher takes it without waiting, or not at all (a turn that
+//     holds it reads what comes).
+//  2. A turn never waits for more than one message: the dispatcher looks
+//     at wanted between messages and gives the token back as soon as a
+//     turn waits for it.
+//  3. No message waits unread while nobody reads. After every delivery the
+//     router calls wake (the channel's delivery hook); a holder's release
+//     wakes for what came while it held the token; the dispatcher clears
+//     running before its last look at the channel, so a message delivered
+//     meanwhile is either seen by that look or finds running clear and
+//     starts another dispatcher.
+//  4. At most one dispatcher goroutine is under way (running), and none
+//     while nothing waits: an idle session holds no goroutine
+//     (BENCHMARKS.md: footprint per idle session).
+//  5. Once handed over (Session.Channel), no dispatcher starts or reads:
+//     the caller is the only reader between turns. A turn still takes the
+//     token and reads its own turn.
+//  6. The dispatcher stops reading once the client is closed; wake starts
+//     none then (Client.spawn refuses).
+type handover struct {
+	ch     *session.Channel
+	client *Client
+	// handle is what the dispatcher does with each message it reads
+	// (Session.between), holding the token.
+	handle func(context.Context, session.Message)
+
+	token      chan struct{} // one slot: full while a reader holds the channel
+	running    atomic.Bool   // a dispatcher goroutine is under way
+	wanted     atomic.Int32  // turns waiting in acquire
+	handedOver atomic.Bool   // the caller took the channel (invariant 5)
+}
+
+func newHandover(ch *session.Channel, client *Client, handle func(context.Context, session.Message)) *handover {
+	return &handover{ch: ch, client: client, handle: handle, token: make(chan struct{}, 1)}
+}
+
+// start makes the channel's deliveries wake the dispatcher, and reads what
+// arrived before (session.start, as often as not).
+func (h *handover) start() {
+	h.ch.SetNotify(h.wake)
+	h.wake()
+}
+
+// handOver gives the channel to the caller for good (invariant 5).
+func (h *handover) handOver() {
+	h.handedOver.Store(true)
+	h.ch.SetNotify(nil)
+}
+
+// acquire takes the channel for a turn, waiting for the dispatcher to
+// finish the message it handles (invariant 2), or for ctx.
+func (h *handover) acquire(ctx context.Context) error {
+	h.wanted.Add(1)
+	defer h.wanted.Add(-1)
+	select {
+	case h.token <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// release gives the channel back, and wakes the dispatcher for what came
+// while it was held (invariant 3).
+func (h *handover) release() {
+	<-h.token
+	if h.pending() {
+		h.wake()
+	}
+}
+
+// wake starts the dispatcher unless one runs, a reader holds the channel,
+// or the caller took it. It runs on the router's reader: it never blocks.
+func (h *handover) wake() {
+	// While a turn (or a dispatcher) holds the channel, it reads what came:
+	// starting a goroutine only to find the channel taken would cost one
+	// per event of every turn. The holder's release wakes us for what is
+	// left; the delivery came before this look, so release sees it.
+	if len(h.token) > 0 || h.handedOver.Load() || !h.running.CompareAndSwap(false, true) {
+		return
+	}
+	if !h.client.spawn(h.dispatch) {
+		h.running.Store(false) // the client is closed: a turn will say so
+	}
+}
+
+// dispatch is the dispatcher: it reads what is buffered while no turn
+// wants the channel, then ends.
+func (h *handover) dispatch() {
+	for {
+		took := h.readBuffered()
+		h.running.Store(false)
+		// Ending while messages wait is right only if a turn holds the
+		// channel: its release wakes a dispatcher, and running, cleared
+		// before this look, lets that wake start one.
+		if !h.pending() || (!took && len(h.token) > 0) || h.client.ctx.Err() != nil {
+			return // nothing to read, a turn will wake us, or the client closed
+		}
+		if !h.running.CompareAndSwap(false, true) {
+			return
+		}
+	}
+}
+
+// pending says whether messages wait that the dispatcher should read.
+func (h *handover) pending() bool {
+	n, _ := h.ch.Buffered()
+	return n > 0 && !h.handedOver.Load()
+}
+
+// readBuffered takes the channel, unless a turn has it (took is false),
+// and handles what is buffered until the channel is empty or a turn wants
+// it.
+func (h *handover) readBuffered() (took bool) {
+	select {
+	case h.token <- struct{}{}:
+	default:
+		return false
+	}
+	defer func() { <-h.token }()
+	for !h.handedOver.Load() && h.wanted.Load() == 0 && h.client.ctx.Err() == nil {
+		m, ok, err := h.ch.TryReceive()
+		if !ok || err != nil {
+			break
+		}
+		h.handle(h.client.ctx, m)
+	}
+	return true
+}
+
+// turnState is what a session's turns share: the lock that runs one Stream
+// at a time, and what a turn, or the work between turns, leaves for the
+// next. Invariants:
+//
+//  1. One Stream at a time: it holds lock for its whole length (lockTurn),
+//     and the channel's token (handover) while it reads.
+//  2. unfinished, abort and betweenTurns are read and written only by the
+//     holder of the channel's token: a turn, or the dispatcher. The token
+//     orders every access, so they need no lock of their own.
+//  3. unfinished is set from the moment a turn's send may have started a
+//     turn on the CLI until its session.idle is read; while it is set, the
+//     dispatcher refuses what the CLI still asks (the turn's caller is
+//     gone), and the next turn first drains the rest (drainTurn) so that
+//     the old turn's end cannot end the new one.
+//  4. abort is the done signal of an abort in flight (abortAfterCancel).
+//     The next turn does not start while it is open (acquireAfterAbort),
+//     so that the abort cannot stop the new turn instead; it waits for it
+//     without the token, so that the dispatcher goes on answering what the
+//     CLI asks meanwhile.
+//  5. betweenTurns counts the tool calls that come between Stream turns
+//     (of a turn started with Send, or of a background agent) since the
+//     last session.idle, so that SessionConfig.MaxToolCalls bounds them as
+//     it bounds a Stream turn's; a Stream turn resets it, as it counts
+//     every call itself.
+type turnState struct {
+	lock         chan struct{} // one slot: full while a Stream runs
+	unfinished   bool          // a turn's rest is still to be read (invariant 3)
+	abort        chan struct{} // closed when the abort in flight is done; nil when none (invariant 4)
+	betweenTurns *toolCount    // nil until the first call between turns (invariant 5)
+}
+
+func newTurnState() turnState { return turnState{lock: make(chan struct{}, 1)} }
+
+// lockTurn waits for the turn before this one to end, or for ctx.
+func (t *turnState) lockTurn(ctx context.Context) error {
+	select {
+	case t.lock <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// unlockTurn lets the next turn start.
+func (t *turnState) unlockTurn() { <-t.lock }
+
+// abortAfterCancel stops a turn whose caller gave up, or work the
+// tool-call limit stopped between turns, within a bounded time. The abort
+// runs on a goroutine of its own so that its caller returns at once; the
+// next turn waits for it (acquireAfterAbort). The caller holds the
+// channel's token.
+func (s *Session) abortAfterCancel() {
+	done := make(chan struct{})
+	s.turns.abort = done
+	started := s.client.spawn(func() {
+		defer close(done)
+		ctx, cancel := context.WithTimeout(s.client.ctx, 5*time.Second)
+		defer cancel()
+		if err := s.Abort(ctx); err != nil {
+			s.log.Debug().Err(err).Msg("aborting a cancelled turn")
+		}
+	})
+	if !started {
+		close(done) // the client is closed: nothing left to abort
+	}
+}
+
+// acquireAfterAbort takes the channel for a turn once no abort is in
+// flight (turnState invariant 4). It waits for one without the token, so
+// that meanwhile the dispatcher goes on answering what the CLI asks (it
+// may not answer the abort before), and looks again once it has the token
+// back: the dispatcher may have started another.
+func (s *Session) acquireAfterAbort(ctx context.Context) error {
+	for {
+		if err := s.reader.acquire(ctx); err != nil {
+			return err
+		}
+		pending := s.turns.abort
+		if pending == nil {
+			return nil
+		}
+		select {
+		case <-pending:
+			s.turns.abort = nil // done: no other can have started while we held the token
+			return nil
+		default:
+		}
+		s.reader.release()
+		select {
+		case <-pending:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
