@@ -129,5 +129,8 @@
 // result_review.go): every answer, review (raw text, parsed verdict, parse
 // problems), standing, vote, turn, objection, finding, failure, phase and
 // call with timings in milliseconds and usage, the degraded flag and any
-// moderator substitution.
+// moderator substitution. What the results have in common is one type
+// each, embedded: Outcome (the run), Moderation (who wrote a synthesis or
+// verdict), RawReply (a reply as written and its parse problems) and
+// TurnCost (its time and usage).
 package quorum

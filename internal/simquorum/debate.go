@@ -22,7 +22,7 @@ import (
 type style int
 
 const (
-	styleJSON     style = iota // the JSON asked for, after the label
+	styleJSON     style = iota // the JSON asked for (quorum.ArgumentReply, quorum.Decision), after the label
 	styleFenced                // prose, then loose JSON in a code fence
 	styleMarkdown              // Markdown sections, no JSON
 )
