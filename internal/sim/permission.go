@@ -115,13 +115,29 @@ func approval(raw json.RawMessage) *protocol.UserToolSessionApproval {
 	return &a
 }
 
-// askPermission runs the protocol-3 permission exchange for request and
-// returns what the client's decision means.
-func (s *session) askPermission(t *turn, req protocol.AssistantMessageToolRequest, request protocol.PermissionRequest) (verdict, error) {
+// permissionRequested is permission.requested's data. It is not
+// protocol.PermissionRequestedData, whose PermissionRequest is the union of
+// every kind with each field optional: the built-in tools' kinds (shell,
+// write, read, url) require fields that may be empty or false
+// (possiblePaths: [], canOfferSessionApproval: false), which the union
+// would leave out, so each kind is sent as its own protocol type.
+type permissionRequested struct {
+	RequestID         string `json:"requestId"`
+	PermissionRequest any    `json:"permissionRequest"`
+	// PromptRequest is what CLI 1.0.102 derives for a UI from the request
+	// of a built-in tool; nil (left out) for the other kinds.
+	PromptRequest any `json:"promptRequest,omitempty"`
+}
+
+// askPermission runs the protocol-3 permission exchange for request (and
+// its promptRequest, when not nil) and returns what the client's decision
+// means.
+func (s *session) askPermission(t *turn, req protocol.AssistantMessageToolRequest, request, prompt any) (verdict, error) {
 	requestID := uuid.NewString()
-	raw, err := s.await(t, pendingPermission, requestID, protocol.EventPermissionRequested, protocol.PermissionRequestedData{
+	raw, err := s.await(t, pendingPermission, requestID, protocol.EventPermissionRequested, permissionRequested{
 		RequestID:         requestID,
 		PermissionRequest: request,
+		PromptRequest:     prompt,
 	})
 	if err != nil {
 		return verdict{}, err

@@ -50,6 +50,16 @@ type Turn struct {
 	Call int
 	// Tools names the client tools the session registered, in order.
 	Tools []string
+	// Builtins names the CLI's built-in tools the simulator plays that the
+	// session offers (all of ToolBash, ToolView, ToolCreate, ToolEdit and
+	// ToolWebFetch unless availableTools or excludedTools left some out);
+	// a script calls one with ViewCall, CreateCall, EditCall, BashCall or
+	// WebFetchCall.
+	Builtins []string
+	// WorkingDirectory is the session's workingDirectory, where the
+	// built-in tools act (relative paths are taken from it); empty when
+	// the session was created without one, and the file tools then fail.
+	WorkingDirectory string
 	// CanAskUser is true when the session was created (or resumed) with
 	// requestUserInput, so that Reply.AskUser reaches the client. The real
 	// CLI offers its model the ask_user tool only then.
@@ -88,7 +98,11 @@ type ToolResult struct {
 	CallID    string
 	Name      string
 	Arguments json.RawMessage
-	// Text is textResultForLlm on success, or the error text on failure.
+	// Text is what the model reads: textResultForLlm on success, or the
+	// error text on failure — for a failed built-in tool the CLI's longer
+	// wording for the model ("Path /x does not exist. Please provide a
+	// valid path."), where Error has its terse one ("Path does not
+	// exist").
 	Text string
 	// ResultType is the client's resultType ("success", "failure", ...), or
 	// "failure" when the call failed before reaching the client.
@@ -114,7 +128,9 @@ func (t Turn) UserAnswer() (string, bool) {
 	return "", false
 }
 
-// ToolCall asks the client to run one of its tools.
+// ToolCall asks for one tool call: of a client tool the session
+// registered, or of a built-in tool the simulator plays (Turn.Builtins;
+// ViewCall and its kin build those).
 type ToolCall struct {
 	// ID is the toolCallId; empty means one is generated.
 	ID        string

@@ -78,6 +78,7 @@ type session struct {
 
 	lastModel    string          // the model of the last model call, for the switch notice
 	approved     map[string]bool // tools approved for the rest of the session
+	shells       int             // bash commands played: the next one's shellId
 	hooksStarted bool            // the sessionStart hook has run
 	resumed      bool            // taken up by session.resume: sessionStart's source is "resume"
 
@@ -102,6 +103,9 @@ type settings struct {
 	requestAutoModeSwitch bool
 	hooks                 bool
 	tools                 []protocol.ToolDefinition // replaced, never changed in place
+	// builtins are the built-in tools (builtinTools) the session offers;
+	// replaced, never changed in place.
+	builtins []string
 }
 
 // settings returns the session's settings as they are now.

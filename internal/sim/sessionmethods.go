@@ -32,6 +32,8 @@ type createParams struct {
 	Tools                 []protocol.ToolDefinition `json:"tools"`
 	SystemMessage         json.RawMessage           `json:"systemMessage"`
 	AvailableTools        []string                  `json:"availableTools"`
+	ExcludedTools         []string                  `json:"excludedTools"`
+	ToolFilterPrecedence  string                    `json:"toolFilterPrecedence"`
 	WorkingDirectory      string                    `json:"workingDirectory"`
 	ClientName            string                    `json:"clientName"`
 }
@@ -46,6 +48,7 @@ func (p createParams) settings(model string) settings {
 		requestAutoModeSwitch: p.RequestAutoModeSwitch,
 		hooks:                 p.Hooks,
 		tools:                 offeredTools(p),
+		builtins:              offeredBuiltins(p),
 	}
 }
 

@@ -44,6 +44,11 @@ type toolFailure struct {
 	// than kept from running: only then does the postToolUseFailure hook
 	// run, as on CLI 1.0.102.
 	executed bool
+	// llm, when set, is what the model reads instead of message: CLI
+	// 1.0.102 words a built-in tool's failure twice, tersely in
+	// tool.execution_complete ("Path does not exist") and at length for
+	// the model ("Path /x does not exist. Please provide a valid path.").
+	llm string
 }
 
 // noPermission is the CLI's failure of a tool that needed permission when
@@ -58,11 +63,20 @@ var noPermission = toolFailure{code: "denied", message: "Permission denied and c
 // the turn was stopped (errRejected: by a refusal that ends it).
 func (s *session) runTool(t *turn, cfg settings, req protocol.AssistantMessageToolRequest) (ToolResult, error) {
 	res := ToolResult{CallID: req.ToolCallID, Name: req.Name, Arguments: req.Arguments}
-	if err := s.emit(t, protocol.EventToolExecutionStart, protocol.ToolExecutionStartData{
+	start := protocol.ToolExecutionStartData{
 		ToolCallID: req.ToolCallID,
 		ToolName:   req.Name,
 		Arguments:  req.Arguments,
-	}); err != nil {
+	}
+	if cfg.builtin(req.Name) {
+		// As CLI 1.0.102 starts its own tools: with a title, and for
+		// bash the paths the command may touch.
+		start.ToolTitle = builtinTitles[req.Name]
+		if req.Name == ToolBash {
+			start.ShellToolInfo = shellToolInfo(req.Arguments)
+		}
+	}
+	if err := s.emit(t, protocol.EventToolExecutionStart, start); err != nil {
 		return res, err
 	}
 
@@ -76,7 +90,8 @@ func (s *session) runTool(t *turn, cfg settings, req protocol.AssistantMessageTo
 			res.Arguments = pre.ModifiedArgs
 		}
 	}
-	fail, err := s.execTool(t, cfg, req, pre, &res)
+	var done completion
+	fail, err := s.execTool(t, cfg, req, pre, &res, &done)
 	if err != nil {
 		return res, err
 	}
@@ -97,20 +112,24 @@ func (s *session) runTool(t *turn, cfg settings, req protocol.AssistantMessageTo
 	data := protocol.ToolExecutionCompleteData{ToolCallID: req.ToolCallID, Success: res.OK()}
 	if res.OK() {
 		data.Result = &protocol.ToolExecutionCompleteResult{Content: res.Text}
+		done.fill(&data)
 	} else {
 		res.Text = res.Error
 		data.Error = &protocol.ToolExecutionCompleteError{Message: res.Error}
 		if fail != nil {
 			data.Error.Code = fail.code
+			if fail.llm != "" {
+				res.Text = fail.llm
+			}
 		}
 	}
 	return res, s.emit(t, protocol.EventToolExecutionComplete, data)
 }
 
 // execTool runs the tool itself, after its preToolUse hook (pre), filling
-// in res on success. It returns why the tool gave no result, or a non-nil
-// error when the turn was stopped.
-func (s *session) execTool(t *turn, cfg settings, req protocol.AssistantMessageToolRequest, pre preToolUseOutput, res *ToolResult) (*toolFailure, error) {
+// in res on success (and done, for a built-in tool). It returns why the
+// tool gave no result, or a non-nil error when the turn was stopped.
+func (s *session) execTool(t *turn, cfg settings, req protocol.AssistantMessageToolRequest, pre preToolUseOutput, res *ToolResult, done *completion) (*toolFailure, error) {
 	if pre.PermissionDecision == hookDeny {
 		reason := pre.PermissionDecisionReason
 		if reason == "" {
@@ -130,61 +149,22 @@ func (s *session) execTool(t *turn, cfg settings, req protocol.AssistantMessageT
 		}
 		res.Text = answer
 		return nil, nil
+	case !ok && cfg.builtin(req.Name):
+		return s.runBuiltin(t, cfg, req, pre, res, done)
 	case !ok:
 		return &toolFailure{code: "failure", message: fmt.Sprintf("Tool '%s' does not exist.", req.Name), executed: true}, nil
 	}
 
-	// Permission: a preToolUse "allow" skips it and "ask" asks it (as a
-	// hook request) even for a tool that skips permission; otherwise a
-	// tool without skipPermission needs it, unless approved for the rest
-	// of the session. The legacy flow asks none.
 	legacy := s.conn.srv.opts.ToolFlow == ToolFlowLegacyRequest
-	s.mu.Lock()
-	remembered := s.approved[req.Name]
-	s.mu.Unlock()
-	ask := !legacy && (pre.PermissionDecision == hookAsk ||
-		(pre.PermissionDecision != hookAllow && !def.SkipPermission && !remembered))
-	if ask {
-		if !cfg.requestPermission {
-			return &noPermission, nil
-		}
-		request := protocol.PermissionRequest{
-			Kind:            "custom-tool",
-			ToolName:        req.Name,
-			ToolCallID:      req.ToolCallID,
-			Args:            res.Arguments,
-			ToolDescription: def.Description,
-		}
-		if pre.PermissionDecision == hookAsk {
-			msg := pre.PermissionDecisionReason
-			if msg == "" {
-				msg = noHookReason
-			}
-			request = protocol.PermissionRequest{Kind: "hook", ToolName: req.Name, ToolCallID: req.ToolCallID, ToolArgs: res.Arguments, HookMessage: msg}
-		}
-		v, err := s.askPermission(t, req, request)
-		if err != nil {
-			return nil, err
-		}
-		if v.refusal != nil {
-			if v.endTurn {
-				// As on the real CLI: a plain refusal fails the call
-				// and ends the turn; the model is not called again.
-				if err := s.emit(t, protocol.EventToolExecutionComplete, protocol.ToolExecutionCompleteData{
-					ToolCallID: req.ToolCallID, Success: false,
-					Error: &protocol.ToolExecutionCompleteError{Code: v.refusal.code, Message: v.refusal.message},
-				}); err != nil {
-					return nil, err
-				}
-				return nil, errRejected
-			}
-			return v.refusal, nil
-		}
-		if v.remember {
-			s.mu.Lock()
-			s.approved[req.Name] = true
-			s.mu.Unlock()
-		}
+	request := protocol.PermissionRequest{
+		Kind:            "custom-tool",
+		ToolName:        req.Name,
+		ToolCallID:      req.ToolCallID,
+		Args:            res.Arguments,
+		ToolDescription: def.Description,
+	}
+	if fail, err := s.permit(t, cfg, req, pre, res.Arguments, def.SkipPermission, request, nil); fail != nil || err != nil {
+		return fail, err
 	}
 
 	if legacy {
@@ -224,6 +204,62 @@ func toolOutcome(res *ToolResult, text, resultType, errText string) (*toolFailur
 		return &toolFailure{code: "failure", message: errText, executed: true}, nil
 	}
 	res.Text, res.ResultType = text, resultType
+	return nil, nil
+}
+
+// permit asks the client's permission for a tool call, when it needs it,
+// and returns why the tool may not run (nil: it may) or a non-nil error
+// when the turn was stopped (errRejected: by a refusal that ends it).
+// request and prompt are the permission request and its promptRequest
+// (nil: none), of the tool's kind. A preToolUse "allow" skips the question
+// and "ask" asks it (as a hook request) even for a tool that skips
+// permission; otherwise a tool needs it unless skip says it does not or
+// it was approved for the rest of the session. The legacy flow asks none.
+// Without requestPermission the tool is denied, as on the real CLI.
+func (s *session) permit(t *turn, cfg settings, req protocol.AssistantMessageToolRequest, pre preToolUseOutput, args json.RawMessage, skip bool, request, prompt any) (*toolFailure, error) {
+	legacy := s.conn.srv.opts.ToolFlow == ToolFlowLegacyRequest
+	s.mu.Lock()
+	remembered := s.approved[req.Name]
+	s.mu.Unlock()
+	ask := !legacy && (pre.PermissionDecision == hookAsk ||
+		(pre.PermissionDecision != hookAllow && !skip && !remembered))
+	if !ask {
+		return nil, nil
+	}
+	if !cfg.requestPermission {
+		return &noPermission, nil
+	}
+	if pre.PermissionDecision == hookAsk {
+		msg := pre.PermissionDecisionReason
+		if msg == "" {
+			msg = noHookReason
+		}
+		request = protocol.PermissionRequest{Kind: "hook", ToolName: req.Name, ToolCallID: req.ToolCallID, ToolArgs: args, HookMessage: msg}
+		prompt = nil
+	}
+	v, err := s.askPermission(t, req, request, prompt)
+	if err != nil {
+		return nil, err
+	}
+	if v.refusal != nil {
+		if v.endTurn {
+			// As on the real CLI: a plain refusal fails the call and
+			// ends the turn; the model is not called again.
+			if err := s.emit(t, protocol.EventToolExecutionComplete, protocol.ToolExecutionCompleteData{
+				ToolCallID: req.ToolCallID, Success: false,
+				Error: &protocol.ToolExecutionCompleteError{Code: v.refusal.code, Message: v.refusal.message},
+			}); err != nil {
+				return nil, err
+			}
+			return nil, errRejected
+		}
+		return v.refusal, nil
+	}
+	if v.remember {
+		s.mu.Lock()
+		s.approved[req.Name] = true
+		s.mu.Unlock()
+	}
 	return nil, nil
 }
 

@@ -112,16 +112,18 @@ func (s *session) runTurn(t *turn) {
 			toolNames[i] = td.Name
 		}
 		info := Turn{
-			Model:         cfg.model,
-			SessionID:     s.id,
-			Prompt:        prompt,
-			SystemMessage: s.system,
-			Number:        t.number,
-			Call:          call,
-			Tools:         toolNames,
-			CanAskUser:    cfg.requestUserInput,
-			ToolResults:   slices.Clone(results),
-			History:       slices.Clone(history),
+			Model:            cfg.model,
+			SessionID:        s.id,
+			Prompt:           prompt,
+			SystemMessage:    s.system,
+			Number:           t.number,
+			Call:             call,
+			Tools:            toolNames,
+			Builtins:         slices.Clone(cfg.builtins),
+			WorkingDirectory: s.cwd,
+			CanAskUser:       cfg.requestUserInput,
+			ToolResults:      slices.Clone(results),
+			History:          slices.Clone(history),
 		}
 		started := time.Now()
 		reply := callScript(model.Respond, info)

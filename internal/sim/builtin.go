@@ -1,0 +1,309 @@
+package sim
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"slices"
+	"unicode/utf16"
+
+	"github.com/quorum-go/quorum/copilot/protocol"
+)
+
+// The CLI's built-in tools, as the simulator plays them: view, create,
+// edit, bash and web_fetch, with the permission requests, events and result
+// texts CLI 1.0.102 was seen to send (doc.go has the shapes). This file
+// routes a call and asks; builtinfs.go does the file tools inside the
+// session's folder, builtinshell.go the harmless commands bash may run.
+
+// The names of the built-in tools the simulator plays, as the model calls
+// them (ToolCall.Name).
+const (
+	// ToolView reads a file ({"path", "view_range"?: [first, last]}, last
+	// -1 for the end) or lists a folder ({"path"}).
+	ToolView = "view"
+	// ToolCreate creates a file that does not exist yet, in a folder that
+	// does ({"path", "file_text"}).
+	ToolCreate = "create"
+	// ToolEdit replaces the one occurrence of old_str in a file with
+	// new_str ({"path", "old_str", "new_str"}).
+	ToolEdit = "edit"
+	// ToolBash runs a command ({"command", "description"}); the simulator
+	// runs only a few harmless ones (doc.go).
+	ToolBash = "bash"
+	// ToolWebFetch fetches a URL ({"url"}); the simulator never does, and
+	// answers with a fixed body once the fetch is approved.
+	ToolWebFetch = "web_fetch"
+)
+
+// builtinTools are the built-in tools the simulator plays, in the order CLI
+// 1.0.102 offers them. The CLI's others (grep, glob, sql, task, …) are not
+// simulated: a call of one fails as a tool that does not exist.
+var builtinTools = []string{ToolBash, ToolView, ToolCreate, ToolEdit, ToolWebFetch}
+
+// builtinTitles are tool.execution_start's toolTitle of each, as CLI
+// 1.0.102 sends them.
+var builtinTitles = map[string]string{
+	ToolView:     "Viewing file",
+	ToolCreate:   "Creating file",
+	ToolEdit:     "Editing file",
+	ToolBash:     "Running command",
+	ToolWebFetch: "Fetching web content",
+}
+
+// ViewCall is a call of the built-in view tool that reads the file (or
+// lists the folder) at path.
+func ViewCall(path string) ToolCall { return Call(ToolView, viewArgs{Path: path}) }
+
+// CreateCall is a call of the built-in create tool that creates the file
+// at path with text.
+func CreateCall(path, text string) ToolCall {
+	return Call(ToolCreate, createArgs{Path: path, FileText: text})
+}
+
+// EditCall is a call of the built-in edit tool that replaces oldStr, which
+// must occur exactly once in the file at path, with newStr.
+func EditCall(path, oldStr, newStr string) ToolCall {
+	return Call(ToolEdit, editArgs{Path: path, OldStr: oldStr, NewStr: newStr})
+}
+
+// BashCall is a call of the built-in bash tool that runs command;
+// description is the permission request's intention.
+func BashCall(command, description string) ToolCall {
+	return Call(ToolBash, bashArgs{Command: command, Description: description})
+}
+
+// WebFetchCall is a call of the built-in web_fetch tool that fetches u.
+func WebFetchCall(u string) ToolCall { return Call(ToolWebFetch, fetchArgs{URL: u}) }
+
+// The arguments of the built-in tools, named as CLI 1.0.102's tool
+// schemas name them.
+type viewArgs struct {
+	Path      string `json:"path"`
+	ViewRange []int  `json:"view_range,omitempty"`
+}
+
+type createArgs struct {
+	Path     string `json:"path"`
+	FileText string `json:"file_text"`
+}
+
+type editArgs struct {
+	Path   string `json:"path"`
+	OldStr string `json:"old_str"`
+	NewStr string `json:"new_str"`
+}
+
+type bashArgs struct {
+	Command     string `json:"command"`
+	Description string `json:"description,omitempty"`
+}
+
+type fetchArgs struct {
+	URL string `json:"url"`
+}
+
+// offeredBuiltins are the built-in tools a session created with p offers:
+// all of them when availableTools is absent or null, as on the real CLI,
+// else those it names; excludedTools then takes some away where the CLI
+// applies it (with no availableTools, or toolFilterPrecedence "excluded").
+func offeredBuiltins(p createParams) []string {
+	var out []string
+	for _, name := range builtinTools {
+		if p.AvailableTools != nil && !slices.Contains(p.AvailableTools, name) {
+			continue
+		}
+		if (p.AvailableTools == nil || p.ToolFilterPrecedence == "excluded") && slices.Contains(p.ExcludedTools, name) {
+			continue
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
+// builtin reports whether a call of name runs a built-in tool: the session
+// offers it and registered no client tool of that name (which would be the
+// one called).
+func (c settings) builtin(name string) bool {
+	if _, ok := tool(c.tools, name); ok {
+		return false
+	}
+	return slices.Contains(c.builtins, name)
+}
+
+// completion is what tool.execution_complete carries for a built-in tool
+// beside its result's content, as CLI 1.0.102 sends it.
+type completion struct {
+	detailed  string
+	contents  []protocol.ToolExecutionCompleteContent
+	shell     *protocol.ToolExecutionCompleteShellExecution
+	fileEdits []protocol.ToolExecutionCompleteFileEdit
+}
+
+// fill adds c to data.
+func (c completion) fill(data *protocol.ToolExecutionCompleteData) {
+	if data.Result != nil {
+		data.Result.DetailedContent = c.detailed
+		data.Result.Contents = c.contents
+	}
+	data.ShellExecution = c.shell
+	data.FileEdits = c.fileEdits
+}
+
+// builtinPlan is a built-in tool call checked and ready: the permission it
+// needs (request and its promptRequest) and what it does once allowed.
+type builtinPlan struct {
+	request, prompt any
+	run             func(ctx context.Context) (builtinOutput, *toolFailure)
+}
+
+// builtinOutput is what a built-in tool gave: the text the model reads,
+// what tool.execution_complete adds, and for bash its output, which goes
+// out as it is produced (tool.shell_output, tool.execution_partial_result).
+type builtinOutput struct {
+	text   string
+	done   completion
+	shell  bool
+	output string
+}
+
+// failed is a built-in tool's failure: message is tool.execution_complete's
+// error, llm the longer text the model reads, as CLI 1.0.102 words them
+// apart.
+func failed(message, llm string) *toolFailure {
+	return &toolFailure{code: "failure", message: message, llm: llm, executed: true}
+}
+
+// runBuiltin runs a built-in tool call as CLI 1.0.102 does: it checks the
+// arguments (a failure here asks nothing, as the CLI fails a create of an
+// existing file or an edit whose old_str is not found before asking), asks
+// the permission of the tool's kind, then acts, inside the session's folder
+// only. done receives what tool.execution_complete adds.
+func (s *session) runBuiltin(t *turn, cfg settings, req protocol.AssistantMessageToolRequest, pre preToolUseOutput, res *ToolResult, done *completion) (*toolFailure, error) {
+	p, fail := s.planBuiltin(req.Name, req.ToolCallID, res.Arguments)
+	if fail != nil {
+		return fail, nil
+	}
+	if fail, err := s.permit(t, cfg, req, pre, res.Arguments, false, p.request, p.prompt); fail != nil || err != nil {
+		return fail, err
+	}
+	out, fail := p.run(t.ctx)
+	if t.ctx.Err() != nil {
+		return nil, errStopped
+	}
+	if fail != nil {
+		return fail, nil
+	}
+	if out.shell {
+		if err := s.shellEvents(t, req.ToolCallID, out.output); err != nil {
+			return nil, err
+		}
+	}
+	res.Text = out.text
+	*done = out.done
+	return nil, nil
+}
+
+// shellEvents emits a command's output as CLI 1.0.102 does before
+// tool.execution_complete: tool.shell_output with the output and a
+// tool.execution_partial_result snapshot of it as it arrives, and a last
+// snapshot when the command ends (only that one for a command that printed
+// nothing).
+func (s *session) shellEvents(t *turn, callID, output string) error {
+	if output != "" {
+		if err := s.emit(t, protocol.EventToolShellOutput, protocol.ToolShellOutputData{
+			ToolCallID: callID, Stream: protocol.ToolShellOutputStreamStdout, Text: output, Sequence: 0,
+		}); err != nil {
+			return err
+		}
+		if err := s.emit(t, protocol.EventToolExecutionPartialResult, protocol.ToolExecutionPartialData{ToolCallID: callID, PartialOutput: output}); err != nil {
+			return err
+		}
+	}
+	return s.emit(t, protocol.EventToolExecutionPartialResult, protocol.ToolExecutionPartialData{ToolCallID: callID, PartialOutput: output})
+}
+
+// planBuiltin checks a call of the built-in tool name with args and
+// returns its plan, or why it fails before any permission is asked.
+func (s *session) planBuiltin(name, callID string, args json.RawMessage) (builtinPlan, *toolFailure) {
+	switch name {
+	case ToolWebFetch:
+		var a fetchArgs
+		if fail := decodeArgs(name, args, &a); fail != nil {
+			return builtinPlan{}, fail
+		}
+		return planFetch(callID, a)
+	case ToolBash:
+		var a bashArgs
+		if fail := decodeArgs(name, args, &a); fail != nil {
+			return builtinPlan{}, fail
+		}
+		f, fail := s.folder()
+		if fail != nil {
+			return builtinPlan{}, fail
+		}
+		return s.planBash(f, callID, a), nil
+	}
+	f, fail := s.folder()
+	if fail != nil {
+		return builtinPlan{}, fail
+	}
+	switch name {
+	case ToolView:
+		var a viewArgs
+		if fail := decodeArgs(name, args, &a); fail != nil {
+			return builtinPlan{}, fail
+		}
+		return planView(f, callID, a)
+	case ToolCreate:
+		var a createArgs
+		if fail := decodeArgs(name, args, &a); fail != nil {
+			return builtinPlan{}, fail
+		}
+		return planCreate(f, callID, a)
+	case ToolEdit:
+		var a editArgs
+		if fail := decodeArgs(name, args, &a); fail != nil {
+			return builtinPlan{}, fail
+		}
+		return planEdit(f, callID, a)
+	}
+	return builtinPlan{}, failed(fmt.Sprintf("Tool '%s' does not exist.", name), "")
+}
+
+// decodeArgs reads a call's arguments into v.
+func decodeArgs(name string, args json.RawMessage, v any) *toolFailure {
+	if err := json.Unmarshal(args, v); err != nil {
+		msg := fmt.Sprintf("Invalid arguments for %s: %v", name, err)
+		return failed(msg, "")
+	}
+	return nil
+}
+
+// fetchIntention is the url request's intention, in CLI 1.0.102's words.
+const fetchIntention = "Fetch content from this URL."
+
+// simulatedPage is the body every approved web_fetch returns: the
+// simulator has no network and never fetches anything.
+const simulatedPage = "This page was not fetched: the simulated Copilot CLI has no network access, and every URL it is asked for returns this text."
+
+// planFetch asks the url permission CLI 1.0.102 asks for web_fetch and,
+// once approved, returns the fixed simulated page.
+func planFetch(callID string, a fetchArgs) (builtinPlan, *toolFailure) {
+	u, err := url.Parse(a.URL)
+	if a.URL == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return builtinPlan{}, failed("Invalid URL", fmt.Sprintf("Invalid URL %q: web_fetch takes an absolute http or https URL.", a.URL))
+	}
+	return builtinPlan{
+		request: protocol.PermissionRequestURL{Kind: "url", ToolCallID: callID, Intention: fetchIntention, URL: a.URL, RequestSandboxBypass: ptr(false)},
+		prompt:  protocol.PermissionPromptRequestURL{Kind: "url", ToolCallID: callID, Intention: fetchIntention, URL: a.URL},
+		run: func(context.Context) (builtinOutput, *toolFailure) {
+			return builtinOutput{text: "Contents of " + a.URL + ":\n" + simulatedPage}, nil
+		},
+	}, nil
+}
+
+// jsLength is the length of s as JavaScript counts it (UTF-16 code
+// units), which CLI 1.0.102's "with N characters" reports.
+func jsLength(s string) int { return len(utf16.Encode([]rune(s))) }
