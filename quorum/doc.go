@@ -1,7 +1,9 @@
 // Package quorum runs several models on one question at once and combines
 // what they say: a peer-reviewed discussion (Discuss), ensemble planning
 // with voting (Plan), a structured debate with an objection ledger
-// (Debate), or a review of a code change (Review); it is production code. It talks to models through
+// (Debate), a review of a code change (Review), or an agent that plans a
+// change, has it reviewed and approved, carries it out with tools and
+// reviews the result (Agent); it is production code. It talks to models through
 // Backend, which Copilot adapts from a *copilot.Client; the simulated
 // Copilot server
 // (internal/sim, with internal/simquorum's scripted participants) serves it
@@ -63,6 +65,28 @@
 // same are merged, counting the models that agree, and ranked by
 // severity, then agreement.
 //
+// # Agent
+//
+// Agent plans a coding task and carries it out. The models propose plans
+// whose steps each name a goal, the files they touch and how to check
+// them, and vote (AgentConfig.Solo: one model plans alone); the others
+// review the winning plan and its author revises it, at most
+// AgentConfig.MaxRevisions rounds. AgentConfig.Approve, the human gate,
+// approves, edits or rejects it; without it the run stops there
+// (StagePlanned): nothing is executed without consent. One session, the
+// executor, then carries the plan out with the provider's own tools in a
+// Workspace (for the quorum command a git worktree of a new branch, never
+// the user's working tree), one turn per step, each step committed.
+// Every permission request goes through an action gate: reads and writes
+// inside the workspace are allowed, anything outside it denied (symbolic
+// links followed), shell commands decided by AgentConfig.Shell (a person,
+// the other models' majority vote, always, or never), URLs denied unless
+// AgentConfig.AllowURL, every other kind denied; a denial is told to the
+// model, which goes on. The other models review the branch's diff;
+// findings at or above AgentConfig.FailOn get a fix round and a re-review.
+// quorum itself never runs git or touches a file: all it changes, the
+// executor changes, as the gate allows.
+//
 // # Parsing
 //
 // Models are asked for JSON; ParseVerdict, ParseBallot, ParsePlan,
@@ -105,7 +129,9 @@
 //
 // Copilot sessions run with the CLI's built-in tools switched off (no
 // shell, no file writes, no web access) and deny every permission request:
-// the models only talk.
+// the models only talk. The one exception is an agent's executor, whose
+// session keeps one conversation across the plan's steps and acts, as the
+// action gate allows (see Agent).
 //
 // # Concurrency contract
 //
@@ -124,9 +150,9 @@
 //
 // # Results
 //
-// DiscussResult, PlanResult, DebateResult and ReviewResult marshal to a
-// stable JSON schema (see result.go, result_debate.go and
-// result_review.go): every answer, review (raw text, parsed verdict, parse
+// DiscussResult, PlanResult, DebateResult, ReviewResult and AgentResult
+// marshal to a stable JSON schema (see result.go, result_debate.go,
+// result_review.go and result_agent.go): every answer, review (raw text, parsed verdict, parse
 // problems), standing, vote, turn, objection, finding, failure, phase and
 // call with timings in milliseconds and usage, the degraded flag and any
 // moderator substitution. What the results have in common is one type
