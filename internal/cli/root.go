@@ -20,9 +20,9 @@ import (
 
 // env is everything a command takes from its surroundings: the factory
 // through which tests inject streams, environment, config location,
-// working directory and the simulator. Every field is set, by Run for the
-// process; nothing in it is there for tests only: a test that watches a
-// run injects the run function instead (see run).
+// working directory and the simulator. Run fills it for the process, and
+// nothing in it is there for tests only: a test that watches a run
+// injects the run function instead (see run), as cli/cli's do.
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
