@@ -217,3 +217,63 @@ func TestManagementHooksAndRateLimitsMatchTheSchemas(t *testing.T) {
 		t.Errorf("unchecked: %v", u)
 	}
 }
+
+// TestBuiltinToolTrafficMatchesTheSchemas checks the traffic of the
+// built-in tools against the schemas: each permission request kind (read,
+// write, shell, url) with its promptRequest, and its permission.completed
+// for approvals and refusals; tool.execution_start with its title and
+// shellToolInfo; bash's tool.shell_output and tool.execution_partial_result;
+// tool.execution_complete with fileEdits, shellExecution and shell_exit
+// contents, or the failures (a path outside the folder, a command not
+// run, an edit not made).
+func TestBuiltinToolTrafficMatchesTheSchemas(t *testing.T) {
+	schemas := schemacheck.Default(t)
+	dir, secret := workdir(t)
+	calls := func(turn sim.Turn) []sim.ToolCall {
+		n := turn.Number
+		return []sim.ToolCall{
+			sim.ViewCall(dir),
+			sim.Call(sim.ToolView, map[string]any{"path": "notes.txt", "view_range": []int{1, -1}}),
+			sim.CreateCall(fmt.Sprintf("new%d.txt", n), "hello\n"),
+			sim.CreateCall(fmt.Sprintf("empty%d.txt", n), ""),
+			sim.EditCall("notes.txt", "line one\n", fmt.Sprintf("line one, turn %d\n", n)),
+			sim.EditCall(secret, "SECRET", "x"),
+			sim.BashCall("ls -a", "List files"),
+			sim.BashCall("echo -n", ""),
+			sim.BashCall("echo hi > out.txt && cat notes.txt", "Write"),
+			sim.ViewCall(secret),
+			sim.EditCall("dup.txt", "x = 1", "x = 2"),
+			sim.WebFetchCall("https://example.com/"),
+		}
+	}
+	srv := newServer(t, sim.Options{Models: []sim.Model{builtinModel(calls, nil)}})
+	tap := schemacheck.Check(t, schemas, srv.Dial())
+	c := newClient(t, tap)
+	a := newAnswerer(c, "", nil, "")
+	for _, decision := range []map[string]any{
+		{"kind": "approve-once"},
+		{"kind": "approve-for-session", "approval": map[string]any{"kind": "write"}},
+		{"kind": "reject", "feedback": "not now"},
+		{"kind": "user-not-available"},
+		{"kind": "reject"},
+	} {
+		a.decision = decision
+		id := c.createSession(map[string]any{"requestPermission": true, "workingDirectory": dir, "streaming": true})
+		c.send(id, "go")
+		evs := c.waitIdle(id, 1)
+		a.check(t)
+		if count(evs, protocol.EventPermissionRequested) == 0 {
+			t.Errorf("%v: nothing was asked", decision)
+		}
+		c.deleteSession(id)
+	}
+	u := tap.Unchecked()
+	for _, typ := range []string{protocol.EventPermissionRequested, protocol.EventToolExecutionComplete, protocol.EventToolShellOutput, protocol.EventToolExecutionPartialResult} {
+		if u[typ] != 0 {
+			t.Errorf("%s was not checked (unchecked: %v)", typ, u)
+		}
+	}
+	if n := tap.Checked(); n < 200 {
+		t.Errorf("only %d messages were checked against the schemas (unchecked: %v)", n, u)
+	}
+}
