@@ -90,7 +90,9 @@
 // needed but cannot be asked, the tool fails as on the real CLI
 // ("Permission denied and could not request permission from user. …",
 // code "denied"). A tool the session did not register, a refusal or a
-// client error reach the script as a failed ToolResult.
+// client error reach the script as a failed ToolResult. The CLI's built-in
+// tools the simulator plays run the same way, with a permission request of
+// their own kind and no external tool exchange (Built-in tools, below).
 // ToolFlowLegacyRequest replaces the exchange with a tool.call request
 // (and asks no permission). A failure is session.error {errorType, message,
 // errorCode?, statusCode?} then session.idle; an abort is abort
@@ -137,6 +139,97 @@
 // the tool does not exist, as on the real CLI, whose model is offered
 // ask_user only then: the call fails with "Tool 'ask_user' does not exist."
 // and no request reaches the client.
+//
+// # Built-in tools
+//
+// The simulator plays five of the CLI's built-in tools, as CLI 1.0.102 runs
+// them (recorded from it): view, create, edit, bash and web_fetch
+// (ToolView …; a script calls them with ViewCall, CreateCall, EditCall,
+// BashCall and WebFetchCall, or Call with the CLI's argument names). A
+// session offers them unless its availableTools leaves them out (absent or
+// null: all, as on the real CLI; []: none) or its excludedTools takes them
+// away; Turn.Builtins lists them and Turn.WorkingDirectory names the
+// folder they act in. A client tool of the same name is the one called.
+// The CLI's other built-ins (grep, glob, sql, task, …) are not played: a
+// call fails as a tool that does not exist.
+//
+// Each runs as a client tool's call does, with the permission request of
+// its kind in place of the external tool exchange:
+//
+//	tool.execution_start {toolCallId, toolName, arguments, toolTitle, shellToolInfo?}
+//	permission.requested {requestId, permissionRequest, promptRequest}
+//	  ← session.permissions.handlePendingPermissionRequest
+//	permission.completed {requestId, toolCallId, result}
+//	[tool.shell_output, tool.execution_partial_result …]   (bash)
+//	tool.execution_complete {success, result:{content, detailedContent?, contents?}, fileEdits?, shellExecution?} or {error:{code, message}}
+//
+// with these requests (promptRequest is the same request, but kind
+// "commands" with commandIdentifiers for shell):
+//
+//   - view {path, view_range?}: read {path, intention: "Read file: P" or
+//     "List directory: P"}; the file's text as it is (view_range [a, b],
+//     from 1, b -1 for the end: those lines), or a folder's entries, one
+//     level, sorted, hidden ones included, one a line. A missing path
+//     fails after the question: "Path does not exist" (the model reads
+//     "Path P does not exist. Please provide a valid path.").
+//   - create {path, file_text}: write {fileName, intention: "Create file",
+//     diff, newFileContents, fileEdits:[{after}], canOfferSessionApproval:
+//     true}; "Created file P with N characters", fileEdits [{kind:
+//     "create"}]. A path that exists, or whose folder does not, fails
+//     before any question, in the CLI's words.
+//   - edit {path, old_str, new_str}: write {…, intention: "Edit file",
+//     fileEdits:[{before, after}]} with the CLI's whole-file diff; "File P
+//     updated with changes.", fileEdits [{kind: "edit"}]. old_str found
+//     nowhere ("No match found") or more than once ("Multiple matches
+//     found"), or a file that cannot be read, fails before any question.
+//   - bash {command, description}: shell {fullCommandText, intention (the
+//     description, else "Running command"), commands:[{identifier: the
+//     command, readOnly: false}], commandSegments, and — as 1.0.102 sends
+//     them whatever the command — possiblePaths [], possibleUrls [],
+//     hasWriteFileRedirection false, canOfferSessionApproval false}; the
+//     paths a command may touch and its redirections are in
+//     tool.execution_start's shellToolInfo. The result is the output
+//     followed by "<shellId: N completed with exit code X>" (N counts the
+//     session's commands from 0); a non-zero exit is still a success.
+//   - web_fetch {url}: url {url, intention: "Fetch content from this
+//     URL."}; "Contents of U:\n" and a fixed text saying nothing was
+//     fetched.
+//
+// A failed tool's Error is tool.execution_complete's terse message and its
+// Text the CLI's longer words for the model. Permission is asked, decided
+// and remembered as for client tools (approve-for-session approves the
+// tool by name for the rest of the session); without requestPermission
+// every built-in tool is denied without a question, as on the real CLI.
+// Where the real CLI runs a reply's calls at once (every start, then the
+// questions in any order), the simulator runs them one after another.
+//
+// Safety. The simulator ships in the quorum binary, so its tools act only
+// inside the session's workingDirectory, whatever the client approves:
+//
+//   - A session created without workingDirectory has no folder: view,
+//     create, edit and bash fail ("No working directory") before any
+//     question. The server's own working directory is never used.
+//   - A path (absolute, or relative to the folder) is resolved — the
+//     longest prefix that exists through filepath.EvalSymlinks, the rest
+//     appended — and must lie in the folder's resolved path; a dangling
+//     symlink counts as outside. A path outside (by "..", absolutely, or
+//     through a symlink) is asked about as the CLI would ask, from the
+//     arguments alone, nothing outside being read, and once approved fails
+//     with "Path is outside the working directory" (code "denied"). Files
+//     are then reached only through an os.Root of the folder, which
+//     refuses a path that leaves it, so a symlink swapped in after the
+//     check leads nowhere.
+//   - bash runs no command a model writes. It plays a single simple
+//     command — no pipes, lists, redirections, variables, globs or
+//     substitutions — of an allow-list: pwd, echo, ls [-a|-A|-1] [PATH…]
+//     and cat FILE… (in Go, paths confined as above), and git status
+//     [--short|--porcelain|-b], git diff [--stat|--cached|--name-only|…]
+//     and git log --oneline [-N|-n N] (git run in the folder, with none of
+//     the process's GIT_ variables, GIT_TERMINAL_PROMPT=0, no optional
+//     locks, no pager, no fsmonitor, hooks, external diff or textconv, for
+//     at most 30 s). Anything else is asked about and then fails, "Command
+//     not run by the simulator", the model told what is played.
+//   - web_fetch fetches nothing: the simulator uses no network.
 //
 // # Sessions on disk
 //
