@@ -8,9 +8,9 @@ import (
 )
 
 // The sessions the CLI keeps on disk, whoever created them: listed,
-// looked up, deleted. These are the older methods outside the CLI's
-// schema (session.list and its kin, typed in package protocol's
-// legacy.go), which CLI 1.0.102 serves; each goes to the current
+// looked up, deleted. These are methods outside the CLI's schema
+// (session.list and its kin, typed by hand in package protocol's
+// offschema.go), which CLI 1.0.102 serves; each goes to the current
 // connection, waiting for a restart in progress.
 
 // ListSessions lists the sessions the CLI keeps on disk: those of this

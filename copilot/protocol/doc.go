@@ -21,9 +21,9 @@
 //     decodes and dispatches one.
 //   - Event, the envelope of a session event, whose Decode returns the
 //     typed data of the 163 known types and the raw data of any other.
-//   - By hand (legacy.go): the methods the CLI serves although its schemas
-//     omit them (session.create and its kin), typed from what the CLI
-//     answers; Decline, what a client without a handler answers.
+//   - By hand (offschema.go): the methods the CLI serves although its
+//     schemas omit them (session.create and its kin), typed from what the
+//     CLI answers; Decline, what a client without a handler answers.
 //
 // COVERAGE.md counts what is typed per area of the schema; PROTOCOL.md
 // states what the rest of the project relies on. Nothing here does I/O:

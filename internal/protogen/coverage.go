@@ -55,7 +55,7 @@ func emitCoverage(t *types, methods []*method, events []*eventType, version stri
 		"(connection-wide on `ServerRPC`, per session on `SessionRPC`), %d requests and notifications the CLI sends "+
 		"(`ClientHandlers`), %d event types (`Event.Decode`). Of %d struct fields, %d stay `json.RawMessage` because "+
 		"the schema leaves them open (opaque JSON, or a union of unlike kinds). The methods the schemas omit are "+
-		"typed by hand in `legacy.go`.\n\n",
+		"typed by hand in `offschema.go`.\n\n",
 		len(methodsOf(methods, "server", "session")), len(methodsOf(methods, "clientSession", "clientGlobal")), len(events), fields, open)
 	b.WriteString("| area | connection-wide calls | session calls | CLI → client requests | event types |\n")
 	b.WriteString("| --- | ---: | ---: | ---: | ---: |\n")
