@@ -129,9 +129,14 @@ const (
 type agentSettings struct {
 	AgentConfig
 	reviewers func(exclude string) []string
-	// votes runs shell votes one at a time: the provider may ask about
-	// parallel tool calls at once, and a vote records into the run.
-	votes sync.Mutex
+	// votes runs shell votes one at a time and apart from the executor's
+	// own bookkeeping: the provider asks on its own goroutines, maybe about
+	// parallel tool calls at once, and a vote records into the run's
+	// result. votesOver, set once the executor's session is closed, turns
+	// away a vote still asked for then, so nothing records into the result
+	// while later phases do.
+	votes     sync.Mutex
+	votesOver bool
 }
 
 // Agent plans task with cfg.Models, has the plan reviewed, asks

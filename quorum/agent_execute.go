@@ -35,6 +35,10 @@ func (r *run) execute(a *AgentResult, as *agentSettings) error {
 	}
 	ex := &executor{r: r, a: a, as: as, ws: ws, g: g}
 	defer func() { a.Actions = g.taken() }()
+	if err := ex.open(); err != nil {
+		return err
+	}
+	defer ex.close()
 	err = ex.run()
 	// Whatever happened, the work so far is committed and described.
 	ex.commit("quorum agent: work in progress (stopped)")
@@ -78,15 +82,13 @@ type executor struct {
 	limit context.CancelCauseFunc
 }
 
-// run opens the executor's conversation and runs every step.
-func (ex *executor) run() error {
+// open opens the executor's conversation, which stays open through the
+// plan's steps and the fix rounds, so the executor remembers what it did.
+// It takes no slot of Config.MaxConcurrency: the votes on its commands and
+// the reviews of its work need those slots while it waits, and with one
+// slot it would wait for itself.
+func (ex *executor) open() error {
 	r := ex.r
-	ph := r.startPhase(PhaseExecute, []string{ex.a.Executor})
-	defer func() { ph.finish(nil) }()
-	if err := r.sem.Acquire(r.ctx, 1); err != nil {
-		return r.stopped(PhaseExecute)
-	}
-	defer r.sem.Release(1)
 	conv, err := r.b.Open(r.ctx, OpenOptions{
 		Model:         ex.a.Executor,
 		SystemMessage: agentExecuteSystem,
@@ -102,11 +104,28 @@ func (ex *executor) run() error {
 		return fmt.Errorf("quorum: opening the executor's session with %s: %w", ex.a.Executor, err)
 	}
 	ex.conv = conv
-	defer func() {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), r.s.CloseTimeout)
-		conv.Close(cctx)
-		cancel()
-	}()
+	return nil
+}
+
+// close ends the executor's conversation, also after the run was
+// cancelled, and turns away shell votes asked for after it.
+func (ex *executor) close() {
+	if ex.conv == nil {
+		return
+	}
+	r := ex.r
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), r.s.CloseTimeout)
+	ex.conv.Close(cctx)
+	cancel()
+	ex.as.votes.Lock()
+	ex.as.votesOver = true
+	ex.as.votes.Unlock()
+}
+
+// run carries out every step of the plan.
+func (ex *executor) run() error {
+	ph := ex.r.startPhase(PhaseExecute, []string{ex.a.Executor})
+	defer func() { ph.finish(nil) }()
 	plan := *ex.a.Plan
 	nonce := nonceOf(ex.a.Task, planDoc(plan))
 	for i, st := range plan.Steps {
@@ -138,6 +157,10 @@ func (ex *executor) turn(p Phase, round string, step int, goal, prompt, message 
 	reply, err := ex.conv.Send(ctx, prompt, func(d string) {
 		r.ev.emit(Event{Kind: Delta, Phase: p, Model: ex.a.Executor, Target: fmt.Sprint(step), Text: d})
 	})
+	// The turn's bookkeeping shares the result with shell votes, which a
+	// provider may still be finishing on its own goroutine.
+	ex.as.votes.Lock()
+	defer ex.as.votes.Unlock()
 	if cause := context.Cause(ctx); errors.Is(cause, ErrToolCallLimit) || (err != nil && cause != nil) {
 		// The limit stops the turn even if the reply came in first.
 		err = cause
@@ -302,6 +325,9 @@ func (r *run) shellVote(ctx context.Context, a *AgentResult, as *agentSettings, 
 	}
 	as.votes.Lock()
 	defer as.votes.Unlock()
+	if as.votesOver {
+		return ActionDecision{By: ByQuorum, Reason: "the executor's session has ended; no vote was held"}, nil
+	}
 	nonce := nonceOf(a.Task, act.Command)
 	prompt := agentShellVotePrompt(a.Task, quote("COMMAND", nonce, act.Command), act)
 	tasks := make([]task, len(voters))

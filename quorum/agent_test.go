@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // fakeWorkspace is a workspace in memory: files by path, commits counted.
@@ -494,5 +495,22 @@ func TestAgentConfigRefused(t *testing.T) {
 	}
 	if len(b.opened) != 0 {
 		t.Fatalf("%d sessions opened for refused configurations", len(b.opened))
+	}
+}
+
+// With one session slot, the executor's votes and the review still run:
+// the executor holds no slot while it waits for them.
+func TestAgentOneSessionSlot(t *testing.T) {
+	b := &fakeBackend{ws: newFakeWorkspace(), shellApprove: map[string]bool{"m2": true, "m3": true},
+		actions: []Action{{Kind: ActionShell, Command: "ls", Paths: []string{"/ws"}}}}
+	cfg := agentConfig(b)
+	cfg.MaxConcurrency = 1
+	cfg.PhaseTimeout = time.Minute // a hang guard: a wait for a slot would run into it
+	a, err := Agent(context.Background(), b, "task", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !a.Actions[0].Allow || a.Stage != StageReviewed {
+		t.Fatalf("first action %+v, stage %q", a.Actions[0], a.Stage)
 	}
 }
