@@ -43,12 +43,18 @@ func Rules() []sim.Rule {
 		{Name: "quorum answer", Match: Is(quorum.PhaseAnswer), Respond: Answer},
 		{Name: "quorum review", Match: Is(quorum.PhaseReview), Respond: Review},
 		{Name: "quorum synthesis", Match: Is(quorum.PhaseSynthesis), Respond: Synthesis},
+		{Name: "quorum agent proposal", Match: IsAgentProposal, Respond: AgentProposal},
 		{Name: "quorum proposal", Match: Is(quorum.PhasePropose), Respond: Proposal},
 		{Name: "quorum vote", Match: Is(quorum.PhaseVote), Respond: Vote},
 		{Name: "quorum debate opening", Match: Is(quorum.PhaseOpening), Respond: Debater},
 		{Name: "quorum debate round", Match: IsRound, Respond: Debater},
 		{Name: "quorum debate verdict", Match: Is(quorum.PhaseVerdict), Respond: Verdict},
 		{Name: "quorum review inspection", Match: Is(quorum.PhaseInspect), Respond: Inspection},
+		{Name: "quorum agent plan review", Match: Is(quorum.PhasePlanReview), Respond: PlanReview},
+		{Name: "quorum agent revision", Match: Is(quorum.PhaseRevise), Respond: Revise},
+		{Name: "quorum agent shell vote", Match: Is(quorum.PhaseShellVote), Respond: ShellVote},
+		{Name: "quorum agent step", Match: Is(quorum.PhaseExecute), Respond: Executor},
+		{Name: "quorum agent fix", Match: Is(quorum.PhaseFix), Respond: Executor},
 	}
 }
 
