@@ -6,14 +6,12 @@ import (
 	"errors"
 	"runtime"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/quorum-go/quorum/copilot/protocol"
-	"github.com/quorum-go/quorum/internal/bench/load"
 	"github.com/quorum-go/quorum/internal/testing/testutil"
 )
 
@@ -231,23 +229,34 @@ func TestDefaultBound(t *testing.T) {
 	}
 }
 
-// A consumer that is merely descheduled does not fail: bursts well past the
-// bound arrive while every core is busy and the consumer yields and sleeps
-// between receives, and it gets every message in order. With the bound
-// alone (the policy before this one), the first burst failed it.
+// A consumer that is merely descheduled does not fail: it is held, as a
+// goroutine waiting for a core is, until a burst has put well past the
+// bound, then receives slowly (yielding and sleeping between receives)
+// while the rest of the burst arrives, and it gets every message in order.
+// With the bound alone (the policy before this one), the first burst
+// failed it. The hold makes every run test the policy: the channel is past
+// its bound each time the consumer starts.
 // Contract 2 (see the package doc).
 func TestDescheduledConsumerDoesNotFail(t *testing.T) {
 	const bound = 256 << 10
 	ch, sink := newChannel(t, Config{MaxBufferedBytes: bound})
 	ctx := testutil.Context(t, hangGuard)
-	defer load.Burn()()
 
-	const bursts, perBurst = 3, 30 // 30 × 24 KB: about three times the bound
-	var got atomic.Int64
+	const bursts, perBurst = 3, 30      // 30 × 24 KB: about three times the bound
+	past := make(chan struct{}, bursts) // a burst has put the channel past the bound
+	read := make(chan struct{}, bursts) // the consumer has read a whole burst
 	drained := make(chan struct{})
 	go func() {
 		defer close(drained)
 		for i := 0; i < bursts*perBurst; i++ {
+			if i%perBurst == 0 {
+				select { // held until this burst is past the bound
+				case <-past:
+				case <-ctx.Done():
+					t.Error("the burst never passed the bound")
+					return
+				}
+			}
 			m, err := ch.Receive(ctx)
 			if err != nil {
 				t.Errorf("message %d: %v", i, err)
@@ -257,17 +266,20 @@ func TestDescheduledConsumerDoesNotFail(t *testing.T) {
 				t.Errorf("got message %d, want %d", n, i)
 				return
 			}
-			got.Add(1)
 			if i%2 == 0 {
 				runtime.Gosched()
 			} else {
 				time.Sleep(time.Millisecond)
+			}
+			if i%perBurst == perBurst-1 {
+				read <- struct{}{}
 			}
 		}
 	}()
 	pad := strings.Repeat("b", 24<<10)
 	most := 0
 	for b := range bursts {
+		signalled := false
 		for i := range perBurst {
 			n := b*perBurst + i
 			m := eventMsg("test.numbered", `{"n":`+itoa(n)+`,"pad":"`+pad+`"}`)
@@ -276,15 +288,23 @@ func TestDescheduledConsumerDoesNotFail(t *testing.T) {
 			}
 			_, bytes := ch.Buffered()
 			most = max(most, bytes)
+			if bytes > bound && !signalled {
+				signalled = true
+				past <- struct{}{}
+			}
+		}
+		if !signalled {
+			t.Fatalf("burst %d never put the channel past its bound of %d bytes: the test does not test the policy", b, bound)
 		}
 		// The next burst comes once this one is read, as the CLI's turns do.
-		for got.Load() < int64((b+1)*perBurst) && ctx.Err() == nil && !t.Failed() {
-			time.Sleep(time.Millisecond)
+		select {
+		case <-read:
+		case <-drained:
 		}
 	}
 	<-drained
 	if most <= bound {
-		t.Logf("the consumer kept up (at most %d bytes waited): the bursts did not test the policy this run", most)
+		t.Errorf("at most %d bytes waited, within the bound of %d: the bursts did not test the policy", most, bound)
 	}
 }
 

@@ -40,6 +40,15 @@ func TestReceiveKeepsOrder(t *testing.T) {
 
 func TestReceiveWaitsForAMessage(t *testing.T) {
 	ch, sink := newChannel(t, Config{})
+	// The test hook says when Receive has found the channel empty and is
+	// about to wait: the delivery below comes to a waiting receiver.
+	waiting := make(chan struct{}, 1)
+	ch.mb.beforeWait = func() {
+		select {
+		case waiting <- struct{}{}:
+		default:
+		}
+	}
 	got := make(chan Message, 1)
 	errc := make(chan error, 1)
 	go func() {
@@ -50,7 +59,7 @@ func TestReceiveWaitsForAMessage(t *testing.T) {
 		}
 		got <- m
 	}()
-	time.Sleep(20 * time.Millisecond) // let it reach the wait; a pass does not depend on this
+	testutil.Receive(t, "Receive reaching its wait", hangGuard, waiting)
 	select {
 	case m := <-got:
 		t.Fatalf("Receive returned %+v with nothing delivered", m)
