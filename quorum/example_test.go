@@ -3,10 +3,14 @@ package quorum_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 
 	"github.com/quorum-go/quorum/copilot"
 	"github.com/quorum-go/quorum/internal/sim"
 	"github.com/quorum-go/quorum/internal/simquorum"
+	"github.com/quorum-go/quorum/internal/workspace"
 	"github.com/quorum-go/quorum/quorum"
 )
 
@@ -165,4 +169,68 @@ func ExampleReview() {
 	// F3 minor store/db.go:1-2 (maintainability), 2 of 3 models
 	// F4 minor store/db.go:2-2 (tests), 1 of 3 models
 	// degraded: false sessions left: 0
+}
+
+// An agent on the simulator, in a throwaway repository: the models plan,
+// review and revise the plan, it is approved, the simulated executor
+// carries it out in a worktree of a new branch, every action it asks for
+// is decided by the gate, and the other models review the result. The
+// repository's own working tree is never touched.
+func ExampleAgent() {
+	ctx := context.Background()
+	client, srv, err := simulated(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer srv.Close()
+	defer client.Close()
+
+	dir, _ := os.MkdirTemp("", "agent-example-")
+	defer os.RemoveAll(dir)
+	for _, args := range [][]string{{"init", "-q", "-b", "main", "repo"}, {"-C", "repo", "-c", "user.name=Example", "-c", "user.email=example@localhost", "commit", "-q", "--allow-empty", "-m", "initial"}} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			fmt.Println(err, string(out))
+			return
+		}
+	}
+	repo, err := workspace.Open(ctx, filepath.Join(dir, "repo"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	task := "Document how we cut a release"
+	a, err := quorum.Agent(ctx, quorum.Copilot(client), task, quorum.AgentConfig{
+		Config: quorum.Config{Models: simquorum.Participants},
+		// The human gate: a real program shows the plan and asks.
+		Approve: func(ctx context.Context, p quorum.AgentPlan) (quorum.Approval, error) {
+			return quorum.Approval{Verdict: quorum.ApprovalApproved}, nil
+		},
+		Workspace: func(ctx context.Context) (quorum.Workspace, error) {
+			return repo.NewWorktree(ctx, task, workspace.Options{Root: filepath.Join(dir, "worktrees")})
+		},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("stage %s, plan by %s, %d review rounds\n", a.Stage, a.Plan.Author, len(a.PlanReviews))
+	for _, st := range a.Steps {
+		fmt.Printf("%s %d: %d tool calls, committed: %v\n", st.Round, st.Step, len(st.Tools), st.Commit != "")
+	}
+	for _, rec := range a.Actions[:5] {
+		fmt.Printf("%s: allowed %v by %s\n", rec.Action.Kind, rec.Allow, rec.By)
+	}
+	fmt.Printf("reviewed by %d models, %d findings left\n", len(a.Reviews[0].Inspections), len(a.Findings))
+	// Output:
+	// stage reviewed, plan by sim-gamma, 2 review rounds
+	// execute 1: 5 tool calls, committed: true
+	// execute 2: 2 tool calls, committed: true
+	// execute 3: 2 tool calls, committed: true
+	// read: allowed true by policy
+	// write: allowed true by policy
+	// read: allowed false by policy
+	// shell: allowed true by quorum
+	// url: allowed false by policy
+	// reviewed by 2 models, 0 findings left
 }
