@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -108,13 +109,14 @@ type toolShape struct {
 
 // realOnly are the fields CLI 1.0.102 sends beyond its schemas, which the
 // simulator (checked against them) leaves out.
-var realOnly = regexp.MustCompile(`"(shellType|_permissionRequestSessionId|allowMatchIdentifier|hasUnboundExecutableContent|staticTokens|workingDirectory)":[^,}]*,?`)
+var realOnly = regexp.MustCompile(`"(shellType|_permissionRequestSessionId|allowMatchIdentifier|hasUnboundExecutableContent|staticTokens|workingDirectory|requestSandboxBypassReason)":[^,}]*,?`)
 
 var shellID = regexp.MustCompile(`(shellId(": "|":"|: ))\d+`)
 
 // normalize rewrites raw JSON (or text) for comparison.
 func normalize(raw, dir string) string {
 	s := strings.ReplaceAll(raw, dir, "$DIR")
+	s = strings.ReplaceAll(s, filepath.Dir(dir), "$PARENT")
 	s = realOnly.ReplaceAllString(s, "")
 	s = strings.ReplaceAll(s, ",}", "}")
 	s = shellID.ReplaceAllString(s, "${1}N")
@@ -187,11 +189,14 @@ func toolShapes(t *testing.T, evs []sim.Event, dir string, text map[string]strin
 	return out
 }
 
-// sideBySideCalls are the calls both run: each tool, approved, with the
-// failures the simulator words as the CLI does. None depends on another,
-// as the CLI runs them at once.
-func sideBySideCalls(dir string) []sim.ToolCall {
-	calls := []sim.ToolCall{
+// sideBySideCalls are the calls both run in dir: first those compared
+// whole — each tool, with the failures the simulator words as the CLI
+// does — then (asked) those of which only the start and the permission
+// request are compared: paths outside the folder, a command the simulator
+// does not play and web_fetch, which the simulator refuses or answers
+// itself. None depends on another, as the CLI runs them at once.
+func sideBySideCalls(dir string) (calls []sim.ToolCall, asked int) {
+	calls = []sim.ToolCall{
 		sim.ViewCall(filepath.Join(dir, "notes.txt")),
 		sim.Call(sim.ToolView, map[string]any{"path": "notes.txt", "view_range": []int{2, 3}}),
 		sim.Call(sim.ToolView, map[string]any{"path": filepath.Join(dir, "notes.txt"), "view_range": []int{2, -1}}),
@@ -210,23 +215,34 @@ func sideBySideCalls(dir string) []sim.ToolCall {
 		sim.BashCall("cat nope.txt", "Show"),
 		sim.BashCall("pwd", "Where"),
 	}
+	whole := len(calls)
+	calls = append(calls,
+		sim.ViewCall(filepath.Join(filepath.Dir(dir), "secret.txt")),
+		sim.ViewCall("../secret.txt"),
+		sim.CreateCall(filepath.Join(filepath.Dir(dir), "planted.txt"), "x\n"),
+		sim.BashCall("cat ../secret.txt | wc -l; ls 'a b' > out.txt", "Count"),
+		sim.BashCall("git push", "Push"),
+		sim.BashCall(`ls "c" 'd' e "f g" ab > "hh" >> iii`, "Quotes"),
+		sim.WebFetchCall("https://example.com/page"),
+	)
 	for i := range calls {
 		calls[i].ID = "call_" + string(rune('a'+i))
 	}
-	return calls
+	return calls, whole
 }
 
-// sideBySideDir makes the folder both run in.
+// sideBySideDir makes the folder both run in, beside a file outside it.
 func sideBySideDir(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "work")
 	for name, text := range map[string]string{
-		"notes.txt": "line one\nline two\nline three\n",
-		"b.txt":     "line one\nline two\nline three\n",
-		"c.txt":     "c\n",
-		"dup.txt":   "x = 1\nx = 1\n",
-		"sub/a.go":  "package a\n",
-		"sub/.h":    "h",
+		"notes.txt":     "line one\nline two\nline three\n",
+		"b.txt":         "line one\nline two\nline three\n",
+		"c.txt":         "c\n",
+		"dup.txt":       "x = 1\nx = 1\n",
+		"sub/a.go":      "package a\n",
+		"sub/.h":        "h",
+		"../secret.txt": "SECRET\n",
 	} {
 		name = filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
@@ -239,66 +255,100 @@ func sideBySideDir(t *testing.T) string {
 	return dir
 }
 
-func TestBuiltinToolsMatchTheRealCLI(t *testing.T) {
-	// The real CLI.
-	realDir := sideBySideDir(t)
-	calls := sideBySideCalls(realDir)
-	mcalls := make([]modelapi.Call, len(calls))
-	for i, c := range calls {
-		mcalls[i] = modelapi.Call{ID: c.ID, Name: c.Name, Arguments: string(c.Arguments)}
-	}
-	rc, api := startRealCLI(t, func(req modelapi.Request) modelapi.Reply {
+// sideBySide is one side's run: the shapes of its calls by id.
+type sideBySide func(t *testing.T, decision map[string]any) (map[string]toolShape, []sim.ToolCall, int)
+
+// realSide runs the calls through the real CLI, one session a decision.
+func realSide(t *testing.T) sideBySide {
+	var mu sync.Mutex
+	calls := map[string][]modelapi.Call{} // by session
+	c, api := startRealCLI(t, func(req modelapi.Request) modelapi.Reply {
 		if req.HasToolResults {
 			return modelapi.Text("done")
 		}
-		return modelapi.ToolCalls(mcalls...)
+		mu.Lock()
+		defer mu.Unlock()
+		return modelapi.ToolCalls(calls[req.Conversation]...)
 	})
-	newAnswerer(rc, "approve-once", nil, "")
-	rid := rc.createSession(map[string]any{"model": realModel, "streaming": true, "requestPermission": true, "workingDirectory": realDir})
-	rc.send(rid, "go")
-	revs := rc.waitIdle(rid, 1)
-	// What the model read: the tool messages of the CLI's second request.
-	realTexts := map[string]string{}
-	for _, req := range api.Requests() {
-		if req.Conversation == rid && req.HasToolResults {
-			for _, m := range req.ToolResults() {
-				realTexts[m.ToolCallID] = m.Content
+	a := newAnswerer(c, "", nil, "")
+	return func(t *testing.T, decision map[string]any) (map[string]toolShape, []sim.ToolCall, int) {
+		dir := sideBySideDir(t)
+		sc, asked := sideBySideCalls(dir)
+		a.decision = decision
+		id := c.createSession(map[string]any{"model": realModel, "streaming": true, "requestPermission": true, "workingDirectory": dir})
+		mu.Lock()
+		for _, call := range sc {
+			calls[id] = append(calls[id], modelapi.Call{ID: call.ID, Name: call.Name, Arguments: string(call.Arguments)})
+		}
+		mu.Unlock()
+		c.send(id, "go")
+		evs := c.waitIdle(id, 1)
+		a.check(t)
+		// What the model read: the tool messages of the CLI's second
+		// request.
+		texts := map[string]string{}
+		for _, req := range api.Requests() {
+			if req.Conversation == id && req.HasToolResults {
+				for _, m := range req.ToolResults() {
+					texts[m.ToolCallID] = m.Content
+				}
 			}
 		}
+		return toolShapes(t, evs, dir, texts), sc, asked
 	}
+}
 
-	// The simulator.
-	simDir := sideBySideDir(t)
-	got := make(chan sim.Turn, 1)
-	sc, _ := dial(t, newServer(t, sim.Options{Models: []sim.Model{builtinModel(fixedCalls(sideBySideCalls(simDir)...), got)}}))
-	newAnswerer(sc, "approve-once", nil, "")
-	sid := sc.createSession(map[string]any{"model": "m", "streaming": true, "requestPermission": true, "workingDirectory": simDir})
-	sc.send(sid, "go")
-	sevs := sc.waitIdle(sid, 1)
-	turn := <-got
-	simTexts := map[string]string{}
-	for _, r := range turn.ToolResults {
-		simTexts[r.CallID] = r.Text
+// simSide runs the calls through the simulator.
+func simSide(t *testing.T) sideBySide {
+	return func(t *testing.T, decision map[string]any) (map[string]toolShape, []sim.ToolCall, int) {
+		dir := sideBySideDir(t)
+		calls, asked := sideBySideCalls(dir)
+		got := make(chan sim.Turn, 1)
+		c, _ := dial(t, newServer(t, sim.Options{Models: []sim.Model{builtinModel(fixedCalls(calls...), got)}}))
+		a := newAnswerer(c, "", nil, "")
+		a.decision = decision
+		id := c.createSession(map[string]any{"model": "m", "streaming": true, "requestPermission": true, "workingDirectory": dir})
+		c.send(id, "go")
+		evs := c.waitIdle(id, 1)
+		a.check(t)
+		texts := map[string]string{}
+		for _, r := range (<-got).ToolResults {
+			texts[r.CallID] = r.Text
+		}
+		return toolShapes(t, evs, dir, texts), calls, asked
 	}
+}
 
-	real := toolShapes(t, revs, realDir, realTexts)
-	simulated := toolShapes(t, sevs, simDir, simTexts)
-	if len(real) != len(calls) || len(simulated) != len(calls) {
-		t.Fatalf("%d calls, %d seen on the real CLI, %d on the simulator", len(calls), len(real), len(simulated))
-	}
-	for _, c := range calls {
-		r, s := real[c.ID], simulated[c.ID]
-		if r.Model != s.Model {
-			t.Errorf("%s %s: the model read\nreal %q\nsim  %q", c.Name, c.Arguments, r.Model, s.Model)
-		}
-		if r.Start != s.Start {
-			t.Errorf("%s %s: tool.execution_start\nreal %s\nsim  %s", c.Name, c.Arguments, r.Start, s.Start)
-		}
-		if r.Permission != s.Permission || r.Prompt != s.Prompt {
-			t.Errorf("%s %s: permission.requested\nreal %s\n     %s\nsim  %s\n     %s", c.Name, c.Arguments, r.Permission, r.Prompt, s.Permission, s.Prompt)
-		}
-		if r.Completed != s.Completed {
-			t.Errorf("%s %s: tool.execution_complete\nreal %s\nsim  %s", c.Name, c.Arguments, r.Completed, s.Completed)
-		}
+func TestBuiltinToolsMatchTheRealCLI(t *testing.T) {
+	real, simulated := realSide(t), simSide(t)
+	for _, decision := range []map[string]any{
+		{"kind": "approve-once"},
+		{"kind": "reject", "feedback": "not that"},
+	} {
+		t.Run(decision["kind"].(string), func(t *testing.T) {
+			rs, calls, whole := real(t, decision)
+			ss, _, _ := simulated(t, decision)
+			if len(rs) != len(calls) || len(ss) != len(calls) {
+				t.Fatalf("%d calls, %d seen on the real CLI, %d on the simulator", len(calls), len(rs), len(ss))
+			}
+			for i, c := range calls {
+				r, s := rs[c.ID], ss[c.ID]
+				if r.Start != s.Start {
+					t.Errorf("%s %s: tool.execution_start\nreal %s\nsim  %s", c.Name, c.Arguments, r.Start, s.Start)
+				}
+				if r.Permission != s.Permission || r.Prompt != s.Prompt {
+					t.Errorf("%s %s: permission.requested\nreal %s\n     %s\nsim  %s\n     %s", c.Name, c.Arguments, r.Permission, r.Prompt, s.Permission, s.Prompt)
+				}
+				if i >= whole {
+					continue
+				}
+				if r.Completed != s.Completed {
+					t.Errorf("%s %s: tool.execution_complete\nreal %s\nsim  %s", c.Name, c.Arguments, r.Completed, s.Completed)
+				}
+				if r.Model != s.Model {
+					t.Errorf("%s %s: the model read\nreal %q\nsim  %q", c.Name, c.Arguments, r.Model, s.Model)
+				}
+			}
+		})
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/quorum-go/quorum/copilot/protocol"
 )
@@ -147,8 +148,9 @@ type shellCommand struct {
 
 // parseShell reads cmd. What CLI 1.0.102 reports of a command was seen to
 // be: a segment per simple command (identifier: the program, with git's
-// subcommand), and as possible paths the arguments that are not options
-// (none for echo) and the redirections' targets.
+// subcommand), and as possible paths the redirections' targets, then the
+// arguments that are not options (none for echo), of three characters or
+// more.
 func parseShell(cmd string) shellCommand {
 	words, ok := lexShell(cmd)
 	if !ok {
@@ -156,6 +158,7 @@ func parseShell(cmd string) shellCommand {
 	}
 	sc := shellCommand{paths: []string{}}
 	var seg []shellWord
+	var targets, args []string // redirections' targets, arguments
 	ops := 0
 	allPlain := true
 	flush := func() {
@@ -173,8 +176,8 @@ func parseShell(cmd string) shellCommand {
 		sc.segments = append(sc.segments, protocol.PermissionRequestShellCommandSegment{Identifier: id, FullCommandText: strings.Join(raws, " ")})
 		if seg[0].text != "echo" && seg[0].text != "printf" {
 			for _, w := range seg[1:] {
-				if !strings.HasPrefix(w.text, "-") && w.text != "" {
-					sc.paths = append(sc.paths, w.text)
+				if !strings.HasPrefix(w.text, "-") && likelyPath(w.text) {
+					args = append(args, w.text)
 				}
 			}
 		}
@@ -190,8 +193,8 @@ func parseShell(cmd string) shellCommand {
 			ops++
 			if i+1 < len(words) && words[i+1].op == "" {
 				i++
-				if w.op != ">&" {
-					sc.paths = append(sc.paths, words[i].text)
+				if w.op != ">&" && likelyPath(words[i].text) {
+					targets = append(targets, words[i].text)
 				}
 			}
 			sc.writes = sc.writes || w.op == ">" || w.op == ">>"
@@ -201,6 +204,8 @@ func parseShell(cmd string) shellCommand {
 		}
 	}
 	flush()
+	// CLI 1.0.102 lists the redirections' targets first.
+	sc.paths = append(append(sc.paths, targets...), args...)
 	if ops == 0 && allPlain && len(sc.segments) == 1 {
 		for _, w := range words {
 			sc.simple = append(sc.simple, w.text)
@@ -208,6 +213,10 @@ func parseShell(cmd string) shellCommand {
 	}
 	return sc
 }
+
+// likelyPath says whether a word counts as a possible path: CLI 1.0.102
+// was seen to leave out words shorter than three characters.
+func likelyPath(word string) bool { return utf8.RuneCountInString(word) >= 3 }
 
 // shellToolInfo is tool.execution_start's shellToolInfo for a bash call.
 func shellToolInfo(args []byte) *protocol.ToolExecutionStartShellToolInfo {
