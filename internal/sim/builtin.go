@@ -132,6 +132,17 @@ func (c settings) builtin(name string) bool {
 	return slices.Contains(c.builtins, name)
 }
 
+// offeredBuiltins lists the built-in tools a call of which runs one.
+func (c settings) offeredBuiltins() []string {
+	out := []string{}
+	for _, name := range c.builtins {
+		if c.builtin(name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // completion is what tool.execution_complete carries for a built-in tool
 // beside its result's content, as CLI 1.0.102 sends it.
 type completion struct {

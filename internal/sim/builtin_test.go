@@ -497,7 +497,7 @@ func TestBuiltinToolFailures(t *testing.T) {
 		sim.CreateCall(filepath.Join(dir, "newdir", "f.txt"), "x"),
 		sim.EditCall(notes, "zzz", "y"),
 		sim.EditCall(dup, "x = 1", "x = 2"),
-		sim.EditCall(missing, "a", "b"),
+		sim.EditCall(missing, "<a>", "b"),
 		sim.ViewCall(missing),
 	}
 	evs, turn := runBuiltins(t, fixedCalls(calls...), approveOnce, map[string]any{"requestPermission": true, "workingDirectory": dir})
@@ -507,7 +507,7 @@ func TestBuiltinToolFailures(t *testing.T) {
 		{"No match found", "No match found: old_str not found in " + notes + "; no changes made; you might want to try again with correct old_str"},
 		{"Multiple matches found", "Ambiguous match for old_str in " + dup + ": pattern starting with \"x = 1\" matched at lines 1, 2. No changes made; try again with a more specific old_str."},
 		{"Unhandled error: Error: ENOENT: no such file or directory, open '" + missing + "'",
-			`Failed to execute with arguments: {"path":"` + missing + `","old_str":"a","new_str":"b","command":"edit"} due to error: Error: ENOENT: no such file or directory, open '` + missing + `'`},
+			`Failed to execute with arguments: {"path":"` + missing + `","old_str":"<a>","new_str":"b","command":"edit"} due to error: Error: ENOENT: no such file or directory, open '` + missing + `'`},
 		{"Path does not exist", "Path " + missing + " does not exist. Please provide a valid path."},
 	}
 	for i, r := range turn.ToolResults {
@@ -622,12 +622,20 @@ func TestBuiltinAbortWhileAsking(t *testing.T) {
 // A client tool of a built-in tool's name is the one called.
 func TestClientToolShadowsBuiltin(t *testing.T) {
 	dir, _ := workdir(t)
-	c, _ := dial(t, newServer(t, sim.Options{Models: []sim.Model{builtinModel(fixedCalls(sim.ViewCall("notes.txt")), nil)}}))
+	var offered []string
+	calls := func(turn sim.Turn) []sim.ToolCall {
+		offered = turn.Builtins
+		return []sim.ToolCall{sim.ViewCall("notes.txt")}
+	}
+	c, _ := dial(t, newServer(t, sim.Options{Models: []sim.Model{builtinModel(calls, nil)}}))
 	newAnswerer(c, "approve-once", map[string]any{"textResultForLlm": "from the client"}, "")
 	id := c.createSession(map[string]any{"requestPermission": true, "workingDirectory": dir, "tools": []any{map[string]any{"name": "view"}}})
 	c.send(id, "go")
 	evs := c.waitIdle(id, 1)
 	if got := messageContent(t, evs); got != "view success: from the client" {
 		t.Errorf("reply %q", got)
+	}
+	if strings.Join(offered, ",") != "bash,create,edit,web_fetch" {
+		t.Errorf("Turn.Builtins %v", offered)
 	}
 }

@@ -350,11 +350,16 @@ func edited(f folder, t target, a editArgs) (before, after string, fail *toolFai
 		case isDir(root, t.rel):
 			cause = "Error: EISDIR: illegal operation on a directory, read"
 		}
-		args, _ := json.Marshal(struct {
+		// The arguments as JavaScript's JSON.stringify writes them: no
+		// HTML escaping, no trailing newline.
+		var args strings.Builder
+		enc := json.NewEncoder(&args)
+		enc.SetEscapeHTML(false)
+		enc.Encode(struct {
 			editArgs
 			Command string `json:"command"`
 		}{a, ToolEdit})
-		return "", "", failed("Unhandled error: "+cause, fmt.Sprintf("Failed to execute with arguments: %s due to error: %s", args, cause))
+		return "", "", failed("Unhandled error: "+cause, fmt.Sprintf("Failed to execute with arguments: %s due to error: %s", strings.TrimSuffix(args.String(), "\n"), cause))
 	}
 	before = string(b)
 	switch n := strings.Count(before, a.OldStr); {

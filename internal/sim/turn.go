@@ -119,7 +119,7 @@ func (s *session) runTurn(t *turn) {
 			Number:           t.number,
 			Call:             call,
 			Tools:            toolNames,
-			Builtins:         slices.Clone(cfg.builtins),
+			Builtins:         cfg.offeredBuiltins(),
 			WorkingDirectory: s.cwd,
 			CanAskUser:       cfg.requestUserInput,
 			ToolResults:      slices.Clone(results),
