@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/quorum-go/quorum/copilot/protocol"
@@ -17,14 +19,26 @@ import (
 )
 
 // wireLog records what the client writes, for a test to find the params
-// of the calls it made.
+// of the calls it made. It keeps whole frames only: the bytes are cut into
+// frames by their Content-Length as they are written (a Write need not be a
+// frame), so a test reading while the client writes never sees half of one.
 type wireLog struct {
 	io.ReadWriteCloser
-	out testutil.Buffer
+
+	mu      sync.Mutex
+	pending testutil.Frames
+	frames  [][]byte // bodies of the whole frames written, in order
+	err     error    // a header that could not be framed
 }
 
 func (w *wireLog) Write(p []byte) (int, error) {
-	w.out.Write(p)
+	w.mu.Lock()
+	bodies, err := w.pending.Feed(p)
+	w.frames = append(w.frames, bodies...)
+	if err != nil && w.err == nil {
+		w.err = err
+	}
+	w.mu.Unlock()
 	return w.ReadWriteCloser.Write(p)
 }
 
@@ -32,15 +46,19 @@ func (w *wireLog) Write(p []byte) (int, error) {
 // order.
 func (w *wireLog) params(t *testing.T, method string) []json.RawMessage {
 	t.Helper()
-	raw := w.out.String()
+	w.mu.Lock()
+	frames, ferr := slices.Clone(w.frames), w.err
+	w.mu.Unlock()
+	if ferr != nil {
+		t.Fatalf("the client wrote what is not a frame: %v", ferr)
+	}
 	var out []json.RawMessage
-	for _, frame := range strings.Split(raw, "Content-Length: ")[1:] {
-		_, body, _ := strings.Cut(frame, "\r\n\r\n")
+	for _, body := range frames {
 		var m struct {
 			Method string          `json:"method"`
 			Params json.RawMessage `json:"params"`
 		}
-		if err := json.Unmarshal([]byte(body), &m); err != nil {
+		if err := json.Unmarshal(body, &m); err != nil {
 			t.Fatalf("a frame the client wrote is not JSON: %v", err)
 		}
 		if m.Method == method {

@@ -1,16 +1,15 @@
 package schemacheck
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"sync"
 	"testing"
 
 	"github.com/quorum-go/quorum/copilot/protocol"
+	"github.com/quorum-go/quorum/internal/testing/testutil"
 )
 
 // Tap checks the JSON-RPC traffic on one connection against the schemas. It
@@ -22,8 +21,8 @@ type Tap struct {
 	schemas *Schemas
 
 	mu         sync.Mutex
-	toServer   frames
-	fromServer frames
+	toServer   testutil.Frames
+	fromServer testutil.Frames
 	// pending maps a request id to its method, per direction, so that a
 	// response can be checked against its method's result schema.
 	clientCalls map[string]string
@@ -105,7 +104,7 @@ func (t *Tap) observe(b []byte, toServer bool) {
 	if toServer {
 		f = &t.toServer
 	}
-	bodies, err := f.feed(b)
+	bodies, err := f.Feed(b)
 	for _, body := range bodies {
 		t.inspect(body, toServer)
 	}
@@ -189,48 +188,4 @@ func direction(toServer bool) string {
 		return "client→server"
 	}
 	return "server→client"
-}
-
-// frames reassembles Content-Length frames from a byte stream.
-type frames struct {
-	buf []byte
-}
-
-var headerEnd = []byte("\r\n\r\n")
-
-// feed adds b and returns the bodies of the frames it completed.
-func (f *frames) feed(b []byte) ([][]byte, error) {
-	f.buf = append(f.buf, b...)
-	var bodies [][]byte
-	for {
-		i := bytes.Index(f.buf, headerEnd)
-		if i < 0 {
-			return bodies, nil
-		}
-		n, err := contentLength(f.buf[:i])
-		if err != nil {
-			f.buf = nil
-			return bodies, err
-		}
-		start := i + len(headerEnd)
-		if len(f.buf)-start < n {
-			return bodies, nil
-		}
-		bodies = append(bodies, append([]byte(nil), f.buf[start:start+n]...))
-		f.buf = f.buf[start+n:]
-	}
-}
-
-func contentLength(header []byte) (int, error) {
-	for _, line := range bytes.Split(header, []byte("\r\n")) {
-		name, value, ok := bytes.Cut(line, []byte(":"))
-		if ok && bytes.EqualFold(bytes.TrimSpace(name), []byte("Content-Length")) {
-			n, err := strconv.Atoi(string(bytes.TrimSpace(value)))
-			if err != nil || n < 0 {
-				return 0, fmt.Errorf("bad Content-Length %q", value)
-			}
-			return n, nil
-		}
-	}
-	return 0, fmt.Errorf("frame header without Content-Length: %q", header)
 }
