@@ -101,11 +101,14 @@ func failing(id string, phase quorum.Phase) sim.Model {
 		Respond: sim.Always(sim.Fail("rate_limit", "simulated outage of "+id))})
 }
 
-// hanging is a simulated participant whose turns in phase never end.
+// hanging is a simulated participant whose turns in phase never end,
+// after streaming a text that ends in hangingText.
 func hanging(id string, phase quorum.Phase) sim.Model {
 	return simquorum.Model(id).With(sim.Rule{Name: "hang", Match: simquorum.Is(phase),
-		Respond: sim.Always(sim.Reply{Text: "[simulated " + id + "] thinking…", Hang: true})})
+		Respond: sim.Always(sim.Reply{Text: "[simulated " + id + "] " + hangingText, Hang: true})})
 }
+
+const hangingText = "thinking…"
 
 var formats = []string{"text", "markdown", "json"}
 
@@ -182,22 +185,47 @@ func TestInterruptedRunPrintsWhatItCollected(t *testing.T) {
 }
 
 // interruptAfter runs the command and cancels it, as Ctrl-C does, once n
-// turns of phase have finished.
+// turns of phase have finished and every other turn of phase that started
+// has streamed all of a hanging participant's text. Without the second
+// condition the golden files were flaky: a hanging turn cancelled before
+// its text arrived has an empty raw reply (about 1 run in 50 under -race).
 func interruptAfter(h *harness, phase quorum.Phase, n int, args ...string) outcome {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	interrupt, ctrlC := context.WithCancel(ctx)
 	defer ctrlC()
+	type turn struct{ model, target string }
 	var mu sync.Mutex
 	done := 0
+	started := map[turn]bool{}
+	streamed := map[turn]string{}
 	h.onEvent = func(ev quorum.Event) {
 		mu.Lock()
 		defer mu.Unlock()
-		if ev.Kind == quorum.ModelFinished && ev.Phase == phase && ev.Err == nil {
-			if done++; done == n {
-				ctrlC()
+		if ev.Phase != phase {
+			return
+		}
+		t := turn{ev.Model, ev.Target}
+		switch ev.Kind {
+		case quorum.ModelStarted:
+			started[t] = true
+		case quorum.Delta:
+			streamed[t] += ev.Text
+		case quorum.ModelFinished:
+			delete(started, t)
+			if ev.Err == nil {
+				done++
 			}
 		}
+		if done < n {
+			return
+		}
+		for t := range started {
+			if !strings.HasSuffix(streamed[t], hangingText) {
+				return
+			}
+		}
+		ctrlC()
 	}
 	o := h.runContext(interrupt, args...)
 	if ctx.Err() != nil {
