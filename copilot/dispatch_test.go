@@ -318,10 +318,10 @@ func TestToolCallLimitBetweenTurns(t *testing.T) {
 	if err := s.reader.acquire(ctx); err != nil {
 		t.Fatal(err)
 	}
-	dirty, aborting := s.turns.unfinished, s.turns.abort != nil
+	unfinished, aborting := s.turns.unfinished, s.turns.abort != nil
 	s.reader.release()
-	if !dirty || !aborting {
-		t.Fatalf("after the abort: dirty %v, abort pending %v; want both", dirty, aborting)
+	if !unfinished || !aborting {
+		t.Fatalf("after the abort: unfinished %v, abort pending %v; want both", unfinished, aborting)
 	}
 	// The CLI ends the aborted work with session.idle: the count starts again.
 	if err := conn.EmitEvent(s.ID(), protocol.EventSessionIdle, map[string]any{}, true); err != nil {

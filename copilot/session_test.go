@@ -328,9 +328,9 @@ func TestToolCallLimitAbortsTurn(t *testing.T) {
 	if err := s.reader.acquire(ctx); err != nil {
 		t.Fatal(err)
 	}
-	dirty := s.turns.unfinished
+	unfinished := s.turns.unfinished
 	s.reader.release()
-	if dirty {
+	if unfinished {
 		t.Error("after the limit's abort the turn is still counted unfinished")
 	}
 	// The limit is per turn: the next turn may call tools again.

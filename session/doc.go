@@ -33,7 +33,7 @@
 //     session id to Sink: a registered Sink is what the router calls a
 //     route, and has no type of its own.
 //
-// A router.Subscription is a Channel too, with its Sink registered by
+// A router.Subscription reads through a Channel too, its Sink registered by
 // method instead of by session id.
 //
 // # Contracts
