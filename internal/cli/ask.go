@@ -16,12 +16,12 @@ import (
 
 // askResult is the result of `quorum ask -o json`.
 type askResult struct {
-	Model     string `json:"model"`
-	Question  string `json:"question"`
-	Answer    string `json:"answer"`
-	ElapsedMS int64  `json:"elapsedMs"`
-	// Usage is in the quorum package's terms, as in discuss and plan.
-	Usage quorum.Usage `json:"usage"`
+	Model    string `json:"model"`
+	Question string `json:"question"`
+	Answer   string `json:"answer"`
+	// TurnCost is the turn's time and usage, in the quorum package's
+	// terms, as an answer's in discuss.
+	quorum.TurnCost
 }
 
 func (e *env) askCmd(runF runWrapper) *cobra.Command {
@@ -101,7 +101,7 @@ func runAsk(inv *invocation) error {
 		}
 		u := quorum.Usage{Calls: 1, InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens,
 			CacheReadTokens: r.Usage.CacheReadTokens, CacheWriteTokens: r.Usage.CacheWriteTokens, Cost: r.Usage.Cost}
-		res := askResult{Model: model, Question: q, Answer: r.Text, ElapsedMS: time.Since(start).Milliseconds(), Usage: u}
+		res := askResult{Model: model, Question: q, Answer: r.Text, TurnCost: quorum.TurnCost{ElapsedMS: time.Since(start).Milliseconds(), Usage: u}}
 		if err := inv.writeJSON(res, status, errText); err != nil {
 			return err
 		}
