@@ -52,7 +52,7 @@ func (s *Session) between(ctx context.Context, m session.Message) {
 		if !ok {
 			return
 		}
-		s.runBackgroundTool(ctx, t)
+		s.runToolBetweenTurns(ctx, t)
 	case protocol.EventPermissionRequested:
 		p, ok := session.PermissionRequestOf(ev)
 		if !ok {
@@ -69,7 +69,7 @@ func (s *Session) between(ctx context.Context, m session.Message) {
 	}
 }
 
-// runBackgroundTool runs a tool call that came between turns (of a turn
+// runToolBetweenTurns runs a tool call that came between turns (of a turn
 // started with Send, or of a background agent), counted against
 // SessionConfig.MaxToolCalls as a Stream turn's calls are. The first call
 // past it aborts the session's work, which is then treated as an abandoned
@@ -77,7 +77,7 @@ func (s *Session) between(ctx context.Context, m session.Message) {
 // waits for the abort and drains to its session.idle (or, when none
 // comes, for drainQuiet), so that the aborted work's end cannot end the
 // new turn.
-func (s *Session) runBackgroundTool(ctx context.Context, t *session.ToolRequest) {
+func (s *Session) runToolBetweenTurns(ctx context.Context, t *session.ToolRequest) {
 	if s.turns.unfinished { // left from an abandoned turn, or from aborted work: its caller is gone
 		s.answerTool(ctx, t, "", errors.New("the turn was abandoned"))
 		return
@@ -132,5 +132,5 @@ func (s *Session) answerLegacyToolCall(ctx context.Context, m session.Message) {
 		_ = m.ReplyError(ctx, jsonrpc2.CodeInvalidParams, err.Error())
 		return
 	}
-	s.runBackgroundTool(ctx, t)
+	s.runToolBetweenTurns(ctx, t)
 }
