@@ -196,7 +196,7 @@ func (s *session) runBuiltin(t *turn, cfg settings, req protocol.AssistantMessag
 	if fail != nil {
 		return fail, nil
 	}
-	if fail, err := s.permit(t, cfg, req, pre, res.Arguments, false, p.request, p.prompt); fail != nil || err != nil {
+	if fail, err := s.permit(t, cfg, req, pre, res.Arguments, false, true, p.request, p.prompt); fail != nil || err != nil {
 		return fail, err
 	}
 	out, fail := p.run(t.ctx)
@@ -214,6 +214,54 @@ func (s *session) runBuiltin(t *turn, cfg settings, req protocol.AssistantMessag
 	res.Text = out.text
 	*done = out.done
 	return nil, nil
+}
+
+// Grants of the built-in tools for the rest of a session, kept in
+// session.approved beside the client tools approved by name (a NUL cannot
+// begin a tool's name). CLI 1.0.102 was seen to remember an approval for
+// the session by what it covers: {kind:"read"} every later read,
+// {kind:"write"} every later write (create and edit alike),
+// {kind:"commands", commandIdentifiers} later commands whose text is one
+// of them ("ls" covers "ls", not "ls -a"); without an approval it
+// approves once and asks again.
+const (
+	grantRead    = "\x00read"
+	grantWrite   = "\x00write"
+	grantCommand = "\x00command:"
+)
+
+// builtinGrant is the grant that would approve request, or "".
+func builtinGrant(request any) string {
+	switch r := request.(type) {
+	case protocol.PermissionRequestRead:
+		return grantRead
+	case protocol.PermissionRequestWrite:
+		return grantWrite
+	case protocol.PermissionRequestShell:
+		return grantCommand + r.FullCommandText
+	}
+	return ""
+}
+
+// approvalGrants lists what an approval for the session grants the
+// built-in tools (none for an approval of another kind, or none).
+func approvalGrants(a *protocol.UserToolSessionApproval) []string {
+	if a == nil {
+		return nil
+	}
+	switch a.Kind {
+	case "read":
+		return []string{grantRead}
+	case "write":
+		return []string{grantWrite}
+	case "commands":
+		keys := make([]string, len(a.CommandIdentifiers))
+		for i, id := range a.CommandIdentifiers {
+			keys[i] = grantCommand + id
+		}
+		return keys
+	}
+	return nil
 }
 
 // shellEvents emits a command's output as CLI 1.0.102 does before

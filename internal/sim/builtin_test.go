@@ -582,15 +582,56 @@ func TestBuiltinToolsUnavailable(t *testing.T) {
 	})
 }
 
-// approve-for-session approves a built-in tool for the rest of the
-// session.
+// An approval for the session covers what CLI 1.0.102 was seen to let it
+// cover: {kind:"commands"} those exact commands, {kind:"write"} every
+// create and edit, {kind:"read"} every view; without an approval (the
+// url request has none to offer) the tool is asked again.
 func TestBuiltinApprovedForSession(t *testing.T) {
 	dir, _ := workdir(t)
-	approval := map[string]any{"kind": "commands", "commandIdentifiers": []string{"ls"}}
-	evs, turn := runBuiltins(t, fixedCalls(sim.BashCall("ls", "List"), sim.BashCall("pwd", "Where")),
-		map[string]any{"kind": "approve-for-session", "approval": approval}, map[string]any{"requestPermission": true, "workingDirectory": dir})
-	if count(evs, protocol.EventPermissionRequested) != 1 || !turn.ToolResults[1].OK() {
-		t.Errorf("events %v; results %+v", types(evs), turn.ToolResults)
+	rounds := [][]sim.ToolCall{
+		{sim.BashCall("ls", "List")},
+		{sim.BashCall("ls", "List")},
+		{sim.BashCall("ls -a", "List")},
+		{sim.CreateCall("c.txt", "c")},
+		{sim.CreateCall("d.txt", "d")},
+		{sim.EditCall("c.txt", "c", "C")},
+		{sim.ViewCall("c.txt")},
+		{sim.ViewCall("notes.txt")},
+		{sim.WebFetchCall("https://example.com/x")},
+		{sim.WebFetchCall("https://example.com/y")},
+	}
+	model := sim.Model{ID: "m", Respond: func(turn sim.Turn) sim.Reply {
+		if turn.Call < len(rounds) {
+			return sim.Reply{ToolCalls: rounds[turn.Call]}
+		}
+		return sim.Text("done")
+	}}
+	c, _ := dial(t, newServer(t, sim.Options{Models: []sim.Model{model}}))
+	a := newAnswerer(c, "", nil, "")
+	a.decide = func(r protocol.PermissionRequest) map[string]any {
+		approval := map[string]any{"kind": r.Kind}
+		switch r.Kind {
+		case "shell":
+			approval = map[string]any{"kind": "commands", "commandIdentifiers": []string{r.FullCommandText}}
+		case "url":
+			return map[string]any{"kind": "approve-for-session"}
+		}
+		return map[string]any{"kind": "approve-for-session", "approval": approval}
+	}
+	id := c.createSession(map[string]any{"requestPermission": true, "workingDirectory": dir})
+	c.send(id, "go")
+	evs := c.waitIdle(id, 1)
+	a.check(t)
+	var asked []string
+	for _, r := range permissionRequests(t, evs) {
+		asked = append(asked, r.Kind+" "+r.FullCommandText+r.FileName+r.Path+r.URL)
+	}
+	want := []string{"shell ls", "shell ls -a", "write " + filepath.Join(dir, "c.txt"), "read " + filepath.Join(dir, "c.txt"), "url https://example.com/x", "url https://example.com/y"}
+	if strings.Join(asked, "|") != strings.Join(want, "|") {
+		t.Errorf("asked\n%s\nwant\n%s", strings.Join(asked, "\n"), strings.Join(want, "\n"))
+	}
+	if got := readFile(t, filepath.Join(dir, "c.txt")); got != "C" {
+		t.Errorf("c.txt = %q", got)
 	}
 }
 

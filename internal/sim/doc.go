@@ -196,9 +196,13 @@
 //     fetched.
 //
 // A failed tool's Error is tool.execution_complete's terse message and its
-// Text the CLI's longer words for the model. Permission is asked, decided
-// and remembered as for client tools (approve-for-session approves the
-// tool by name for the rest of the session); without requestPermission
+// Text the CLI's longer words for the model. Permission is asked and
+// decided as for client tools; an approval for the session (or a
+// location) is remembered by what its approval covers, as CLI 1.0.102
+// remembers it — {kind:"read"} every later view, {kind:"write"} every
+// later create and edit, {kind:"commands", commandIdentifiers} later
+// commands of exactly those texts — and one without an approval is asked
+// again. Without requestPermission
 // every built-in tool is denied without a question, as on the real CLI.
 // Where the real CLI runs a reply's calls at once (every start, then the
 // questions in any order), the simulator runs them one after another.

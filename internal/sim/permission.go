@@ -15,8 +15,10 @@ type verdict struct {
 	refusal *toolFailure
 	endTurn bool
 	// remember approves the tool for the rest of the session: it is not
-	// asked again.
+	// asked again. approval, when the decision carried one, says what the
+	// built-in tools' approval covers (builtinGrant).
 	remember bool
+	approval *protocol.UserToolSessionApproval
 }
 
 // The tool failures of the refusals, in CLI 1.0.102's words. Of these,
@@ -61,12 +63,12 @@ func decide(d protocol.PermissionDecision) (protocol.PermissionResult, verdict) 
 		return protocol.PermissionResult{Kind: "approved-read-only-for-session", Directories: dirs}, verdict{}
 	case "approve-for-session", "approved-for-session":
 		if a := approval(d.Approval); a != nil {
-			return protocol.PermissionResult{Kind: "approved-for-session", Approval: a}, verdict{remember: true}
+			return protocol.PermissionResult{Kind: "approved-for-session", Approval: a}, verdict{remember: true, approval: a}
 		}
 		return approved, verdict{remember: true}
 	case "approve-for-location", "approved-for-location":
 		if a := approval(d.Approval); a != nil && d.LocationKey != "" {
-			return protocol.PermissionResult{Kind: "approved-for-location", Approval: a, LocationKey: d.LocationKey}, verdict{remember: true}
+			return protocol.PermissionResult{Kind: "approved-for-location", Approval: a, LocationKey: d.LocationKey}, verdict{remember: true, approval: a}
 		}
 		return approved, verdict{remember: true}
 	case "user-not-available", "denied-no-approval-rule-and-could-not-request-from-user":

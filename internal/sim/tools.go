@@ -163,7 +163,7 @@ func (s *session) execTool(t *turn, cfg settings, req protocol.AssistantMessageT
 		Args:            res.Arguments,
 		ToolDescription: def.Description,
 	}
-	if fail, err := s.permit(t, cfg, req, pre, res.Arguments, def.SkipPermission, request, nil); fail != nil || err != nil {
+	if fail, err := s.permit(t, cfg, req, pre, res.Arguments, def.SkipPermission, false, request, nil); fail != nil || err != nil {
 		return fail, err
 	}
 
@@ -214,12 +214,18 @@ func toolOutcome(res *ToolResult, text, resultType, errText string) (*toolFailur
 // (nil: none), of the tool's kind. A preToolUse "allow" skips the question
 // and "ask" asks it (as a hook request) even for a tool that skips
 // permission; otherwise a tool needs it unless skip says it does not or
-// it was approved for the rest of the session. The legacy flow asks none.
-// Without requestPermission the tool is denied, as on the real CLI.
-func (s *session) permit(t *turn, cfg settings, req protocol.AssistantMessageToolRequest, pre preToolUseOutput, args json.RawMessage, skip bool, request, prompt any) (*toolFailure, error) {
+// it was approved for the rest of the session: a client tool by name, a
+// built-in one (builtin) by what the approval covers, as CLI 1.0.102
+// remembers them (builtinGrant). The legacy flow asks none. Without
+// requestPermission the tool is denied, as on the real CLI.
+func (s *session) permit(t *turn, cfg settings, req protocol.AssistantMessageToolRequest, pre preToolUseOutput, args json.RawMessage, skip, builtin bool, request, prompt any) (*toolFailure, error) {
 	legacy := s.conn.srv.opts.ToolFlow == ToolFlowLegacyRequest
+	key := req.Name
+	if builtin {
+		key = builtinGrant(request)
+	}
 	s.mu.Lock()
-	remembered := s.approved[req.Name]
+	remembered := key != "" && s.approved[key]
 	s.mu.Unlock()
 	ask := !legacy && (pre.PermissionDecision == hookAsk ||
 		(pre.PermissionDecision != hookAllow && !skip && !remembered))
@@ -256,8 +262,14 @@ func (s *session) permit(t *turn, cfg settings, req protocol.AssistantMessageToo
 		return v.refusal, nil
 	}
 	if v.remember {
+		keys := []string{req.Name}
+		if builtin {
+			keys = approvalGrants(v.approval)
+		}
 		s.mu.Lock()
-		s.approved[req.Name] = true
+		for _, k := range keys {
+			s.approved[k] = true
+		}
 		s.mu.Unlock()
 	}
 	return nil, nil

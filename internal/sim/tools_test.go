@@ -41,7 +41,9 @@ type answerer struct {
 	c          *client
 	permission string         // kind to answer with
 	decision   map[string]any // or the whole decision, when set
-	toolResult any            // result to answer with, or nil for toolError
+	// decide, when set, decides each permission request instead.
+	decide     func(request protocol.PermissionRequest) map[string]any
+	toolResult any // result to answer with, or nil for toolError
 	toolError  string
 	wg         sync.WaitGroup
 	errs       chan error
@@ -67,6 +69,13 @@ func newAnswerer(c *client, permission string, result any, toolError string) *an
 			decision := a.decision
 			if decision == nil {
 				decision = map[string]any{"kind": a.permission}
+			}
+			if a.decide != nil {
+				var pr struct {
+					PermissionRequest protocol.PermissionRequest `json:"permissionRequest"`
+				}
+				json.Unmarshal(se.Event.Data, &pr)
+				decision = a.decide(pr.PermissionRequest)
 			}
 			p = map[string]any{"sessionId": se.SessionID, "requestId": d.RequestID, "result": decision}
 		case protocol.EventExternalToolRequested:
