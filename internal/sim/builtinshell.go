@@ -506,6 +506,23 @@ func gitPlayed(args []string) []string {
 	return append(out, rest...)
 }
 
+// capped keeps the first max bytes written to it and drops the rest, so a
+// command's output cannot swell a turn; it never fails a write, which
+// would stop the command.
+type capped struct {
+	buf bytes.Buffer
+	max int
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	if room := c.max - c.buf.Len(); room > 0 {
+		c.buf.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
+
+func (c *capped) String() string { return c.buf.String() }
+
 // isCount reports whether s is a positive count of at most 1000.
 func isCount(s string) bool {
 	n, err := strconv.Atoi(s)
@@ -529,8 +546,8 @@ func playGit(ctx context.Context, f folder, args []string) (string, int, *toolFa
 		}
 	}
 	cmd.Env = append(env, "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "GIT_PAGER=cat", "PAGER=cat")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	out := &capped{max: maxViewBytes}
+	cmd.Stdout, cmd.Stderr = out, out
 	cmd.WaitDelay = time.Second
 	err := cmd.Run()
 	var exit *exec.ExitError
