@@ -286,56 +286,91 @@ func (s *session) shellEvents(t *turn, callID, output string) error {
 // planBuiltin checks a call of the built-in tool name with args and
 // returns its plan, or why it fails before any permission is asked.
 func (s *session) planBuiltin(name, callID string, args json.RawMessage) (builtinPlan, *toolFailure) {
-	switch name {
-	case ToolWebFetch:
+	if fail := checkArgs(name, args); fail != nil {
+		return builtinPlan{}, fail
+	}
+	if name == ToolWebFetch {
 		var a fetchArgs
-		if fail := decodeArgs(name, args, &a); fail != nil {
-			return builtinPlan{}, fail
-		}
+		json.Unmarshal(args, &a) // checked
 		return planFetch(callID, a)
-	case ToolBash:
-		var a bashArgs
-		if fail := decodeArgs(name, args, &a); fail != nil {
-			return builtinPlan{}, fail
-		}
-		f, fail := s.folder()
-		if fail != nil {
-			return builtinPlan{}, fail
-		}
-		return s.planBash(f, callID, a), nil
 	}
 	f, fail := s.folder()
 	if fail != nil {
 		return builtinPlan{}, fail
 	}
 	switch name {
+	case ToolBash:
+		var a bashArgs
+		json.Unmarshal(args, &a)
+		return s.planBash(f, callID, a), nil
 	case ToolView:
 		var a viewArgs
-		if fail := decodeArgs(name, args, &a); fail != nil {
-			return builtinPlan{}, fail
-		}
+		json.Unmarshal(args, &a)
 		return planView(f, callID, a)
 	case ToolCreate:
 		var a createArgs
-		if fail := decodeArgs(name, args, &a); fail != nil {
-			return builtinPlan{}, fail
-		}
+		json.Unmarshal(args, &a)
 		return planCreate(f, callID, a)
 	case ToolEdit:
 		var a editArgs
-		if fail := decodeArgs(name, args, &a); fail != nil {
-			return builtinPlan{}, fail
-		}
+		json.Unmarshal(args, &a)
 		return planEdit(f, callID, a)
 	}
 	return builtinPlan{}, failed(fmt.Sprintf("Tool '%s' does not exist.", name), "")
 }
 
-// decodeArgs reads a call's arguments into v.
-func decodeArgs(name string, args json.RawMessage, v any) *toolFailure {
-	if err := json.Unmarshal(args, v); err != nil {
-		msg := fmt.Sprintf("Invalid arguments for %s: %v", name, err)
-		return failed(msg, "")
+// requiredArgs are the arguments each built-in tool requires, in the order
+// CLI 1.0.102 checks them.
+var requiredArgs = map[string][]string{
+	ToolView:     {"path"},
+	ToolCreate:   {"path", "file_text"},
+	ToolEdit:     {"path"},
+	ToolBash:     {"command"},
+	ToolWebFetch: {"url"},
+}
+
+// checkArgs fails a call whose arguments the CLI refuses before asking
+// anything, in its words: one that is not an object of the tool's
+// argument types, or lacks a required argument ("\"path\": Required"; the
+// model reads "Invalid input: \"path\": Required"), or an edit without
+// old_str (or an empty one) or new_str.
+func checkArgs(name string, args json.RawMessage) *toolFailure {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(args, &m); err != nil || m == nil {
+		return failed("Invalid input: Expected object", "")
+	}
+	present := func(k string) bool { v, ok := m[k]; return ok && string(v) != "null" }
+	for _, k := range requiredArgs[name] {
+		if !present(k) {
+			msg := fmt.Sprintf("%q: Required", k)
+			return failed(msg, "Invalid input: "+msg)
+		}
+	}
+	var typed any
+	switch name {
+	case ToolView:
+		typed = &viewArgs{}
+	case ToolCreate:
+		typed = &createArgs{}
+	case ToolEdit:
+		var a editArgs
+		if err := json.Unmarshal(args, &a); err != nil {
+			return failed("Invalid input: "+err.Error(), "")
+		}
+		switch {
+		case a.OldStr == "":
+			return failed("Invalid inputs: old_str is required", "")
+		case !present("new_str"):
+			return failed("Invalid inputs: new_str is required", "")
+		}
+		return nil
+	case ToolBash:
+		typed = &bashArgs{}
+	case ToolWebFetch:
+		typed = &fetchArgs{}
+	}
+	if err := json.Unmarshal(args, typed); err != nil {
+		return failed("Invalid input: "+err.Error(), "")
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -214,6 +215,21 @@ func sideBySideCalls(dir string) (calls []sim.ToolCall, asked int) {
 		sim.BashCall("echo hi", ""),
 		sim.BashCall("cat nope.txt", "Show"),
 		sim.BashCall("pwd", "Where"),
+		// What the CLI refuses before asking, or after.
+		sim.ViewCall(filepath.Join(dir, "big.txt")),
+		sim.Call(sim.ToolView, map[string]any{"path": "big.txt", "view_range": []int{2, 3}}),
+		sim.Call(sim.ToolView, map[string]any{"path": "notes.txt", "view_range": []int{5, 9}}),
+		sim.Call(sim.ToolView, map[string]any{"path": "notes.txt", "view_range": []int{3, 1}}),
+		sim.Call(sim.ToolView, map[string]any{"path": "notes.txt", "view_range": []int{0, 2}}),
+		sim.Call(sim.ToolView, map[string]any{"path": "notes.txt", "view_range": []int{2, 10}}),
+		sim.Call(sim.ToolView, map[string]any{"path": "notes.txt", "view_range": []int{2}}),
+		sim.Call(sim.ToolView, map[string]any{}),
+		sim.Call(sim.ToolCreate, map[string]any{"path": filepath.Join(dir, "nf.txt")}),
+		sim.Call(sim.ToolCreate, map[string]any{"file_text": "x"}),
+		sim.Call(sim.ToolEdit, map[string]any{"path": filepath.Join(dir, "c.txt"), "old_str": "c"}),
+		sim.EditCall(filepath.Join(dir, "c.txt"), "", "y"),
+		sim.Call(sim.ToolBash, map[string]any{"description": "Nothing"}),
+		sim.Call(sim.ToolWebFetch, map[string]any{}),
 	}
 	whole := len(calls)
 	calls = append(calls,
@@ -226,7 +242,7 @@ func sideBySideCalls(dir string) (calls []sim.ToolCall, asked int) {
 		sim.WebFetchCall("https://example.com/page"),
 	)
 	for i := range calls {
-		calls[i].ID = "call_" + string(rune('a'+i))
+		calls[i].ID = fmt.Sprintf("call_%02d", i)
 	}
 	return calls, whole
 }
@@ -243,6 +259,7 @@ func sideBySideDir(t *testing.T) string {
 		"sub/a.go":      "package a\n",
 		"sub/.h":        "h",
 		"../secret.txt": "SECRET\n",
+		"big.txt":       strings.Repeat("a line of a big file\n", 1100), // 22 KB
 	} {
 		name = filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {

@@ -24,9 +24,12 @@ import (
 // folder, which refuses a path that leaves it — by "..", or by a symlink
 // swapped in after the check.
 
-// maxViewBytes bounds what view reads of one file. CLI 1.0.102 truncates
-// files over 20 KB for the model; the simulator reads at most this much,
-// so a large file cannot swell a turn.
+// maxViewWhole is the largest file view returns whole: CLI 1.0.102 answers
+// a larger one, without view_range, that it is too large.
+const maxViewWhole = 20 << 10
+
+// maxViewBytes bounds what the simulator reads of one file (view with
+// view_range, cat), so a large file cannot swell a turn.
 const maxViewBytes = 1 << 20
 
 // folder is a session's working directory, where its built-in tools act.
@@ -125,13 +128,10 @@ func (f folder) open() (*os.Root, *toolFailure) {
 
 // planView asks the read permission CLI 1.0.102 asks for view ("Read
 // file: P", or "List directory: P" for a folder) and then reads the file —
-// the lines of view_range, [first, last] from 1 with last -1 for the end —
-// or lists the folder's entries, sorted, one level, hidden ones included,
-// as the CLI does.
+// whole up to 20 KB, else the lines of view_range, [first, last] from 1
+// with last -1 (or none) for the end — or lists the folder's entries,
+// sorted, one level, hidden ones included, as the CLI does.
 func planView(f folder, callID string, a viewArgs) (builtinPlan, *toolFailure) {
-	if a.Path == "" {
-		return builtinPlan{}, failed("Missing required parameter: path", "")
-	}
 	t := f.resolve(a.Path)
 	intention := "Read file: " + t.shown
 	if t.inside {
@@ -187,6 +187,9 @@ func view(f folder, t target, lines []int) (string, *toolFailure) {
 		slices.Sort(names)
 		return strings.Join(names, "\n"), nil
 	}
+	if len(lines) == 0 && st.Size() > maxViewWhole {
+		return fmt.Sprintf("File too large to read at once (%.1f KB). Consider using the grep tool to search within the file, or view with view_range to read specific sections.", float64(st.Size())/1024), nil
+	}
 	b, err := io.ReadAll(io.LimitReader(file, maxViewBytes))
 	if err != nil {
 		return "", failed(err.Error(), "")
@@ -195,15 +198,22 @@ func view(f folder, t target, lines []int) (string, *toolFailure) {
 	if len(lines) == 0 {
 		return text, nil
 	}
+	// The lines as CLI 1.0.102 counts them: a final newline ends an empty
+	// last line. A range past the end is cut short.
 	all := strings.Split(text, "\n")
 	first, last := lines[0], len(all)
 	if len(lines) > 1 && lines[1] != -1 {
 		last = lines[1]
 	}
-	if first < 1 || first > len(all) || last < first || last > len(all) {
-		return "", failed("Invalid view_range", fmt.Sprintf("Invalid view_range %v for %s, which has %d lines.", lines, t.shown, len(all)))
+	switch {
+	case first < 1:
+		return "", failed("Invalid view_range", fmt.Sprintf("Invalid view_range: start line (%d) must be greater than or equal to 1.", first))
+	case first > len(all):
+		return "", failed("view_range out of bounds", fmt.Sprintf("Invalid view_range: start line (%d) is beyond the end of the file. The file has %d lines.", first, len(all)))
+	case last < first:
+		return "", failed("Invalid view_range", fmt.Sprintf("Invalid view_range: end line (%d) must be greater than or equal to start line (%d).", last, first))
 	}
-	return strings.Join(all[first-1:last], "\n"), nil
+	return strings.Join(all[first-1:min(last, len(all))], "\n"), nil
 }
 
 // planCreate fails, without asking, a create of a path that exists or
@@ -212,9 +222,6 @@ func view(f folder, t target, lines []int) (string, *toolFailure) {
 // creates the file. A path outside the folder is asked about from the
 // arguments alone — nothing outside is looked at — and then refused.
 func planCreate(f folder, callID string, a createArgs) (builtinPlan, *toolFailure) {
-	if a.Path == "" {
-		return builtinPlan{}, failed("Missing required parameter: path", "")
-	}
 	t := f.resolve(a.Path)
 	if t.inside {
 		if fail := canCreate(f, t); fail != nil {
@@ -291,9 +298,6 @@ func create(f folder, t target, text string) *toolFailure {
 // by then. A path outside the folder is asked about from the arguments
 // alone — nothing outside is read — and then refused.
 func planEdit(f folder, callID string, a editArgs) (builtinPlan, *toolFailure) {
-	if a.Path == "" {
-		return builtinPlan{}, failed("Missing required parameter: path", "")
-	}
 	t := f.resolve(a.Path)
 	var req protocol.PermissionRequestWrite
 	if t.inside {

@@ -220,11 +220,13 @@ func likelyPath(word string) bool { return utf8.RuneCountInString(word) >= 3 }
 
 // shellToolInfo is tool.execution_start's shellToolInfo for a bash call.
 func shellToolInfo(args []byte) *protocol.ToolExecutionStartShellToolInfo {
-	var a bashArgs
-	if err := json.Unmarshal(args, &a); err != nil {
-		return nil
+	var a struct {
+		Command *string `json:"command"`
 	}
-	sc := parseShell(a.Command)
+	if err := json.Unmarshal(args, &a); err != nil || a.Command == nil {
+		return nil // the call fails; the CLI reports no paths
+	}
+	sc := parseShell(*a.Command)
 	return &protocol.ToolExecutionStartShellToolInfo{PossiblePaths: sc.paths, HasWriteFileRedirection: sc.writes}
 }
 

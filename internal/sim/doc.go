@@ -167,11 +167,14 @@
 // "commands" with commandIdentifiers for shell):
 //
 //   - view {path, view_range?}: read {path, intention: "Read file: P" or
-//     "List directory: P"}; the file's text as it is (view_range [a, b],
-//     from 1, b -1 for the end: those lines), or a folder's entries, one
-//     level, sorted, hidden ones included, one a line. A missing path
-//     fails after the question: "Path does not exist" (the model reads
-//     "Path P does not exist. Please provide a valid path.").
+//     "List directory: P"}; the file's text as it is up to 20 KB (a larger
+//     one: "File too large to read at once (N KB). …"), view_range [a, b]
+//     (from 1; b -1 or left out for the end, cut short at it) those lines,
+//     or a folder's entries, one level, sorted, hidden ones included, one a
+//     line. A missing path or a range that cannot be read fails after the
+//     question: "Path does not exist" (the model reads "Path P does not
+//     exist. Please provide a valid path."), "view_range out of bounds",
+//     "Invalid view_range".
 //   - create {path, file_text}: write {fileName, intention: "Create file",
 //     diff, newFileContents, fileEdits:[{after}], canOfferSessionApproval:
 //     true}; "Created file P with N characters", fileEdits [{kind:
@@ -195,7 +198,10 @@
 //     URL."}; "Contents of U:\n" and a fixed text saying nothing was
 //     fetched.
 //
-// A failed tool's Error is tool.execution_complete's terse message and its
+// A call without a required argument (view, create: path; create:
+// file_text; bash: command; web_fetch: url) fails before any question
+// ("\"path\": Required"), as does an edit without old_str or new_str. A
+// failed tool's Error is tool.execution_complete's terse message and its
 // Text the CLI's longer words for the model. Permission is asked and
 // decided as for client tools; an approval for the session (or a
 // location) is remembered by what its approval covers, as CLI 1.0.102
