@@ -160,10 +160,11 @@ func (h *handover) readBuffered() (took bool) {
 //     holder of the channel's token: a turn, or the dispatcher. The token
 //     orders every access, so they need no lock of their own.
 //  3. unfinished is set from the moment a turn's send may have started a
-//     turn on the CLI until its session.idle is read; while it is set, the
-//     dispatcher refuses what the CLI still asks (the turn's caller is
-//     gone), and the next turn first drains the rest (drainTurn) so that
-//     the old turn's end cannot end the new one.
+//     turn on the CLI (or the tool-call limit aborted the work between
+//     turns) until its session.idle is read, or until a drain hears nothing
+//     for drainQuiet. While it is set, the dispatcher refuses what the CLI
+//     still asks (the caller is gone), and the next turn first drains the
+//     rest (drainTurn), so that the old turn's end cannot end the new one.
 //  4. abort is the done signal of an abort in flight (abortAfterCancel).
 //     The next turn does not start while it is open (acquireAfterAbort),
 //     so that the abort cannot stop the new turn instead; it waits for it
