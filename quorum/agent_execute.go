@@ -332,7 +332,7 @@ func (r *run) shellVote(ctx context.Context, a *AgentResult, as *agentSettings, 
 	prompt := agentShellVotePrompt(a.Task, quote("COMMAND", nonce, act.Command), act)
 	tasks := make([]task, len(voters))
 	for i, m := range voters {
-		tasks[i] = task{model: m, system: agentReviewSystem, prompt: prompt, target: "shell"}
+		tasks[i] = task{model: m, system: agentReviewSystem, prompt: prompt}
 	}
 	ph := r.startPhase(PhaseShellVote, voters)
 	results := ph.doIn(ctx, tasks)

@@ -3,6 +3,7 @@ package quorum
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -163,7 +164,7 @@ func (g *gate) judge(ctx context.Context, a Action) (ActionDecision, []ActionVot
 		}
 		return allow("inside the workspace, on the agent's branch")
 	case ActionShell:
-		for _, p := range a.Paths {
+		for _, p := range append(append([]string{}, a.Paths...), commandPaths(a.Command)...) {
 			if !g.ws.Contains(p) {
 				return deny(fmt.Sprintf("the command names %s, outside the workspace (%s); commands may only touch files inside it", p, g.ws.Dir()))
 			}
@@ -241,4 +242,28 @@ func (rec ActionRecord) describe() string {
 		what = rec.Action.Tool
 	}
 	return fmt.Sprintf("%s %s %s (%s: %s)", verb, kindName(rec.Action.Kind), cutRunes(oneLine(what), 120), rec.By, cutRunes(oneLine(rec.Reason), 200))
+}
+
+// commandPaths are the words of a shell command's text that name a path
+// the worktree may not hold: an absolute path, one from a home folder, or
+// one with a ".." segment, wherever it stands (an argument, a redirection,
+// inside quotes or an assignment). The Copilot CLI's shell permission
+// request lists no paths (possiblePaths is empty in 1.0.102), so the gate
+// reads the command itself; the workspace then judges each path. It errs
+// on the side of finding too much: a denial tells the model why, and it
+// can work with paths inside the worktree.
+func commandPaths(cmd string) []string {
+	var out []string
+	words := strings.FieldsFunc(cmd, func(r rune) bool {
+		return strings.ContainsRune(" \t\n'\"=:;|&<>(),`", r)
+	})
+	for _, w := range words {
+		switch {
+		case strings.HasPrefix(w, "~"):
+			out = append(out, "/~"+strings.TrimPrefix(w, "~")) // a home folder is never inside the worktree
+		case strings.HasPrefix(w, "/"), slices.Contains(strings.Split(w, "/"), ".."):
+			out = append(out, w)
+		}
+	}
+	return out
 }

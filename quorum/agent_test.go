@@ -514,3 +514,34 @@ func TestAgentOneSessionSlot(t *testing.T) {
 		t.Fatalf("first action %+v, stage %q", a.Actions[0], a.Stage)
 	}
 }
+
+// A shell command that names a path outside the worktree is denied by
+// the gate whatever the shell mode, though the provider listed no paths.
+func TestCommandPaths(t *testing.T) {
+	for cmd, want := range map[string]string{
+		"ls":                         "",
+		"go test ./...":              "",
+		"cat /etc/passwd":            "/etc/passwd",
+		"rm -rf ~/src":               "/~/src",
+		"cd .. && ls":                "..",
+		"cat ../secret":              "../secret",
+		`python -c "open('/etc/x')"`: "/etc/x",
+		"echo hi >/tmp/out":          "/tmp/out",
+		"FOO=/opt/bar make":          "/opt/bar",
+		"git diff HEAD~1":            "",
+		"grep -r foo internal/..":    "internal/..",
+	} {
+		got := strings.Join(commandPaths(cmd), " ")
+		if got != want {
+			t.Errorf("commandPaths(%q) = %q, want %q", cmd, got, want)
+		}
+	}
+	ws := newFakeWorkspace()
+	g := &gate{ws: ws, mode: ShellAuto}
+	if d := g.decide(context.Background(), Action{Kind: ActionShell, Command: "cat /etc/passwd"}); d.Allow {
+		t.Fatal("auto mode allowed a command that reads outside the worktree")
+	}
+	if d := g.decide(context.Background(), Action{Kind: ActionShell, Command: "cat README.md"}); !d.Allow || d.By != ByAuto {
+		t.Fatalf("auto mode: %+v", d)
+	}
+}
