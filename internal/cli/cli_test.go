@@ -120,7 +120,7 @@ func TestUsageErrors(t *testing.T) {
 		want string
 	}{
 		{nil, "no command given"},
-		{[]string{"bogus"}, `unknown command "bogus" for "quorum" (commands: ask, completion, config, debate, discuss, models, plan, review, version)`},
+		{[]string{"bogus"}, `unknown command "bogus" for "quorum" (commands: agent, ask, completion, config, debate, discuss, models, plan, review, version)`},
 		{[]string{"dicsuss", "x"}, `unknown command "dicsuss" for "quorum"; did you mean discuss?`},
 		{[]string{"help", "foo"}, `unknown command "foo" for "quorum"`},
 		{[]string{"ask", "--sim"}, "quorum ask needs a question"},

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/quorum-go/quorum/internal/cli/config"
+	"github.com/quorum-go/quorum/quorum"
 	"github.com/spf13/pflag"
 )
 
@@ -51,6 +52,14 @@ type opts struct {
 	base, head string
 	context    []string
 	sarif      string
+	// The agent's: who plans alone (solo) and who executes, the rounds of
+	// plan review and of fixes, the tool-call limit, consent (yes), how
+	// shell commands are decided (approve), URLs, where worktrees go.
+	solo, executor          string
+	maxRevisions, fixRounds int
+	maxToolCalls            int
+	yes, allowURL           bool
+	approve, worktreeRoot   string
 }
 
 // cmdSpec says which flags a command takes.
@@ -59,7 +68,9 @@ type cmdSpec struct {
 	// transcript, --show); moderated: discuss and debate (--moderator);
 	// peerReview: discuss (--no-review, --reviewers); rounds: debate;
 	// change: review (--base, --head, --context, --fail-on, --sarif).
-	quorum, moderated, peerReview, rounds, change bool
+	// agent: agent (--context, --solo, --executor, --yes, --approve, …,
+	// --fail-on, --sarif).
+	quorum, moderated, peerReview, rounds, change, agent bool
 	// one: ask (one model).
 	one bool
 	// connects: the command talks to the CLI (connection flags, --sim);
@@ -153,6 +164,28 @@ func (b flagBuilder) declare(spec cmdSpec) {
 		fs.StringArrayVar(&o.context, "context", nil, "a `file` that helps to understand the change, shown to the models but not reviewed; repeat for several")
 		group(fs.Lookup("context"), groupInput)
 	}
+	if spec.agent {
+		fs.StringArrayVar(&o.context, "context", nil, "a `file` the models read before planning, beside what quorum reads of the repository; repeat for several")
+		group(fs.Lookup("context"), groupInput)
+		fs.StringVar(&o.solo, "solo", "", "this `model` plans alone: no other proposals, no vote")
+		group(fs.Lookup("solo"), groupParticipants)
+		fs.StringVar(&o.executor, "executor", "", "the `model` that carries the plan out (default: the plan's author)")
+		group(fs.Lookup("executor"), groupParticipants)
+		fs.IntVar(&o.maxRevisions, "max-revisions", quorum.DefaultMaxRevisions, "at most `N` rounds of plan review and revision; 0 for none")
+		group(fs.Lookup("max-revisions"), groupRun)
+		fs.BoolVarP(&o.yes, "yes", "y", false, "approve the plan without asking (off a terminal, without it, quorum agent stops after planning)")
+		group(fs.Lookup("yes"), groupRun)
+		fs.StringVar(&o.approve, "approve", "", "how shell commands are decided: `mode` ask (you, on a terminal: the default there), quorum (the other models vote: the default elsewhere), auto (all, in the worktree) or never")
+		group(fs.Lookup("approve"), groupRun)
+		fs.BoolVar(&o.allowURL, "allow-url", false, "let the executor fetch URLs (denied by default)")
+		group(fs.Lookup("allow-url"), groupRun)
+		fs.IntVar(&o.maxToolCalls, "max-tool-calls", quorum.DefaultMaxToolCalls, "stop the executor after `N` tool calls")
+		group(fs.Lookup("max-tool-calls"), groupRun)
+		fs.IntVar(&o.fixRounds, "fix-rounds", quorum.DefaultFixRounds, "at most `N` rounds of fixing the final review's findings; 0 for none")
+		group(fs.Lookup("fix-rounds"), groupRun)
+		fs.StringVar(&o.worktreeRoot, "worktree-root", "", "make the agent's worktree under `dir` (default: $XDG_STATE_HOME/quorum/worktrees)")
+		group(fs.Lookup("worktree-root"), groupRun)
+	}
 	if spec.quorum {
 		b.setting("phase-timeout", "phase-timeout", "", "time limit of each phase; a model still running then is dropped", groupRun)
 	}
@@ -173,7 +206,7 @@ func (b flagBuilder) declare(spec cmdSpec) {
 		fs.StringSliceVar(&o.show, "show", nil, "show only these `sections` of the report, comma-separated (default: all)")
 		group(fs.Lookup("show"), groupOutput)
 	}
-	if spec.change {
+	if spec.change || spec.agent {
 		b.setting("fail-on", "fail-on", "", "exit 1 when a finding is at least this `severity`: blocking, major, minor, or none", groupOutput)
 		fs.StringVar(&o.sarif, "sarif", "", "also write the findings as SARIF 2.1.0 to `file`, for code scanning in CI")
 		group(fs.Lookup("sarif"), groupOutput)

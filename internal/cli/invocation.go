@@ -31,6 +31,10 @@ type invocation struct {
 	// and ask's streamed text as Delta events. Only a test's run function
 	// sets it (runWrapper), to stop a run at a chosen point.
 	observe func(quorum.Event)
+	// interject runs f with the progress view held still, so that f may
+	// write to stderr and read an answer from stdin (an agent's gate):
+	// set by runQuorum, nil before.
+	interject func(f func())
 }
 
 // runWrapper runs a command's code, run, on a prepared invocation in its

@@ -50,6 +50,7 @@ var resultShapes = map[string]any{
 	"plan":       quorum.PlanResult{},
 	"debate":     quorum.DebateResult{},
 	"review":     quorum.ReviewResult{},
+	"agent":      quorum.AgentResult{},
 	"ask":        askResult{},
 	"models":     modelsResult{},
 	"config":     configResult{},

@@ -21,6 +21,10 @@ import (
 type progress interface {
 	event(quorum.Event)
 	close()
+	// interject runs f with the view held still: nothing is drawn while f
+	// writes to stderr or waits for an answer, and the view goes on below
+	// what f wrote.
+	interject(f func())
 }
 
 // newProgress picks the view: none with -q; on a terminal a live view,
@@ -43,6 +47,7 @@ type nopProgress struct{}
 
 func (nopProgress) event(quorum.Event) {}
 func (nopProgress) close()             {}
+func (nopProgress) interject(f func()) { f() }
 
 // who is a model, with the plan it votes on if any.
 func who(ev quorum.Event) string {
@@ -117,6 +122,8 @@ func (v *plainView) event(ev quorum.Event) {
 		}
 	case quorum.DebateSettled:
 		fmt.Fprintf(v.w, "quorum: %s\n", sanitize.Line(ev.Text))
+	case quorum.ToolActivity, quorum.ActionDecided:
+		fmt.Fprintf(v.w, "quorum: %s: %s: %s\n", p, sanitize.Line(ev.Model), sanitize.Line(ev.Text))
 	case quorum.ModeratorReplaced:
 		fmt.Fprintf(v.w, "quorum: %s: %s\n", p, sanitize.Line(strings.TrimPrefix(ev.Text, "quorum: ")))
 	case quorum.PhaseFinished:
@@ -132,6 +139,12 @@ func (v *plainView) close() {
 	v.mu.Lock()
 	v.closed = true
 	v.mu.Unlock()
+}
+
+func (v *plainView) interject(f func()) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	f()
 }
 
 // Live view timing: the spinner turns and the lines are redrawn at most
@@ -296,6 +309,8 @@ func (v *liveView) event(ev quorum.Event) {
 		v.row(ev.Phase, ev.Model)
 	case quorum.DebateSettled:
 		v.draw([]string{"  " + v.fit(sanitize.Line(ev.Text))})
+	case quorum.ToolActivity, quorum.ActionDecided:
+		v.draw([]string{"  " + v.fit(sanitize.Line(ev.Model)+": "+sanitize.Line(ev.Text))})
 	case quorum.PhaseFinished:
 		v.finalise()
 	}
@@ -349,6 +364,16 @@ func verb(p quorum.Phase) string {
 		return "writing the verdict"
 	case quorum.PhaseInspect:
 		return "reviewing the change"
+	case quorum.PhasePlanReview:
+		return "reviewing the plan"
+	case quorum.PhaseRevise:
+		return "revising the plan"
+	case quorum.PhaseExecute:
+		return "carrying out the plan"
+	case quorum.PhaseShellVote:
+		return "voting on a command"
+	case quorum.PhaseFix:
+		return "fixing findings"
 	}
 	if _, ok := p.Round(); ok {
 		return "arguing"
@@ -419,6 +444,18 @@ func (v *liveView) close() {
 		v.finalise()
 		_, _ = io.WriteString(v.w, "\n") // a blank line before the result
 	})
+}
+
+// interject makes the running rows permanent lines, so the live region is
+// empty, and runs f with the view held: the ticker and events wait, and
+// the view draws again below what f wrote.
+func (v *liveView) interject(f func()) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if !v.closed {
+		v.finalise()
+	}
+	f()
 }
 
 // fit cuts s to the terminal's width, leaving room for the glyph and a

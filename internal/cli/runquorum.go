@@ -70,6 +70,7 @@ func (inv *invocation) runQuorum(k quorumKind) (err error) {
 
 	view := inv.newProgress(inv.header(k, qr.about, models, moderator))
 	defer view.close()
+	inv.interject = view.interject
 	progress := view.event
 	if hook := inv.observe; hook != nil {
 		progress = func(ev quorum.Event) { view.event(ev); hook(ev) }
@@ -101,6 +102,11 @@ func (inv *invocation) runQuorum(k quorumKind) (err error) {
 		runErr = in
 	}
 	status, incomplete := statusOf(k, out, runErr, in)
+	if qr.status != nil && runErr == nil {
+		if s := qr.status(result); s != "" {
+			status = s
+		}
+	}
 	if err := inv.printResult(rep, result, status, incomplete); err != nil {
 		return err
 	}

@@ -17,6 +17,10 @@ const (
 	statusDegraded    = "degraded"
 	statusFailed      = "failed"
 	statusInterrupted = "interrupted"
+	// An agent that stopped at its gate: it planned (no consent was
+	// given: off a terminal without --yes), or the user rejected the plan.
+	statusPlanned  = "planned"
+	statusRejected = "rejected"
 )
 
 // statusOf is how a run ended, for the JSON envelope, and, when it did not

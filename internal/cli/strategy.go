@@ -36,6 +36,10 @@ type quorumRun struct {
 	// completed: review writes its SARIF file and applies --fail-on. Its
 	// error sets the exit status unless the run failed or was interrupted.
 	after func(result any, complete bool) error
+	// status, if set, names how a run that ended without error ended, in
+	// place of ok or degraded: an agent that stopped at its gate is
+	// "planned" or "rejected". "" keeps the usual status.
+	status func(result any) string
 }
 
 var quorumKinds = map[string]quorumKind{
@@ -46,6 +50,7 @@ var quorumKinds = map[string]quorumKind{
 	"debate": {noun: "debate", verb: "debating", moderated: true, sides: true, sections: report.DebateSections,
 		input: textInput("claim", quorum.Debate, report.Debate, func(d *quorum.DebateResult) *quorum.Outcome { return &d.Outcome })},
 	"review": {noun: "review", verb: "reviewing", sections: report.ReviewSections, input: reviewInput},
+	"agent":  {noun: "agent run", verb: "planning", sections: report.AgentSections, input: agentInput},
 }
 
 // runner runs a strategy whose input was read, against b: it returns the

@@ -23,3 +23,14 @@ func terminalWidth(w io.Writer) (bool, int) {
 	}
 	return true, width
 }
+
+// isTerminal reports whether r is a terminal, for reading answers from a
+// person.
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}

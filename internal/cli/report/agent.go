@@ -234,7 +234,7 @@ func (r agent) actions(doc doc) {
 		case rec.Action.URL != "":
 			what = rec.Action.URL
 		case len(rec.Action.Paths) > 0:
-			what = strings.Join(rec.Action.Paths, ", ")
+			what = strings.Join(r.relative(rec.Action.Paths), ", ")
 		default:
 			what = rec.Action.Tool
 		}
@@ -260,6 +260,27 @@ func (r agent) actions(doc doc) {
 		rows = append(rows, []string{fmt.Sprint(i + 1), where, rec.Action.Kind, excerpt(what), decision, rec.By, excerpt(reason)})
 	}
 	doc.table([]string{"#", "Step", "Kind", "What", "Decision", "By", "Why"}, []bool{true, false, false, false, false, false, false}, rows)
+}
+
+// relative shows paths inside the worktree relative to it, as the plan
+// names files; a path outside it stays whole, to be seen for what it is.
+func (r agent) relative(paths []string) []string {
+	w := r.a.Workspace
+	if w == nil || w.Dir == "" {
+		return paths
+	}
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		switch {
+		case p == w.Dir:
+			out[i] = "."
+		case strings.HasPrefix(p, w.Dir+"/"):
+			out[i] = strings.TrimPrefix(p, w.Dir+"/")
+		default:
+			out[i] = p
+		}
+	}
+	return out
 }
 
 func (r agent) reviews(doc doc, o Options) {

@@ -49,7 +49,7 @@ func agentRun() *quorum.AgentResult {
 			{Round: "fix-1", Goal: "fix the review's findings", Reply: "Read the flag.", Commit: "cccccccccccccccc", Tools: []quorum.ToolUse{}},
 		},
 		Actions: []quorum.ActionRecord{
-			{Round: "execute", Step: 1, Action: quorum.Action{Kind: "write", Paths: []string{"main.go"}}, ActionDecision: quorum.ActionDecision{Allow: true, By: quorum.ByPolicy, Reason: "inside the workspace"}},
+			{Round: "execute", Step: 1, Action: quorum.Action{Kind: "write", Paths: []string{"/state/quorum/worktrees/demo/agent-20261125-093000-add-a-verbose-flag/main.go"}}, ActionDecision: quorum.ActionDecision{Allow: true, By: quorum.ByPolicy, Reason: "inside the workspace"}},
 			{Round: "execute", Step: 1, Action: quorum.Action{Kind: "read", Paths: []string{"/etc/passwd"}}, ActionDecision: quorum.ActionDecision{By: quorum.ByPolicy, Reason: "outside the workspace"}},
 			{Round: "execute", Step: 1, Action: quorum.Action{Kind: "shell", Command: "go build ./..."}, ActionDecision: quorum.ActionDecision{Allow: true, By: quorum.ByQuorum, Reason: "1 of 1 models approved"},
 				Votes: []quorum.ActionVote{{Model: "m2", Approve: true, Reason: "builds"}}},

@@ -56,8 +56,11 @@ func kindErr(k string) error {
 
 // TargetNoun names what a phase's target label refers to.
 func TargetNoun(p quorum.Phase) string {
-	if p == quorum.PhaseVote || p == quorum.PhasePropose {
+	switch p {
+	case quorum.PhaseVote, quorum.PhasePropose:
 		return "plan"
+	case quorum.PhaseExecute, quorum.PhaseFix:
+		return "step"
 	}
 	return "response"
 }
