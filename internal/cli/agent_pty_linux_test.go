@@ -1,0 +1,173 @@
+package cli
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/quorum-go/quorum/internal/testing/gittest"
+)
+
+// ptySession is the quorum binary running on a pseudo-terminal, driven
+// like a person: wait for a prompt, type an answer.
+type ptySession struct {
+	t      *testing.T
+	master *os.File
+	cmd    *exec.Cmd
+
+	mu     sync.Mutex
+	screen bytes.Buffer
+	grew   chan struct{} // closed and replaced each time the screen grows
+	read   chan struct{} // closed when the terminal closes
+}
+
+func startOnTerminal(t *testing.T, dir string, env []string, args ...string) *ptySession {
+	t.Helper()
+	master, slave, err := openPTY(100, 50)
+	if err != nil {
+		t.Fatalf("a pseudo-terminal is needed: %v", err)
+	}
+	cmd := exec.Command(quorumBinary(t), args...)
+	cmd.Env = append(append(cleanEnv(t), "TERM=xterm-256color"), env...)
+	cmd.Dir = dir
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	if err := cmd.Start(); err != nil {
+		slave.Close()
+		master.Close()
+		t.Fatal(err)
+	}
+	slave.Close()
+	p := &ptySession{t: t, master: master, cmd: cmd, grew: make(chan struct{}), read: make(chan struct{})}
+	go func() {
+		defer close(p.read)
+		buf := make([]byte, 4096)
+		for {
+			n, err := master.Read(buf)
+			p.mu.Lock()
+			p.screen.Write(buf[:n])
+			close(p.grew)
+			p.grew = make(chan struct{})
+			p.mu.Unlock()
+			if err != nil {
+				return // EIO once the program has exited
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		master.Close()
+		<-p.read
+	})
+	return p
+}
+
+// expect waits until the terminal shows want after from (a byte offset
+// into the screen), and returns the offset just past it. It fails the
+// test if the terminal closes first, or after a hang guard.
+func (p *ptySession) expect(from int, want string) int {
+	p.t.Helper()
+	guard := time.After(60 * time.Second)
+	for {
+		p.mu.Lock()
+		s := p.screen.String()
+		grew := p.grew
+		p.mu.Unlock()
+		if i := strings.Index(s[min(from, len(s)):], want); i >= 0 {
+			return from + i + len(want)
+		}
+		select {
+		case <-grew:
+		case <-p.read:
+			p.mu.Lock()
+			s = p.screen.String()
+			p.mu.Unlock()
+			if i := strings.Index(s[min(from, len(s)):], want); i >= 0 {
+				return from + i + len(want)
+			}
+			p.t.Fatalf("the program ended before showing %q:\n%s", want, s)
+		case <-guard:
+			p.t.Fatalf("waited for %q:\n%s", want, s)
+		}
+	}
+}
+
+func (p *ptySession) typeLine(s string) {
+	p.t.Helper()
+	if _, err := io.WriteString(p.master, s+"\r"); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// wait waits for the program to exit and returns its exit status and
+// everything the terminal showed.
+func (p *ptySession) wait() (int, string) {
+	p.t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- p.cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		p.t.Fatal("the program did not exit")
+	}
+	<-p.read
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.cmd.ProcessState.ExitCode(), p.screen.String()
+}
+
+// On a terminal the gate shows the plan and asks; edited in $EDITOR it is
+// the edited plan that is carried out; --approve ask is the default there,
+// and "always" is remembered for the same command. The user's repository
+// is untouched.
+func TestAgentGateOnATerminal(t *testing.T) {
+	repo := gittest.NewRepo(t, map[string]string{"README.md": "# demo\n"})
+	before := gittest.Take(t, repo)
+	editor := filepath.Join(t.TempDir(), "edit.sh")
+	// The editor renames the first step: proof that the edited plan runs.
+	os.WriteFile(editor, []byte("#!/bin/sh\nsed -i '0,/\"goal\": \"[^\"]*\"/s//\"goal\": \"Edited at the gate\"/' \"$1\"\n"), 0o755)
+	p := startOnTerminal(t, repo, []string{"EDITOR=" + editor, "XDG_STATE_HOME=" + t.TempDir(), "NO_COLOR=1"}, "agent", "--sim", "Add a --verbose flag")
+	at := p.expect(0, "Carry out this plan? [y]es, [e]dit, [n]o: ")
+	p.typeLine("e")
+	at = p.expect(at, "Carry out the edited plan? [y]es, [n]o: ")
+	p.typeLine("y")
+	at = p.expect(at, "Allow? [y]es, [n]o, [a]lways this command: ")
+	p.typeLine("a")
+	code, screen := p.wait()
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, screen)
+	}
+	if strings.Count(screen[at:], "Allow? [y]es") != 0 {
+		t.Errorf("asked again about a command allowed always:\n%s", screen[at:])
+	}
+	for _, want := range []string{"Edited at the gate", "allowed at the terminal, for the rest of the run"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the terminal lacks %q:\n%s", want, screen)
+		}
+	}
+	before.Unchanged(t)
+}
+
+// Rejected at the gate, nothing is executed: exit 0, no branch.
+func TestAgentRejectedOnATerminal(t *testing.T) {
+	repo := gittest.NewRepo(t, map[string]string{"README.md": "# demo\n"})
+	p := startOnTerminal(t, repo, []string{"XDG_STATE_HOME=" + t.TempDir(), "NO_COLOR=1"}, "agent", "--sim", "Add a --verbose flag")
+	p.expect(0, "Carry out this plan? [y]es, [e]dit, [n]o: ")
+	p.typeLine("n")
+	code, screen := p.wait()
+	if code != 0 || !strings.Contains(screen, "rejected") {
+		t.Fatalf("exit %d:\n%s", code, screen)
+	}
+	if b := gittest.Git(t, repo, "branch", "--list", "quorum/*"); b != "" {
+		t.Fatalf("a branch was made for a rejected plan: %s", b)
+	}
+}
+
