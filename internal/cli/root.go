@@ -148,7 +148,7 @@ and exit codes for CI.`,
 		},
 	}
 	root.SetVersionTemplate("quorum {{.Version}}\n")
-	root.AddCommand(e.discussCmd(runF), e.planCmd(runF), e.debateCmd(runF), e.reviewCmd(runF), e.agentCmd(runF), e.askCmd(runF), e.modelsCmd(), e.configCmd(), e.versionCmd())
+	root.AddCommand(e.discussCmd(runF), e.planCmd(runF), e.debateCmd(runF), e.reviewCmd(runF), e.agentCmd(runF), e.askCmd(runF), e.chatCmd(runF), e.historyCmd(), e.showCmd(), e.modelsCmd(), e.configCmd(), e.versionCmd())
 	root.SetHelpCommand(e.helpCmd())
 	root.SetHelpFunc(func(cmd *cobra.Command, _ []string) { e.help(cmd, e.stdout) })
 	root.SetFlagErrorFunc(e.flagError)

@@ -1,0 +1,400 @@
+package chat
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/quorum-go/quorum/internal/cli/report"
+	"github.com/quorum-go/quorum/internal/cli/sanitize"
+	"github.com/quorum-go/quorum/quorum"
+)
+
+// Options are what both modes need from the command.
+type Options struct {
+	// Chat is the conversation; its Config.Progress must be Feed.Progress.
+	Chat *quorum.Chat
+	Feed *Feed
+	// Offered are the models the CLI offers: /models lists them and tab
+	// completes them.
+	Offered []string
+	// NewChat starts a fresh conversation (/new) with these models.
+	NewChat func(models []string, moderator string) (*quorum.Chat, error)
+	// Change reads the change /review reviews; rng is what followed the
+	// command ("" for the default), about describes it.
+	Change func(ctx context.Context, rng string) (change quorum.Change, about string, err error)
+	// History is the input history (nil: none kept).
+	History *History
+	// ChatDir is where chats are saved, for /history.
+	ChatDir string
+	// Simulated labels the reports as the simulator's.
+	Simulated bool
+	// Colour: styled output (the TUI) and colour in rendered reports.
+	Colour bool
+	// Editor is the command Ctrl-E opens the input in ($VISUAL, $EDITOR).
+	Editor string
+	// Now is the clock of the elapsed times shown (nil: time.Now); a
+	// test's fixed clock keeps frames the same from run to run.
+	Now func() time.Time
+	// CloseTimeout bounds closing a chat's sessions at /new.
+	CloseTimeout time.Duration
+}
+
+func (o *Options) now() time.Time {
+	if o.Now != nil {
+		return o.Now()
+	}
+	return time.Now()
+}
+
+// ErrUnknownCommand reports a slash command that does not exist.
+var ErrUnknownCommand = errors.New("unknown command")
+
+// commands are the slash commands, for help and completion.
+var commands = []struct{ name, args, help string }{
+	{"/ask", "[model] text", "ask one model, in its own session"},
+	{"/debate", "claim", "a debate: for and against, a verdict"},
+	{"/plan", "task", "ensemble planning: proposals, votes, a winner"},
+	{"/review", "[range]", "review git diff range (default HEAD~1..HEAD)"},
+	{"/models", "[m1 m2 …] [moderator=m]", "list the models, or pick participants and moderator"},
+	{"/new", "", "a new conversation, in fresh sessions"},
+	{"/save", "[file]", "save the conversation as Markdown"},
+	{"/history", "", "the saved conversations"},
+	{"/help", "", "commands and keys"},
+	{"/quit", "", "leave (sessions deleted; the chat stays saved)"},
+}
+
+// reqKind is what a line asks for.
+type reqKind int
+
+const (
+	reqRound reqKind = iota
+	reqModels
+	reqNew
+	reqSave
+	reqHistory
+	reqHelp
+	reqQuit
+)
+
+// request is a line of input, read.
+type request struct {
+	kind  reqKind
+	round quorum.RoundKind
+	text  string   // the round's text; /save's file
+	model string   // /ask's model
+	args  []string // /models'
+}
+
+// parseLine reads a line of input: plain text is a discussion round, a
+// line starting with / a command. models are the chat's participants
+// (/ask's first word may name one).
+func parseLine(line string, models []string) (request, error) {
+	line = strings.TrimSpace(line)
+	if !strings.HasPrefix(line, "/") {
+		return request{kind: reqRound, round: quorum.RoundDiscuss, text: line}, nil
+	}
+	name, rest, _ := strings.Cut(line, " ")
+	if strings.Contains(name, "\n") {
+		name, rest, _ = strings.Cut(line, "\n")
+	}
+	rest = strings.TrimSpace(rest)
+	needText := func(k quorum.RoundKind, what string) (request, error) {
+		if rest == "" {
+			return request{}, fmt.Errorf("%s needs %s", name, what)
+		}
+		return request{kind: reqRound, round: k, text: rest}, nil
+	}
+	switch name {
+	case "/plan":
+		return needText(quorum.RoundPlan, "a task")
+	case "/debate":
+		return needText(quorum.RoundDebate, "a claim")
+	case "/review":
+		return request{kind: reqRound, round: quorum.RoundReview, text: rest}, nil
+	case "/ask":
+		first, text, _ := strings.Cut(rest, " ")
+		model := ""
+		if slices.Contains(models, first) {
+			model, rest = first, strings.TrimSpace(text)
+		}
+		r, err := needText(quorum.RoundAsk, "a question")
+		r.model = model
+		return r, err
+	case "/models":
+		return request{kind: reqModels, args: strings.FieldsFunc(rest, func(r rune) bool { return r == ' ' || r == ',' })}, nil
+	case "/new":
+		return request{kind: reqNew}, nil
+	case "/save":
+		return request{kind: reqSave, text: rest}, nil
+	case "/history":
+		return request{kind: reqHistory}, nil
+	case "/help", "/?":
+		return request{kind: reqHelp}, nil
+	case "/quit", "/exit":
+		return request{kind: reqQuit}, nil
+	}
+	return request{}, fmt.Errorf("%w %s; /help lists them", ErrUnknownCommand, sanitize.Line(name))
+}
+
+// complete completes the word before the end of line: a command after
+// "/", a model id after a command. It returns the line completed as far as
+// the candidates agree, and the candidates (more than one: a choice to
+// show).
+func complete(line string, models []string) (string, []string) {
+	if !strings.HasPrefix(line, "/") {
+		return line, nil
+	}
+	i := strings.LastIndexAny(line, " ,=")
+	if i < 0 { // the command itself
+		var names []string
+		for _, c := range commands {
+			names = append(names, c.name)
+		}
+		return completeWord(line, "", names, " ")
+	}
+	return completeWord(line[i+1:], line[:i+1], models, " ")
+}
+
+func completeWord(word, before string, candidates []string, after string) (string, []string) {
+	var hits []string
+	for _, c := range candidates {
+		if strings.HasPrefix(c, word) {
+			hits = append(hits, c)
+		}
+	}
+	switch len(hits) {
+	case 0:
+		return before + word, nil
+	case 1:
+		return before + hits[0] + after, nil
+	}
+	common := hits[0]
+	for _, h := range hits[1:] {
+		for !strings.HasPrefix(h, common) {
+			common = common[:len(common)-1]
+		}
+	}
+	return before + common, hits
+}
+
+// helpText is /help's.
+func helpText() string {
+	var b strings.Builder
+	b.WriteString("Type a question and press Enter for a discussion round; a follow-up goes to the same sessions and builds on what the round concluded.\n\nCommands:\n")
+	for _, c := range commands {
+		fmt.Fprintf(&b, "  %-9s %-26s %s\n", c.name, c.args, c.help)
+	}
+	b.WriteString(`
+Keys:
+  Enter          send                     Ctrl-J, Alt-Enter  new line
+  Up/Down        input history            Ctrl-E             edit the input in $EDITOR
+  Tab            complete commands, model ids
+  Esc, Ctrl-C    cancel the round (what came in is kept, marked interrupted)
+  Ctrl-O         focus the next model's pane full screen; Alt-1…9 one of them; Esc back
+  PgUp/PgDn, mouse wheel   scroll
+  Ctrl-C, Ctrl-D at an empty prompt, or /quit   leave
+`)
+	return b.String()
+}
+
+// runRound runs the round req asks for.
+func runRound(ctx context.Context, o *Options, c *quorum.Chat, req request) (*quorum.ChatRound, error) {
+	switch req.round {
+	case quorum.RoundPlan:
+		return c.Plan(ctx, req.text)
+	case quorum.RoundDebate:
+		return c.Debate(ctx, req.text)
+	case quorum.RoundReview:
+		if o.Change == nil {
+			return nil, errors.New("/review is not available here")
+		}
+		ch, about, err := o.Change(ctx, req.text)
+		if err != nil {
+			return nil, err
+		}
+		return c.Review(ctx, ch, about)
+	case quorum.RoundAsk:
+		return c.Ask(ctx, req.model, req.text)
+	}
+	return c.Discuss(ctx, req.text)
+}
+
+// setModels applies /models' arguments: model ids, and moderator=id.
+func setModels(c *quorum.Chat, offered, args []string) error {
+	var models []string
+	moderator := ""
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case strings.HasPrefix(a, "moderator="):
+			moderator = strings.TrimPrefix(a, "moderator=")
+		case a == "moderator" || a == "--moderator":
+			if i+1 < len(args) {
+				moderator = args[i+1]
+				i++
+			}
+		default:
+			models = append(models, a)
+		}
+	}
+	for _, m := range append(slices.Clone(models), moderator) {
+		if m != "" && len(offered) > 0 && !slices.Contains(offered, m) {
+			return fmt.Errorf("the CLI offers no model %q; /models lists them", sanitize.Line(m))
+		}
+	}
+	if len(models) == 0 {
+		models, _ = c.Models()
+	}
+	return c.SetModels(models, moderator)
+}
+
+// modelsText is /models' list: every offered model, the participants and
+// the moderator marked.
+func modelsText(c *quorum.Chat, offered []string) string {
+	models, moderator := c.Models()
+	if moderator == "" && len(models) > 0 {
+		moderator = models[0]
+	}
+	var b strings.Builder
+	b.WriteString("Models (* takes part, M moderates); change with /models m1 m2 … moderator=m\n")
+	all := slices.Clone(offered)
+	for _, m := range append(slices.Clone(models), moderator) {
+		if !slices.Contains(all, m) {
+			all = append(all, m)
+		}
+	}
+	for _, m := range all {
+		mark := " "
+		if slices.Contains(models, m) {
+			mark = "*"
+		}
+		mod := " "
+		if m == moderator {
+			mod = "M"
+		}
+		fmt.Fprintf(&b, "  %s%s %s\n", mark, mod, sanitize.Line(m))
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// historyText is /history's: the saved chats, latest first.
+func historyText(dir string, limit int) (string, error) {
+	list, bad, err := quorum.ListChats(dir)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	if len(list) == 0 {
+		fmt.Fprintf(&b, "No saved conversations in %s.\n", dir)
+	}
+	for i, sc := range list {
+		if limit > 0 && i == limit {
+			fmt.Fprintf(&b, "… and %d more (quorum history lists them all)\n", len(list)-limit)
+			break
+		}
+		b.WriteString(HistoryLine(sc) + "\n")
+	}
+	for _, e := range bad {
+		b.WriteString(sanitize.Line(e.Error()) + "\n")
+	}
+	b.WriteString("Continue one with quorum chat --resume ID; show one with quorum show ID.")
+	return b.String(), nil
+}
+
+// HistoryLine describes a saved chat in one line: id, last change,
+// rounds, models and its first question.
+func HistoryLine(sc *quorum.SavedChat) string {
+	first := ""
+	if len(sc.Rounds) > 0 {
+		first = sc.Rounds[0].Prompt
+	}
+	if r := []rune(first); len(r) > 50 {
+		first = string(r[:49]) + "…"
+	}
+	return sanitize.Line(fmt.Sprintf("%-23s  %s  %2d round(s)  %s  %s", sc.ID, sc.UpdatedAt.Local().Format("2006-01-02 15:04"), len(sc.Rounds), strings.Join(sc.Models, ","), first))
+}
+
+// roundReport is a round's report and its options; rep is nil for an Ask
+// round and for a round that could not start.
+func roundReport(r *quorum.ChatRound, simulated bool) (rep report.Report, opts report.Options) {
+	opts = report.Options{Simulated: simulated}
+	if r.Status == quorum.RoundInterrupted || r.Status == quorum.RoundFailed {
+		opts.Incomplete = r.Status
+		if r.Error != "" {
+			opts.Incomplete += ": " + r.Error
+		}
+	}
+	switch {
+	case r.Discuss != nil:
+		rep = report.Discuss(r.Discuss)
+	case r.Plan != nil:
+		rep = report.Plan(r.Plan)
+	case r.Debate != nil:
+		rep = report.Debate(r.Debate)
+	case r.Review != nil:
+		rep = report.Review(r.Review)
+	}
+	return rep, opts
+}
+
+// RoundMarkdown is a round as Markdown: what was asked, then its report.
+// Everything a model wrote is cleaned for the terminal.
+func RoundMarkdown(r *quorum.ChatRound, simulated bool) string {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "## Round %d · %s\n\n", r.N, r.Kind)
+	fmt.Fprintf(&b, "> %s\n\n", strings.ReplaceAll(sanitize.Text(r.Prompt), "\n", "\n> "))
+	rep, opts := roundReport(r, simulated)
+	switch {
+	case rep != nil:
+		report.Markdown(&b, rep, opts)
+	default:
+		writeAsk(&b, r, opts, "**", "*")
+	}
+	return b.String()
+}
+
+// RoundText is a round as plain text, for the line mode and pipes.
+func RoundText(r *quorum.ChatRound, simulated bool) string {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "Round %d · %s: %s\n\n", r.N, r.Kind, sanitize.Line(r.Prompt))
+	rep, opts := roundReport(r, simulated)
+	switch {
+	case rep != nil:
+		report.Text(&b, rep, opts)
+	default:
+		writeAsk(&b, r, opts, "", "")
+	}
+	return b.String()
+}
+
+// writeAsk writes an Ask round's reply (or why there is none), the
+// model's name and the note between the marks given.
+func writeAsk(b *bytes.Buffer, r *quorum.ChatRound, opts report.Options, strong, em string) {
+	if r.Ask != nil {
+		fmt.Fprintf(b, "%s%s%s", strong, sanitize.Line(r.Ask.Model), strong)
+		if opts.Simulated {
+			b.WriteString(" (simulated)")
+		}
+		b.WriteString("\n\n" + strings.TrimSpace(sanitize.Text(r.Ask.Text)) + "\n")
+	}
+	if opts.Incomplete != "" {
+		fmt.Fprintf(b, "\n%s%s%s\n", em, sanitize.Line(opts.Incomplete), em)
+	}
+}
+
+// saveMarkdown writes every round as Markdown to path (mode 0600).
+func saveMarkdown(path string, c *quorum.Chat, simulated bool) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# quorum chat %s\n\n", c.ID())
+	for _, r := range c.Rounds() {
+		b.WriteString(RoundMarkdown(&r, simulated))
+		b.WriteString("\n")
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o600)
+}

@@ -1,0 +1,17 @@
+// Package chat is `quorum chat`'s terminal UI, in production: a
+// conversation with a quorum (quorum.Chat) on bubbletea, with one live pane
+// per model while a round runs, the rendered report of each round, a
+// status line, an input with history and slash commands; and the same
+// conversation line by line (RunPlain) where a full-screen UI does not fit.
+// It only renders: rounds, their saving and resuming are quorum.Chat's.
+//
+// Concurrency contract: the bubbletea model (Model) is touched only by
+// bubbletea's goroutine, in Update and View; everything that happens
+// elsewhere arrives as a message: a round's events come through a Feed
+// (quorum's Config.Progress, one goroutine at a time, pushed to a channel
+// that a command reads one event at a time), and a round's end is the
+// message its command returns. A round runs on bubbletea's command
+// goroutine with a context the model cancels (Esc, Ctrl-C); the model never
+// waits for a round. Model text is cleaned (package sanitize) before it
+// reaches a pane or a line, in both modes.
+package chat

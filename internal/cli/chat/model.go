@@ -1,0 +1,705 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textarea"
+	"github.com/charmbracelet/bubbles/viewport"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/quorum-go/quorum/copilot"
+	"github.com/quorum-go/quorum/internal/cli/report"
+	"github.com/quorum-go/quorum/internal/cli/sanitize"
+	"github.com/quorum-go/quorum/quorum"
+)
+
+// The screen, top to bottom: a title line, the main area (the
+// conversation; while a round runs, its phase and one pane per model; or
+// one model's pane full screen), a line for hints, the input, the status
+// line.
+const (
+	inputHeight = 3
+	chrome      = 1 + 1 + inputHeight + 1 // title, hint, input, status
+)
+
+// Messages: everything that happens off bubbletea's goroutine arrives as
+// one of these.
+type (
+	eventMsg     quorum.Event
+	feedDoneMsg  struct{}
+	roundDoneMsg struct {
+		r   *quorum.ChatRound
+		err error
+	}
+	tickMsg   time.Time
+	editorMsg struct {
+		text string
+		err  error
+	}
+	newChatMsg struct {
+		c   *quorum.Chat
+		err error
+	}
+)
+
+// entry is one block of the conversation view.
+type entry struct {
+	kind     entryKind
+	text     string // a prompt, a note: plain (already clean) text
+	md       string // a round's report: Markdown
+	rendered string // md rendered at width
+	width    int
+}
+
+type entryKind int
+
+const (
+	entryPrompt entryKind = iota
+	entryNote
+	entryReport
+)
+
+// Model is the chat's bubbletea model. It is used by bubbletea's goroutine
+// only (see the package doc).
+type Model struct {
+	o   *Options
+	ctx context.Context
+
+	width, height int
+	input         textarea.Model
+	conv          viewport.Model // the conversation
+	zoom          viewport.Model // a focused pane
+	entries       []entry
+
+	panes   panes
+	focus   int // the focused pane's index, -1: none
+	running bool
+	cancel  context.CancelFunc
+	req     request
+	phase   quorum.Phase
+	started time.Time
+	ended   time.Time
+	live    quorum.Usage // the running round's usage so far
+
+	hist    []string
+	histPos int // len(hist): the draft
+	draft   string
+	hint    string
+	quit    bool
+
+	st styles
+}
+
+type styles struct {
+	title, status, hint, prompt, paneTitle, paneDone, paneFail, note lipgloss.Style
+}
+
+func newStyles(colour bool) styles {
+	s := styles{
+		title:     lipgloss.NewStyle().Bold(true),
+		status:    lipgloss.NewStyle(),
+		hint:      lipgloss.NewStyle(),
+		prompt:    lipgloss.NewStyle().Bold(true),
+		paneTitle: lipgloss.NewStyle().Bold(true),
+		paneDone:  lipgloss.NewStyle(),
+		paneFail:  lipgloss.NewStyle(),
+		note:      lipgloss.NewStyle(),
+	}
+	if colour {
+		s.title = s.title.Reverse(true)
+		s.status = s.status.Reverse(true)
+		s.hint = s.hint.Faint(true)
+		s.prompt = s.prompt.Foreground(lipgloss.Color("6"))
+		s.paneTitle = s.paneTitle.Foreground(lipgloss.Color("6"))
+		s.paneDone = s.paneDone.Foreground(lipgloss.Color("2"))
+		s.paneFail = s.paneFail.Foreground(lipgloss.Color("1"))
+		s.note = s.note.Faint(true)
+	}
+	return s
+}
+
+// New returns the chat's model; ctx bounds its rounds.
+func New(ctx context.Context, o Options) *Model {
+	in := textarea.New()
+	in.Prompt = "› "
+	in.ShowLineNumbers = false
+	in.SetHeight(inputHeight)
+	in.CharLimit = 1 << 20
+	in.Placeholder = "Ask the quorum; /help for commands"
+	in.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("ctrl+j", "alt+enter"))
+	// A blinking cursor redraws the screen twice a second for nothing.
+	in.Cursor.SetMode(cursor.CursorStatic)
+	in.FocusedStyle.CursorLine = lipgloss.NewStyle()
+	in.Focus()
+	m := &Model{o: &o, ctx: ctx, input: in, focus: -1, st: newStyles(o.Colour),
+		conv: viewport.New(80, 10), zoom: viewport.New(80, 10)}
+	m.conv.MouseWheelEnabled = true
+	m.zoom.MouseWheelEnabled = true
+	if o.History != nil {
+		m.hist = append([]string{}, o.History.Entries()...)
+	}
+	m.histPos = len(m.hist)
+	m.note(m.intro())
+	for _, r := range o.Chat.Rounds() {
+		m.addRound(&r)
+	}
+	m.resize(80, 24)
+	return m
+}
+
+func (m *Model) intro() string {
+	models, moderator := m.o.Chat.Models()
+	sim := ""
+	if m.o.Simulated {
+		sim = " (simulated)"
+	}
+	s := fmt.Sprintf("Conversation %s%s with %s; moderator %s.", m.o.Chat.ID(), sim,
+		strings.Join(models, ", "), firstNonEmpty(moderator, first(models)))
+	if n := len(m.o.Chat.Rounds()); n > 0 {
+		s += fmt.Sprintf(" %d earlier round(s) below; the next builds on them.", n)
+	}
+	return sanitize.Text(s + " Type a question and press Enter; /help lists commands and keys.")
+}
+
+// Init starts reading the round events.
+func (m *Model) Init() tea.Cmd { return m.waitEvent() }
+
+func (m *Model) waitEvent() tea.Cmd {
+	f, ctx := m.o.Feed, m.ctx
+	return func() tea.Msg {
+		ev, ok := f.next(ctx)
+		if !ok {
+			return feedDoneMsg{}
+		}
+		return eventMsg(ev)
+	}
+}
+
+func tick() tea.Cmd {
+	return tea.Tick(time.Second, func(t time.Time) tea.Msg { return tickMsg(t) })
+}
+
+// Update handles a message.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.resize(msg.Width, msg.Height)
+		return m, nil
+	case eventMsg:
+		m.event(quorum.Event(msg))
+		return m, m.waitEvent()
+	case feedDoneMsg:
+		return m, nil
+	case tickMsg:
+		if m.running {
+			return m, tick()
+		}
+		return m, nil
+	case roundDoneMsg:
+		m.roundDone(msg.r, msg.err)
+		return m, nil
+	case newChatMsg:
+		if msg.err != nil {
+			m.note("/new: " + sanitize.Text(msg.err.Error()))
+			return m, nil
+		}
+		m.o.Chat = msg.c
+		m.entries = nil
+		m.panes = panes{}
+		m.note(m.intro())
+		m.refresh(true)
+		return m, nil
+	case editorMsg:
+		if msg.err != nil {
+			m.hint = "editor: " + sanitize.Line(msg.err.Error())
+		} else {
+			m.input.SetValue(strings.TrimRight(msg.text, "\n"))
+		}
+		return m, nil
+	case tea.MouseMsg:
+		return m, m.scroll(msg)
+	case tea.KeyMsg:
+		return m.key(msg)
+	}
+	return m, nil
+}
+
+// key handles a key.
+func (m *Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
+	m.hint = ""
+	switch k.String() {
+	case "ctrl+c":
+		switch {
+		case m.running:
+			m.cancelRound()
+		case strings.TrimSpace(m.input.Value()) == "":
+			return m.leave()
+		default:
+			m.input.Reset()
+		}
+		return m, nil
+	case "ctrl+d":
+		if !m.running && m.input.Value() == "" {
+			return m.leave()
+		}
+	case "esc":
+		switch {
+		case m.focus >= 0:
+			m.focus = -1
+			m.refresh(false)
+		case m.running:
+			m.cancelRound()
+		}
+		return m, nil
+	case "ctrl+o":
+		m.cycleFocus()
+		return m, nil
+	case "pgup", "pgdown", "ctrl+u", "ctrl+b", "ctrl+f":
+		return m, m.scroll(k)
+	case "tab":
+		line, hits := complete(m.input.Value(), m.completions())
+		m.input.SetValue(line)
+		if len(hits) > 1 {
+			m.hint = strings.Join(hits, "  ")
+		}
+		return m, nil
+	case "ctrl+e":
+		return m, m.edit()
+	case "enter":
+		return m.submit()
+	case "up", "down":
+		if !strings.Contains(m.input.Value(), "\n") && len(m.hist) > 0 {
+			m.browse(k.String() == "up")
+			return m, nil
+		}
+	}
+	if k.Alt && len(k.Runes) == 1 && k.Runes[0] >= '1' && k.Runes[0] <= '9' {
+		m.setFocus(int(k.Runes[0] - '1'))
+		return m, nil
+	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(k)
+	return m, cmd
+}
+
+// leave ends the program; the command closes the chat (its sessions
+// deleted) once bubbletea has given the terminal back.
+func (m *Model) leave() (tea.Model, tea.Cmd) {
+	m.quit = true
+	if m.cancel != nil {
+		m.cancel()
+	}
+	return m, tea.Quit
+}
+
+func (m *Model) cancelRound() {
+	if m.cancel != nil {
+		m.cancel()
+		m.hint = "cancelling the round: turns aborted, what came in is kept"
+	}
+}
+
+// completions are the words Tab completes after a command: model ids.
+func (m *Model) completions() []string {
+	models, _ := m.o.Chat.Models()
+	out := append([]string{}, m.o.Offered...)
+	for _, x := range models {
+		if !contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// browse moves through the input history.
+func (m *Model) browse(up bool) {
+	if m.histPos == len(m.hist) {
+		m.draft = m.input.Value()
+	}
+	switch {
+	case up && m.histPos > 0:
+		m.histPos--
+	case !up && m.histPos < len(m.hist):
+		m.histPos++
+	default:
+		return
+	}
+	if m.histPos == len(m.hist) {
+		m.input.SetValue(m.draft)
+	} else {
+		m.input.SetValue(m.hist[m.histPos])
+	}
+	m.input.CursorEnd()
+}
+
+// edit opens the input in the user's editor; the program gives the
+// terminal to it and takes it back after.
+func (m *Model) edit() tea.Cmd {
+	editor := m.o.Editor
+	if editor == "" {
+		editor = "vi"
+	}
+	f, err := os.CreateTemp("", "quorum-chat-*.md")
+	if err != nil {
+		m.hint = "editor: " + sanitize.Line(err.Error())
+		return nil
+	}
+	path := f.Name()
+	_, werr := f.WriteString(m.input.Value())
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		os.Remove(path)
+		m.hint = "editor: " + sanitize.Line(werr.Error())
+		return nil
+	}
+	fields := strings.Fields(editor)
+	cmd := exec.Command(fields[0], append(fields[1:], path)...)
+	return tea.ExecProcess(cmd, func(err error) tea.Msg {
+		defer os.Remove(path)
+		if err != nil {
+			return editorMsg{err: err}
+		}
+		b, err := os.ReadFile(path)
+		return editorMsg{text: string(b), err: err}
+	})
+}
+
+// submit acts on the input.
+func (m *Model) submit() (tea.Model, tea.Cmd) {
+	line := strings.TrimSpace(m.input.Value())
+	if line == "" {
+		return m, nil
+	}
+	if m.running {
+		m.hint = "a round is running: wait, or cancel it with Esc"
+		return m, nil
+	}
+	m.input.Reset()
+	if len(m.hist) == 0 || m.hist[len(m.hist)-1] != line {
+		m.hist = append(m.hist, line)
+	}
+	m.histPos, m.draft = len(m.hist), ""
+	if m.o.History != nil {
+		if err := m.o.History.Add(line); err != nil {
+			m.hint = sanitize.Line(err.Error())
+		}
+	}
+	models, _ := m.o.Chat.Models()
+	req, err := parseLine(line, models)
+	if err != nil {
+		m.note(sanitize.Text(err.Error()))
+		return m, nil
+	}
+	o := m.o
+	switch req.kind {
+	case reqQuit:
+		return m.leave()
+	case reqHelp:
+		m.note(helpText())
+	case reqModels:
+		if len(req.args) > 0 {
+			if err := setModels(o.Chat, o.Offered, req.args); err != nil {
+				m.note(sanitize.Text(err.Error()))
+				break
+			}
+		}
+		m.note(modelsText(o.Chat, o.Offered))
+	case reqHistory:
+		s, err := historyText(o.ChatDir, 20)
+		if err != nil {
+			s = err.Error()
+		}
+		m.note(sanitize.Text(s))
+	case reqSave:
+		path := firstNonEmpty(req.text, "quorum-chat-"+o.Chat.ID()+".md")
+		if err := saveMarkdown(path, o.Chat, o.Simulated); err != nil {
+			m.note(sanitize.Text(err.Error()))
+		} else {
+			m.note("Saved the conversation to " + sanitize.Line(path) + ".")
+		}
+	case reqNew:
+		m.note("Starting a new conversation…")
+		ctx := m.ctx
+		return m, func() tea.Msg {
+			c, err := renew(ctx, o)
+			return newChatMsg{c, err}
+		}
+	case reqRound:
+		return m, m.startRound(req, line)
+	}
+	return m, nil
+}
+
+// startRound starts a round on a command goroutine.
+func (m *Model) startRound(req request, line string) tea.Cmd {
+	ctx, cancel := context.WithCancel(m.ctx)
+	m.running, m.cancel, m.req = true, cancel, req
+	m.started, m.ended = m.o.now(), time.Time{}
+	m.phase = ""
+	m.live = quorum.Usage{}
+	models, moderator := m.o.Chat.Models()
+	switch req.round {
+	case quorum.RoundAsk:
+		models = []string{firstNonEmpty(req.model, first(models))}
+	case quorum.RoundPlan, quorum.RoundReview:
+	default:
+		moderator = firstNonEmpty(moderator, first(models))
+		if !contains(models, moderator) {
+			models = append(models, moderator)
+		}
+	}
+	m.panes = newPanes(models)
+	m.focus = -1
+	m.entries = append(m.entries, entry{kind: entryPrompt, text: sanitize.Text(line)})
+	m.refresh(true)
+	o, c := m.o, m.o.Chat
+	return tea.Batch(tick(), func() tea.Msg {
+		r, err := runRound(ctx, o, c, req)
+		return roundDoneMsg{r, err}
+	})
+}
+
+// event applies one of the running round's events to the panes.
+func (m *Model) event(ev quorum.Event) {
+	switch ev.Kind {
+	case quorum.PhaseStarted:
+		m.phase = ev.Phase
+	case quorum.ModelStarted:
+		m.panes.get(ev.Model).start(ev.Phase, ev.Target)
+	case quorum.Delta:
+		m.panes.get(ev.Model).add(ev.Text)
+	case quorum.ModelFinished:
+		m.panes.get(ev.Model).finish(ev)
+		if ev.Usage != nil {
+			m.live.Add(*ev.Usage)
+		}
+	}
+	if m.focus >= 0 {
+		m.refreshZoom()
+	}
+}
+
+// roundDone shows a round's report, or why there is none.
+func (m *Model) roundDone(r *quorum.ChatRound, err error) {
+	m.running = false
+	if m.cancel != nil {
+		m.cancel()
+		m.cancel = nil
+	}
+	m.ended = m.o.now()
+	m.live = quorum.Usage{}
+	if r != nil {
+		m.addRound(r)
+	}
+	switch {
+	case errors.Is(err, copilot.ErrStopped):
+		m.note(fmt.Sprintf("The Copilot CLI stopped: %s. The conversation is saved: leave, and continue it with quorum chat --resume %s.",
+			sanitize.Line(err.Error()), m.o.Chat.ID()))
+	case r == nil && err != nil:
+		m.note(sanitize.Text(err.Error()))
+	case r != nil && r.Status == quorum.RoundInterrupted:
+		m.hint = "round interrupted: what came in is shown; the conversation goes on"
+	}
+	m.refresh(true)
+}
+
+func (m *Model) addRound(r *quorum.ChatRound) {
+	m.entries = append(m.entries, entry{kind: entryReport, md: RoundMarkdown(r, m.o.Simulated)})
+}
+
+func (m *Model) note(s string) {
+	m.entries = append(m.entries, entry{kind: entryNote, text: s})
+	m.refresh(true)
+}
+
+// Focus.
+
+func (m *Model) cycleFocus() {
+	if len(m.panes.list) == 0 {
+		return
+	}
+	if m.focus+1 >= len(m.panes.list) {
+		m.focus = -1
+		m.refresh(false)
+		return
+	}
+	m.setFocus(m.focus + 1)
+}
+
+func (m *Model) setFocus(i int) {
+	if i < 0 || i >= len(m.panes.list) {
+		return
+	}
+	m.focus = i
+	m.refreshZoom()
+	m.zoom.GotoBottom()
+}
+
+func (m *Model) refreshZoom() {
+	p := m.panes.list[m.focus]
+	atBottom := m.zoom.AtBottom()
+	m.zoom.SetContent(ansi.Wrap(p.whole(), m.zoom.Width, ""))
+	if atBottom {
+		m.zoom.GotoBottom()
+	}
+}
+
+// scroll scrolls the view in front: the focused pane or the conversation.
+func (m *Model) scroll(msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
+	if m.focus >= 0 {
+		m.zoom, cmd = m.zoom.Update(msg)
+	} else {
+		m.conv, cmd = m.conv.Update(msg)
+	}
+	return cmd
+}
+
+// Layout.
+
+func (m *Model) resize(w, h int) {
+	m.width, m.height = max(w, 20), max(h, chrome+3)
+	main := m.height - chrome
+	m.input.SetWidth(m.width)
+	m.conv.Width, m.conv.Height = m.width, main
+	m.zoom.Width, m.zoom.Height = m.width, main-1
+	for i := range m.entries {
+		m.entries[i].width = 0 // rendered again at the new width
+	}
+	m.refresh(true)
+	if m.focus >= 0 {
+		m.refreshZoom()
+	}
+}
+
+// refresh lays the conversation out again, following its end if asked.
+func (m *Model) refresh(bottom bool) {
+	var parts []string
+	for i := range m.entries {
+		e := &m.entries[i]
+		switch e.kind {
+		case entryPrompt:
+			parts = append(parts, m.st.prompt.Render(ansi.Wrap("› "+e.text, m.width, "")))
+		case entryNote:
+			parts = append(parts, m.st.note.Render(ansi.Wrap(e.text, m.width, "")))
+		case entryReport:
+			if e.width != m.width {
+				out, err := report.Terminal(e.md, m.width, m.o.Colour)
+				if err != nil {
+					out = ansi.Wrap(e.md, m.width, "") // Markdown as it is: clean already
+				}
+				e.rendered, e.width = strings.Trim(out, "\n"), m.width
+			}
+			parts = append(parts, e.rendered)
+		}
+	}
+	m.conv.SetContent(strings.Join(parts, "\n\n"))
+	if bottom {
+		m.conv.GotoBottom()
+	}
+}
+
+// View draws the screen.
+func (m *Model) View() string {
+	if m.quit {
+		return ""
+	}
+	main := m.height - chrome
+	var body string
+	switch {
+	case m.focus >= 0:
+		p := m.panes.list[m.focus]
+		body = m.st.paneTitle.Render(fit(p.title()+"  (Esc: back, Ctrl-O: next)", m.width)) + "\n" + m.zoom.View()
+	case m.running:
+		body = fit(m.phaseLine(), m.width) + "\n" + m.panes.view(m.width, main-1, m.st)
+	default:
+		body = m.conv.View()
+	}
+	body = lipgloss.NewStyle().Height(main).MaxHeight(main).Render(body)
+	title := "quorum chat · " + m.o.Chat.ID()
+	if n := len(m.o.Chat.Rounds()); n > 0 {
+		title += fmt.Sprintf(" · %d round(s)", n)
+	}
+	if m.o.Simulated {
+		title += " · simulated"
+	}
+	hint := m.hint
+	if hint == "" && !m.running && m.focus < 0 && len(m.panes.list) > 0 {
+		hint = "Ctrl-O: each model's whole text of the last round"
+	}
+	return strings.Join([]string{
+		m.st.title.Render(fit(title, m.width)),
+		body,
+		m.st.hint.Render(fit(hint, m.width)),
+		m.input.View(),
+		m.st.status.Render(fit(m.statusLine(), m.width)),
+	}, "\n")
+}
+
+// phaseLine says where the running round is.
+func (m *Model) phaseLine() string {
+	done, total := m.panes.progress()
+	phase := string(m.phase)
+	if phase == "" {
+		phase = "starting"
+	}
+	return fmt.Sprintf("%s · %s · %d/%d turns done · %s · Esc cancels", m.req.round, phase, done, total, elapsed(m.o.now().Sub(m.started)))
+}
+
+// statusLine: the models, the moderator, tokens and premium requests so
+// far, the time of the running or last round.
+func (m *Model) statusLine() string {
+	models, moderator := m.o.Chat.Models()
+	u := m.o.Chat.Usage()
+	u.Add(m.live)
+	s := strings.Join(models, " ") + " · mod " + firstNonEmpty(moderator, first(models)) +
+		" · " + tokens(u.InputTokens+u.OutputTokens) + " tokens · " + strconv.FormatFloat(u.Cost, 'f', -1, 64) + " premium"
+	switch {
+	case m.running:
+		s += " · " + elapsed(m.o.now().Sub(m.started))
+	case !m.ended.IsZero():
+		s += " · last " + elapsed(m.ended.Sub(m.started))
+	}
+	return sanitize.Line(s)
+}
+
+func tokens(n int) string {
+	if n >= 10000 {
+		return strconv.FormatFloat(float64(n)/1000, 'f', 1, 64) + "k"
+	}
+	return strconv.Itoa(n)
+}
+
+func elapsed(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
+}
+
+// fit cuts s to w columns, padding it to w.
+func fit(s string, w int) string {
+	s = ansi.Truncate(s, w, "…")
+	if n := ansi.StringWidth(s); n < w {
+		s += strings.Repeat(" ", w-n)
+	}
+	return s
+}

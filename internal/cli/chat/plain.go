@@ -1,0 +1,246 @@
+package chat
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/quorum-go/quorum/internal/cli/sanitize"
+	"github.com/quorum-go/quorum/quorum"
+)
+
+// RunPlain runs the chat line by line, for a screen reader, a log or a
+// pipe: each line read from in is a question or a command (a line ending
+// with \ goes on on the next), progress is a line per step, and each
+// round ends with its report as plain text. It returns at the end of in,
+// /quit or when ctx ends; the caller closes the chat (o.Chat may have
+// been replaced by /new: it returns the chat to close).
+func RunPlain(ctx context.Context, o Options, in io.Reader, out io.Writer) (*quorum.Chat, error) {
+	lines := make(chan string)
+	readErr := make(chan error, 1)
+	go func() {
+		// Reading stdin cannot be interrupted; this goroutine ends at the
+		// end of in (the process's own end for a terminal).
+		sc := bufio.NewScanner(in)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		var cont strings.Builder
+		for sc.Scan() {
+			l := sc.Text()
+			if s, ok := strings.CutSuffix(l, `\`); ok {
+				cont.WriteString(s + "\n")
+				continue
+			}
+			cont.WriteString(l)
+			select {
+			case lines <- cont.String():
+			case <-ctx.Done():
+				return
+			}
+			cont.Reset()
+		}
+		readErr <- sc.Err()
+		close(lines)
+	}()
+	p := &plain{o: &o, out: out}
+	p.intro()
+	for {
+		fmt.Fprint(out, "› ")
+		var line string
+		var ok bool
+		select {
+		case line, ok = <-lines:
+		case <-ctx.Done():
+			fmt.Fprintln(out)
+			return o.Chat, nil
+		}
+		if !ok {
+			fmt.Fprintln(out)
+			select {
+			case err := <-readErr:
+				return o.Chat, err
+			default:
+				return o.Chat, nil
+			}
+		}
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if o.History != nil {
+			if err := o.History.Add(line); err != nil {
+				fmt.Fprintln(out, "quorum: "+sanitize.Line(err.Error()))
+			}
+		}
+		models, _ := o.Chat.Models()
+		req, err := parseLine(line, models)
+		if err != nil {
+			fmt.Fprintln(out, sanitize.Line(err.Error()))
+			continue
+		}
+		if quit := p.do(ctx, req); quit {
+			return o.Chat, nil
+		}
+	}
+}
+
+type plain struct {
+	o   *Options
+	out io.Writer
+}
+
+func (p *plain) intro() {
+	models, moderator := p.o.Chat.Models()
+	sim := ""
+	if p.o.Simulated {
+		sim = " (simulated)"
+	}
+	fmt.Fprintf(p.out, "quorum chat %s%s with %s; moderator %s\n", p.o.Chat.ID(), sim,
+		sanitize.Line(strings.Join(models, ", ")), sanitize.Line(firstNonEmpty(moderator, first(models))))
+	if n := len(p.o.Chat.Rounds()); n > 0 {
+		fmt.Fprintf(p.out, "%d earlier round(s); the next builds on them.\n", n)
+	}
+	fmt.Fprintln(p.out, "Type a question; /help lists the commands; end of input (Ctrl-D) or /quit leaves.")
+}
+
+// do carries out one request; it reports whether to leave.
+func (p *plain) do(ctx context.Context, req request) bool {
+	o := p.o
+	switch req.kind {
+	case reqQuit:
+		return true
+	case reqHelp:
+		fmt.Fprint(p.out, helpText())
+	case reqModels:
+		if len(req.args) > 0 {
+			if err := setModels(o.Chat, o.Offered, req.args); err != nil {
+				fmt.Fprintln(p.out, sanitize.Line(err.Error()))
+				return false
+			}
+		}
+		fmt.Fprintln(p.out, modelsText(o.Chat, o.Offered))
+	case reqHistory:
+		s, err := historyText(o.ChatDir, 0)
+		if err != nil {
+			s = err.Error()
+		}
+		fmt.Fprintln(p.out, sanitize.Text(s))
+	case reqSave:
+		path := firstNonEmpty(req.text, "quorum-chat-"+o.Chat.ID()+".md")
+		if err := saveMarkdown(path, o.Chat, o.Simulated); err != nil {
+			fmt.Fprintln(p.out, sanitize.Line(err.Error()))
+			return false
+		}
+		fmt.Fprintln(p.out, "saved to "+sanitize.Line(path))
+	case reqNew:
+		c, err := renew(ctx, o)
+		if err != nil {
+			fmt.Fprintln(p.out, sanitize.Line(err.Error()))
+			return false
+		}
+		o.Chat = c
+		p.intro()
+	case reqRound:
+		p.round(ctx, req)
+	}
+	return false
+}
+
+// renew closes the chat and starts a new one with the same models.
+func renew(ctx context.Context, o *Options) (*quorum.Chat, error) {
+	if o.NewChat == nil {
+		return nil, fmt.Errorf("/new is not available here")
+	}
+	models, moderator := o.Chat.Models()
+	c, err := o.NewChat(models, moderator)
+	if err != nil {
+		return nil, err
+	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout(o))
+	defer cancel()
+	if err := o.Chat.Close(cctx); err != nil {
+		return c, nil // the new chat goes on; the old sessions are the CLI's to drop
+	}
+	return c, nil
+}
+
+func closeTimeout(o *Options) time.Duration {
+	if o.CloseTimeout > 0 {
+		return o.CloseTimeout
+	}
+	return quorum.DefaultCloseTimeout
+}
+
+// round runs a round, printing a line per step and the report at its end.
+func (p *plain) round(ctx context.Context, req request) {
+	type done struct {
+		r   *quorum.ChatRound
+		err error
+	}
+	end := make(chan done, 1)
+	go func() {
+		r, err := runRound(ctx, p.o, p.o.Chat, req)
+		end <- done{r, err}
+	}()
+	streaming := false
+	for {
+		var ev quorum.Event
+		select {
+		case d := <-end:
+			if streaming {
+				fmt.Fprintln(p.out)
+			}
+			switch {
+			case d.r == nil && d.err != nil:
+				fmt.Fprintln(p.out, "quorum: "+sanitize.Line(d.err.Error()))
+			case d.r != nil:
+				fmt.Fprintln(p.out)
+				fmt.Fprint(p.out, RoundText(d.r, p.o.Simulated))
+			}
+			return
+		case ev = <-p.o.Feed.ch:
+		}
+		switch ev.Kind {
+		case quorum.PhaseStarted:
+			fmt.Fprintf(p.out, "· %s: %s\n", ev.Phase, sanitize.Line(ev.Text))
+		case quorum.Delta:
+			// Only a question to one model streams here: a round's many
+			// models would interleave.
+			if ev.Phase == quorum.PhaseAsk {
+				streaming = true
+				fmt.Fprint(p.out, sanitize.Text(ev.Text))
+			}
+		case quorum.ModelFinished:
+			if streaming {
+				fmt.Fprintln(p.out)
+				streaming = false
+			}
+			who := ev.Model
+			if ev.Target != "" {
+				who += " on " + ev.Target
+			}
+			if ev.Err != nil {
+				fmt.Fprintf(p.out, "  ✗ %s: %s\n", sanitize.Line(who), sanitize.Line(ev.Err.Error()))
+			} else {
+				fmt.Fprintf(p.out, "  ✓ %s (%d chars, %.1fs)\n", sanitize.Line(who), len([]rune(ev.Text)), ev.Elapsed.Seconds())
+			}
+		}
+	}
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+func first(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return s[0]
+}

@@ -1,0 +1,270 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/quorum-go/quorum/internal/cli/chat"
+	"github.com/quorum-go/quorum/internal/cli/report"
+	"github.com/quorum-go/quorum/internal/cli/sanitize"
+	"github.com/quorum-go/quorum/quorum"
+	"github.com/spf13/cobra"
+)
+
+// This file is `quorum chat`, `quorum history` and `quorum show`: the
+// conversation (quorum.Chat) behind a terminal UI (package chat), and the
+// conversations it saved.
+
+func (e *env) chatCmd(runF runWrapper) *cobra.Command {
+	var resume string
+	var plain bool
+	c := e.newCommand(&cobra.Command{
+		Use:   "chat",
+		Short: "Talk with the quorum: rounds of follow-ups in a terminal UI",
+		Long: `Talk with the quorum in a terminal UI: type a question for a discussion
+round (every model answers, they review each other, the moderator
+synthesises); a follow-up goes to the same sessions, so each model keeps
+its own context, and its prompt carries what the last round concluded.
+/plan, /debate, /review [range] and /ask [model] run the other strategies
+as rounds; /models, /new, /save [file], /history, /help and /quit manage it.
+While a round runs, one pane per model streams its text; Esc or Ctrl-C
+cancels the round (what came in is kept, marked interrupted).
+
+Every conversation is saved as it goes (JSON lines, mode 0600) under
+$XDG_STATE_HOME/quorum/chats; quorum history lists them, quorum show ID
+prints one, and --resume ID continues one: in the same CLI sessions when
+the CLI still has them, else in new ones told the saved rounds.
+
+With --plain, TERM=dumb, or when stdin or stdout is not a terminal, it
+runs line by line instead (each line a question or a command; a line
+ending in \ goes on on the next), for screen readers, logs and pipes.
+It exits 0 when you leave (Ctrl-C or Ctrl-D at an empty prompt, /quit,
+or the end of input), its sessions deleted and the CLI stopped.`,
+		Example: `  $ quorum chat --sim
+  $ quorum chat -m gpt-5,claude-sonnet-4.5 --moderator gemini-2.5-pro
+  $ quorum chat --resume 20261125-093001-1a2b3c
+  $ printf 'Tabs or spaces?\n/ask sim-beta why?\n' | quorum chat --sim --plain`,
+		Args: noArgs,
+	}, cmdSpec{quorum: true, moderated: true, peerReview: true, connects: true, progress: true, timeout: true},
+		runF.around(func(inv *invocation) error { return runChat(inv, resume, plain) }))
+	c.Flags().StringVar(&resume, "resume", "", "continue the saved conversation `ID` (quorum history lists them)")
+	group(c.Flags().Lookup("resume"), groupInput)
+	c.Flags().BoolVar(&plain, "plain", false, "line by line instead of full screen (also with TERM=dumb, or off a terminal)")
+	group(c.Flags().Lookup("plain"), groupOutput)
+	return c
+}
+
+// stateDir is quorum's state directory: $XDG_STATE_HOME/quorum, or
+// ~/.local/state/quorum.
+func (e *env) stateDir() (string, error) {
+	if d := e.getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "quorum"), nil
+	}
+	home := e.getenv("HOME")
+	if home == "" || !filepath.IsAbs(home) {
+		return "", errors.New("no state directory to keep conversations in: set XDG_STATE_HOME or HOME")
+	}
+	return filepath.Join(home, ".local", "state", "quorum"), nil
+}
+
+func runChat(inv *invocation, resume string, plain bool) error {
+	ctx := inv.cmd.Context()
+	state, err := inv.e.stateDir()
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(state, "chats")
+	if resume != "" {
+		if _, err := quorum.LoadChat(dir, resume); err != nil {
+			return fmt.Errorf("--resume: %w", err)
+		}
+	}
+	c, closeClient, err := inv.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeClient()
+	offered, err := inv.offeredModels(ctx, c)
+	if err != nil {
+		return err
+	}
+	models, moderator, err := inv.resolveQuorum(ctx, c)
+	if err != nil {
+		return err
+	}
+	feed := chat.NewFeed()
+	defer feed.Stop()
+	cfg := quorum.ChatConfig{Dir: dir, Config: quorum.Config{
+		Models:             models,
+		Moderator:          moderator,
+		NoReview:           !inv.s.Review,
+		AnswersPerReviewer: inv.s.Reviewers,
+		Rounds:             inv.s.Rounds,
+		PhaseTimeout:       inv.s.PhaseTimeout,
+		Timeout:            inv.s.Timeout,
+		MaxConcurrency:     inv.s.Concurrency,
+		Progress:           feed.Progress,
+	}}
+	b := quorum.Copilot(c)
+	var ch *quorum.Chat
+	if resume != "" {
+		rcfg := cfg
+		if !inv.flagGiven("model") {
+			rcfg.Models, rcfg.Moderator = nil, "" // the saved conversation's
+		}
+		ch, err = quorum.ResumeChat(ctx, b, rcfg, resume)
+	} else {
+		ch, err = quorum.NewChat(b, cfg)
+	}
+	if err != nil {
+		if errors.Is(err, quorum.ErrInvalidConfig) {
+			return usagef("%s", strings.TrimPrefix(err.Error(), "quorum: "))
+		}
+		return err
+	}
+	hist, herr := chat.LoadHistory(filepath.Join(state, "input-history.jsonl"))
+	if herr != nil {
+		fmt.Fprintln(inv.e.stderr, "quorum: "+sanitize.Line(herr.Error()))
+	}
+	editor := firstSet(inv.e.getenv("VISUAL"), inv.e.getenv("EDITOR"))
+	o := chat.Options{
+		Chat: ch, Feed: feed, Offered: offered, History: hist, ChatDir: dir,
+		Simulated: inv.simulated(), Colour: !inv.s.NoColor, Editor: editor,
+		NewChat: func(models []string, moderator string) (*quorum.Chat, error) {
+			n := cfg
+			n.Models, n.Moderator = models, moderator
+			return quorum.NewChat(b, n)
+		},
+		Change: func(ctx context.Context, rng string) (quorum.Change, string, error) {
+			base, head, _ := strings.Cut(rng, "..")
+			if base == "" {
+				base = "HEAD~1"
+			}
+			diff, source, err := inv.gitDiff(base, head)
+			if err != nil {
+				return quorum.Change{}, "", err
+			}
+			if strings.TrimSpace(diff) == "" {
+				return quorum.Change{}, "", fmt.Errorf("%s is empty: nothing to review", source)
+			}
+			return quorum.Change{Diff: diff}, source, nil
+		},
+	}
+	var runErr error
+	if plain || !inv.chatOnTerminal() {
+		ch, runErr = chat.RunPlain(ctx, o, inv.e.stdin, inv.e.stdout)
+	} else {
+		ch, runErr = chat.Run(ctx, o, inv.e.stdin, inv.e.stdout)
+	}
+	// The sessions end with the conversation; the file stays, to resume.
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), quorum.DefaultCloseTimeout)
+	defer cancel()
+	if err := ch.Close(cctx); err != nil && runErr == nil {
+		fmt.Fprintln(inv.e.stderr, "quorum: closing the sessions: "+sanitize.Line(err.Error()))
+	}
+	if !inv.o.quiet {
+		fmt.Fprintf(inv.e.stderr, "quorum: conversation %s saved; continue it with quorum chat --resume %s\n", ch.ID(), ch.ID())
+	}
+	if runErr == nil && ctx.Err() != nil {
+		return interrupted(ctx)
+	}
+	return runErr
+}
+
+// chatOnTerminal says whether the full-screen UI fits: stdin and stdout
+// are a terminal that is not dumb.
+func (inv *invocation) chatOnTerminal() bool {
+	tty, _ := terminalWidth(inv.e.stdout)
+	return tty && isTerminal(inv.e.stdin) && inv.e.getenv("TERM") != "dumb"
+}
+
+func firstSet(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+func (e *env) historyCmd() *cobra.Command {
+	return e.newCommand(&cobra.Command{
+		Use:   "history",
+		Short: "List the saved conversations of quorum chat",
+		Long: `List the conversations quorum chat saved (under $XDG_STATE_HOME/quorum/chats),
+the latest first: id, last change, rounds, models and the first question.
+quorum show ID prints one; quorum chat --resume ID continues it.`,
+		Args: noArgs,
+	}, cmdSpec{}, func(inv *invocation) error {
+		state, err := inv.e.stateDir()
+		if err != nil {
+			return err
+		}
+		list, bad, err := quorum.ListChats(filepath.Join(state, "chats"))
+		if err != nil {
+			return err
+		}
+		for _, sc := range list {
+			fmt.Fprintln(inv.e.stdout, chat.HistoryLine(sc))
+		}
+		for _, err := range bad {
+			fmt.Fprintln(inv.e.stderr, "quorum: "+sanitize.Line(err.Error()))
+		}
+		if len(list) == 0 && len(bad) == 0 {
+			fmt.Fprintln(inv.e.stderr, "quorum: no saved conversations yet; quorum chat starts one")
+		}
+		return nil
+	})
+}
+
+func (e *env) showCmd() *cobra.Command {
+	return e.newCommand(&cobra.Command{
+		Use:   "show <id>",
+		Short: "Print a conversation quorum chat saved",
+		Long: `Print a conversation quorum chat saved, round by round, each with its
+report: rendered Markdown on a terminal, plain text otherwise, Markdown with
+-o markdown. quorum history lists the ids.`,
+		Args: exactArgs("a conversation id (quorum history lists them)"),
+	}, cmdSpec{}, func(inv *invocation) error {
+		state, err := inv.e.stateDir()
+		if err != nil {
+			return err
+		}
+		sc, err := quorum.LoadChat(filepath.Join(state, "chats"), inv.args[0])
+		if errors.Is(err, quorum.ErrInvalidConfig) {
+			return usagef("%s", strings.TrimPrefix(err.Error(), "quorum: "))
+		}
+		if err != nil {
+			return err
+		}
+		return printSaved(inv, sc)
+	})
+}
+
+// printSaved prints a saved conversation: rendered on a terminal, plain
+// text otherwise.
+func printSaved(inv *invocation, sc *quorum.SavedChat) error {
+	var md strings.Builder
+	fmt.Fprintf(&md, "# Conversation %s\n\n%s · %s\n\n", sc.ID, sc.CreatedAt.Local().Format("2006-01-02 15:04"), sanitize.Line(strings.Join(sc.Models, ", ")))
+	var text strings.Builder
+	fmt.Fprintf(&text, "Conversation %s, %s, with %s\n\n", sc.ID, sc.CreatedAt.Local().Format("2006-01-02 15:04"), sanitize.Line(strings.Join(sc.Models, ", ")))
+	for i := range sc.Rounds {
+		r := &sc.Rounds[i]
+		sim := strings.Contains(r.Conclusion, "[simulated") || inv.simulated()
+		md.WriteString(chat.RoundMarkdown(r, sim) + "\n")
+		text.WriteString(chat.RoundText(r, sim) + "\n")
+	}
+	if tty, width := inv.stdoutTerminal(); tty {
+		out, err := report.Terminal(md.String(), width, !inv.s.NoColor)
+		if err == nil {
+			_, err = io.WriteString(inv.e.stdout, out)
+			return err
+		}
+	}
+	_, err := io.WriteString(inv.e.stdout, text.String())
+	return err
+}
