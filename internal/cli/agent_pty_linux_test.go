@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"io"
 	"os"
@@ -171,3 +172,57 @@ func TestAgentRejectedOnATerminal(t *testing.T) {
 	}
 }
 
+
+// SIGINT or SIGTERM while the executor works: the binary exits 130 or
+// 143, prints the report so far, and the worktree and the branch keep the
+// work of the steps done.
+func TestAgentSignalKeepsTheWork(t *testing.T) {
+	for _, c := range []struct {
+		sig  syscall.Signal
+		code int
+	}{{syscall.SIGINT, ExitInterrupted}, {syscall.SIGTERM, ExitTerminated}} {
+		t.Run(c.sig.String(), func(t *testing.T) {
+			repo := gittest.NewRepo(t, map[string]string{"README.md": "# demo\n"})
+			before := gittest.Take(t, repo)
+			state := t.TempDir()
+			cmd := exec.Command(quorumBinary(t), "agent", "--sim", "--yes", "Add a --verbose flag")
+			cmd.Env = append(cleanEnv(t), "XDG_STATE_HOME="+state)
+			cmd.Dir = repo
+			stderr, err := cmd.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stdout bytes.Buffer
+			cmd.Stdout = &stdout
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			sc := bufio.NewScanner(stderr)
+			for sc.Scan() {
+				// Step 1 is done (and committed) once step 2's first tool call shows.
+				if strings.Contains(sc.Text(), "execute: sim-") && strings.Contains(sc.Text(), "edit {") {
+					if err := cmd.Process.Signal(c.sig); err != nil {
+						t.Fatal(err)
+					}
+					break
+				}
+			}
+			io.Copy(io.Discard, stderr)
+			cmd.Wait()
+			if code := cmd.ProcessState.ExitCode(); code != c.code {
+				t.Fatalf("exit %d, want %d:\n%s", code, c.code, stdout.String())
+			}
+			out := stdout.String()
+			wts, _ := filepath.Glob(filepath.Join(state, "quorum", "worktrees", "*", "*"))
+			if len(wts) != 1 || !strings.Contains(out, "git worktree remove "+wts[0]) || !strings.Contains(out, "INCOMPLETE") {
+				t.Fatalf("worktrees %v; the report:\n%s", wts, out)
+			}
+			branch := gittest.Git(t, repo, "branch", "--list", "quorum/*", "--format=%(refname:short)")
+			if log := gittest.Git(t, repo, "log", "--oneline", branch); !strings.Contains(log, "step 1") {
+				t.Fatalf("step 1 is not on %s:\n%s", branch, log)
+			}
+			before.Unchanged(t)
+		})
+	}
+}
