@@ -172,7 +172,6 @@ func TestAgentRejectedOnATerminal(t *testing.T) {
 	}
 }
 
-
 // SIGINT or SIGTERM while the executor works: the binary exits 130 or
 // 143, prints the report so far, and the worktree and the branch keep the
 // work of the steps done.
