@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/quorum-go/quorum/internal/cli/config"
+	"github.com/quorum-go/quorum/quorum"
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -44,8 +45,14 @@ func (e *env) setupCompletion(root *cobra.Command) {
 		c.Flags().VisitAll(func(f *pflag.Flag) {
 			var fn cobra.CompletionFunc
 			switch f.Name {
-			case "model", "moderator":
+			case "model", "moderator", "solo", "executor":
 				fn = e.completeModels
+			case "approve":
+				fn = fixed(string(quorum.ShellAsk), string(quorum.ShellQuorum), string(quorum.ShellAuto), string(quorum.ShellNever))
+			case "worktree-root":
+				fn = func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+					return nil, cobra.ShellCompDirectiveFilterDirs
+				}
 			case "output", "transport", "fail-on":
 				k, _ := config.Lookup(f.Name)
 				fn = fixed(k.Values()...)
