@@ -59,7 +59,6 @@ func TestRealCLIAgent(t *testing.T) {
 	}
 	repo := gittest.NewRepo(t, map[string]string{"README.md": "# demo\n", "go.mod": "module demo\n"})
 	gittest.Write(t, repo, map[string]string{"README.md": "# demo, edited and not committed\n"})
-	before := gittest.Take(t, repo)
 	outside := t.TempDir()
 	const secret = "TOP-SECRET-7f3a9"
 	secretPath := filepath.Join(outside, "secret.txt")
@@ -133,105 +132,118 @@ func TestRealCLIAgent(t *testing.T) {
 		return modelapi.Text("unexpected prompt")
 	}
 
-	sb := clitest.NewSandbox(t)
-	api := sb.StartModelAPI(t, modelapi.Config{Models: map[string]modelapi.Responder{"planner": planner, "critic": critic}})
-	ctx, cancel := context.WithTimeout(context.Background(), realGuard)
-	defer cancel()
-	c, err := copilot.Start(ctx, copilot.Options{
-		CLIPath:    bin,
-		Env:        clitest.OfflineEnv(t, api.URL()),
-		WorkingDir: t.TempDir(),
-		Command:    func(bin string, args ...string) *exec.Cmd { return sb.Command(context.Background(), bin, args...) },
-		Dial:       sb.Dial,
-		Args:       []string{"--disable-builtin-mcps"},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-
-	r, err := workspace.Open(ctx, repo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wt *workspace.Worktree
-	a, err := quorum.Agent(ctx, quorum.Copilot(c), "Add a greeting file", quorum.AgentConfig{
-		Config:  quorum.Config{Models: []string{"planner", "critic"}},
-		Context: []quorum.ContextFile{{Path: "README.md", Text: "# demo\n"}},
-		Approve: func(context.Context, quorum.AgentPlan) (quorum.Approval, error) {
-			return quorum.Approval{Verdict: quorum.ApprovalApproved}, nil
-		},
-		Workspace: func(ctx context.Context) (quorum.Workspace, error) {
-			w, err := r.NewWorktree(ctx, "Add a greeting file", workspace.Options{Root: t.TempDir()})
-			wt = w
-			return w, err
-		},
-	})
-	if err != nil {
-		t.Fatalf("Agent: %v", err)
-	}
-	out, _ := json.MarshalIndent(a, "", "  ")
-	t.Logf("result: %s", out)
-
-	if a.Stage != quorum.StageReviewed || a.Plan.Author != "planner" || a.Executor != "planner" {
-		t.Fatalf("stage %q, author %q, executor %q", a.Stage, a.Plan.Author, a.Executor)
-	}
-	if got := gittest.Git(t, repo, "show", wt.Branch()+":hello.txt"); got != "hello, world" {
-		t.Fatalf("hello.txt on the branch is %q, want the edited greeting", got)
-	}
-	before.Unchanged(t)
-	if _, err := os.Stat(evilPath); !os.IsNotExist(err) {
-		t.Fatalf("the file outside the worktree was written: %v", err)
-	}
-	for _, req := range api.Requests() {
-		for _, m := range req.Messages {
-			if strings.Contains(m.Content, secret) {
-				t.Fatalf("the secret outside the worktree reached the model API, in a %s message", m.Role)
-			}
-		}
-	}
-	decided := map[string]quorum.ActionRecord{}
-	for _, rec := range a.Actions {
-		key := rec.Action.Kind
-		switch {
-		case rec.Action.Kind == quorum.ActionWrite && strings.Contains(strings.Join(rec.Action.Paths, ""), "evil"):
-			key = "write-outside"
-		case rec.Action.Kind == quorum.ActionRead && strings.Contains(strings.Join(rec.Action.Paths, ""), "secret"):
-			key = "read-outside"
-		}
-		decided[key] = rec
-	}
-	for key, want := range map[string]struct {
+	// Each shell mode decides the command, and says so in the record.
+	for _, mode := range []struct {
+		shell quorum.ShellMode
 		allow bool
 		by    string
-	}{
-		"write":         {true, quorum.ByPolicy},
-		"write-outside": {false, quorum.ByPolicy},
-		"read-outside":  {false, quorum.ByPolicy},
-		"url":           {false, quorum.ByPolicy},
-		"shell":         {true, quorum.ByQuorum},
-	} {
-		rec, ok := decided[key]
-		if !ok {
-			t.Errorf("no %s decision recorded (actions: %+v)", key, a.Actions)
-			continue
-		}
-		if rec.Allow != want.allow || rec.By != want.by {
-			t.Errorf("%s: allow %v by %s (%s); want allow %v by %s", key, rec.Allow, rec.By, rec.Reason, want.allow, want.by)
-		}
-	}
-	if v := decided["shell"].Votes; len(v) != 1 || v[0].Model != "critic" || !v[0].Approve {
-		t.Errorf("the shell command's votes %+v; want critic's approval", v)
-	}
-	if len(a.Reviews) != 1 || a.Reviews[0].Round != "final" || len(a.Reviews[0].Inspections) != 1 {
-		t.Errorf("reviews %+v; want the final review by critic", a.Reviews)
-	}
-	if len(a.Steps) != 1 || a.Steps[0].Commit == "" || len(a.Steps[0].Tools) < 6 {
-		t.Fatalf("steps %+v; want one committed step with its six tool calls", a.Steps)
-	}
-	for _, u := range a.Steps[0].Tools {
-		if u.Tool == "" || !u.Done {
-			t.Errorf("tool call %+v: want its name kept and its end recorded", u)
-		}
+	}{{quorum.ShellQuorum, true, quorum.ByQuorum}, {quorum.ShellAuto, true, quorum.ByAuto}, {quorum.ShellNever, false, quorum.ByNever}} {
+		t.Run(string(mode.shell), func(t *testing.T) {
+			before := gittest.Take(t, repo)
+			sb := clitest.NewSandbox(t)
+			api := sb.StartModelAPI(t, modelapi.Config{Models: map[string]modelapi.Responder{"planner": planner, "critic": critic}})
+			ctx, cancel := context.WithTimeout(context.Background(), realGuard)
+			defer cancel()
+			c, err := copilot.Start(ctx, copilot.Options{
+				CLIPath:    bin,
+				Env:        clitest.OfflineEnv(t, api.URL()),
+				WorkingDir: t.TempDir(),
+				Command:    func(bin string, args ...string) *exec.Cmd { return sb.Command(context.Background(), bin, args...) },
+				Dial:       sb.Dial,
+				Args:       []string{"--disable-builtin-mcps"},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+
+			r, err := workspace.Open(ctx, repo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var wt *workspace.Worktree
+			a, err := quorum.Agent(ctx, quorum.Copilot(c), "Add a greeting file", quorum.AgentConfig{
+				Config:  quorum.Config{Models: []string{"planner", "critic"}},
+				Shell:   mode.shell,
+				Context: []quorum.ContextFile{{Path: "README.md", Text: "# demo\n"}},
+				Approve: func(context.Context, quorum.AgentPlan) (quorum.Approval, error) {
+					return quorum.Approval{Verdict: quorum.ApprovalApproved}, nil
+				},
+				Workspace: func(ctx context.Context) (quorum.Workspace, error) {
+					w, err := r.NewWorktree(ctx, "Add a greeting file", workspace.Options{Root: t.TempDir()})
+					wt = w
+					return w, err
+				},
+			})
+			if err != nil {
+				t.Fatalf("Agent: %v", err)
+			}
+			if os.Getenv("QUORUM_AGENT_LOG") != "" {
+				out, _ := json.MarshalIndent(a, "", "  ")
+				t.Logf("result: %s", out)
+			}
+			if a.Stage != quorum.StageReviewed || a.Plan.Author != "planner" || a.Executor != "planner" {
+				t.Fatalf("stage %q, author %q, executor %q", a.Stage, a.Plan.Author, a.Executor)
+			}
+			if got := gittest.Git(t, repo, "show", wt.Branch()+":hello.txt"); got != "hello, world" {
+				t.Fatalf("hello.txt on the branch is %q, want the edited greeting", got)
+			}
+			before.Unchanged(t)
+			if _, err := os.Stat(evilPath); !os.IsNotExist(err) {
+				t.Fatalf("the file outside the worktree was written: %v", err)
+			}
+			for _, req := range api.Requests() {
+				for _, m := range req.Messages {
+					if strings.Contains(m.Content, secret) {
+						t.Fatalf("the secret outside the worktree reached the model API, in a %s message", m.Role)
+					}
+				}
+			}
+			decided := map[string]quorum.ActionRecord{}
+			for _, rec := range a.Actions {
+				key := rec.Action.Kind
+				switch {
+				case rec.Action.Kind == quorum.ActionWrite && strings.Contains(strings.Join(rec.Action.Paths, ""), "evil"):
+					key = "write-outside"
+				case rec.Action.Kind == quorum.ActionRead && strings.Contains(strings.Join(rec.Action.Paths, ""), "secret"):
+					key = "read-outside"
+				}
+				decided[key] = rec
+			}
+			for key, want := range map[string]struct {
+				allow bool
+				by    string
+			}{
+				"write":         {true, quorum.ByPolicy},
+				"write-outside": {false, quorum.ByPolicy},
+				"read-outside":  {false, quorum.ByPolicy},
+				"url":           {false, quorum.ByPolicy},
+				"shell":         {mode.allow, mode.by},
+			} {
+				rec, ok := decided[key]
+				if !ok {
+					t.Errorf("no %s decision recorded (actions: %+v)", key, a.Actions)
+					continue
+				}
+				if rec.Allow != want.allow || rec.By != want.by {
+					t.Errorf("%s: allow %v by %s (%s); want allow %v by %s", key, rec.Allow, rec.By, rec.Reason, want.allow, want.by)
+				}
+			}
+			if v := decided["shell"].Votes; mode.shell == quorum.ShellQuorum && (len(v) != 1 || v[0].Model != "critic" || !v[0].Approve) {
+				t.Errorf("the shell command's votes %+v; want critic's approval", v)
+			}
+			if len(a.Reviews) != 1 || a.Reviews[0].Round != "final" || len(a.Reviews[0].Inspections) != 1 {
+				t.Errorf("reviews %+v; want the final review by critic", a.Reviews)
+			}
+			if len(a.Steps) != 1 || a.Steps[0].Commit == "" || len(a.Steps[0].Tools) < 6 {
+				t.Fatalf("steps %+v; want one committed step with its six tool calls", a.Steps)
+			}
+			for _, u := range a.Steps[0].Tools {
+				if u.Tool == "" || !u.Done {
+					t.Errorf("tool call %+v: want its name kept and its end recorded", u)
+				}
+			}
+
+		})
 	}
 }
