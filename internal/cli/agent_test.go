@@ -213,3 +213,35 @@ func TestAgentInterruptKeepsTheWork(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// --sarif writes the final review, --transcript every prompt and event,
+// --show picks sections, as for the other commands.
+func TestAgentOutputsAsTheOthers(t *testing.T) {
+	h, _ := agentHarness(t)
+	out := t.TempDir()
+	sarif, transcript := filepath.Join(out, "r.sarif"), filepath.Join(out, "t.jsonl")
+	o := h.run("agent", "--sim", "--yes", "-q", "--sarif", sarif, "--transcript", transcript, "--show", "actions,next", "t")
+	if o.code != 0 {
+		t.Fatalf("exit %d: %s", o.code, o.stderr)
+	}
+	var log struct {
+		Version string `json:"version"`
+		Runs    []struct {
+			Invocations []struct {
+				ExecutionSuccessful bool `json:"executionSuccessful"`
+			} `json:"invocations"`
+		} `json:"runs"`
+	}
+	b, err := os.ReadFile(sarif)
+	if err != nil || json.Unmarshal(b, &log) != nil || log.Version != "2.1.0" || len(log.Runs) != 1 || !log.Runs[0].Invocations[0].ExecutionSuccessful {
+		t.Fatalf("the SARIF file (%v): %s", err, b)
+	}
+	tr, err := os.ReadFile(transcript)
+	if err != nil || !strings.Contains(string(tr), "[quorum:execute]") || !strings.Contains(string(tr), "action_decided") {
+		t.Fatalf("the transcript (%v) lacks the executor's prompts or the gate's decisions", err)
+	}
+	low := strings.ToLower(o.stdout)
+	if !strings.Contains(low, "permission decisions") || !strings.Contains(low, "what now") || strings.Contains(low, "proposals") {
+		t.Fatalf("--show actions,next:\n%s", o.stdout)
+	}
+}
