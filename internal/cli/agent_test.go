@@ -53,12 +53,7 @@ func TestAgentRefusesWhatItCannotStartFrom(t *testing.T) {
 		}, "HEAD is detached"},
 		{"merge in progress", func(t *testing.T) string {
 			d := gittest.NewRepo(t, map[string]string{"a": "base\n"})
-			gittest.Git(t, d, "switch", "-q", "-c", "other")
-			gittest.Write(t, d, map[string]string{"a": "other\n"})
-			gittest.Git(t, d, "commit", "-qam", "other")
-			gittest.Git(t, d, "switch", "-q", "main")
-			gittest.Write(t, d, map[string]string{"a": "main\n"})
-			gittest.Git(t, d, "commit", "-qam", "main")
+			gittest.Diverge(t, d)
 			gittest.Run(d, "merge", "other")
 			return d
 		}, "merge is under way"},

@@ -40,12 +40,7 @@ func TestOpenRefuses(t *testing.T) {
 		}, ErrDetachedHead, "git switch"},
 		{"merge in progress", func(t *testing.T) string {
 			dir := gittest.NewRepo(t, map[string]string{"a": "base\n"})
-			gittest.Git(t, dir, "switch", "-q", "-c", "other")
-			gittest.Write(t, dir, map[string]string{"a": "other\n"})
-			gittest.Git(t, dir, "commit", "-qam", "other")
-			gittest.Git(t, dir, "switch", "-q", "main")
-			gittest.Write(t, dir, map[string]string{"a": "main\n"})
-			gittest.Git(t, dir, "commit", "-qam", "main")
+			gittest.Diverge(t, dir)
 			if out, err := gittest.Run(dir, "merge", "other"); err == nil {
 				t.Fatalf("the merge did not conflict: %s", out)
 			}
@@ -53,12 +48,7 @@ func TestOpenRefuses(t *testing.T) {
 		}, ErrOperationInProgress, "git merge --abort"},
 		{"rebase in progress", func(t *testing.T) string {
 			dir := gittest.NewRepo(t, map[string]string{"a": "base\n"})
-			gittest.Git(t, dir, "switch", "-q", "-c", "other")
-			gittest.Write(t, dir, map[string]string{"a": "other\n"})
-			gittest.Git(t, dir, "commit", "-qam", "other")
-			gittest.Git(t, dir, "switch", "-q", "main")
-			gittest.Write(t, dir, map[string]string{"a": "main\n"})
-			gittest.Git(t, dir, "commit", "-qam", "main")
+			gittest.Diverge(t, dir)
 			if out, err := gittest.Run(dir, "rebase", "other"); err == nil {
 				t.Fatalf("the rebase did not stop: %s", out)
 			}

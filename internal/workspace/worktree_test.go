@@ -30,6 +30,27 @@ func userRepo(t *testing.T) (dir, marks string) {
 	return dir, marks
 }
 
+// mustOpen opens dir as Open does, failing the test on an error.
+func mustOpen(t *testing.T, dir string) *Repo {
+	t.Helper()
+	r, err := Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// mustWorktree adds a worktree as NewWorktree does, failing the test on
+// an error.
+func mustWorktree(t *testing.T, r *Repo, task string, o Options) *Worktree {
+	t.Helper()
+	w, err := r.NewWorktree(context.Background(), task, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
 func noHookRan(t *testing.T, marks string) {
 	t.Helper()
 	if ran, _ := os.ReadDir(marks); len(ran) > 0 {
@@ -44,15 +65,9 @@ func TestWorktreeLeavesTheUserAlone(t *testing.T) {
 	ctx := context.Background()
 	dir, marks := userRepo(t)
 	before := gittest.Take(t, dir)
-	r, err := Open(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := mustOpen(t, dir)
 	root := t.TempDir()
-	w, err := r.NewWorktree(ctx, "Add a --verbose flag!", Options{Root: root, Now: fixedNow})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := mustWorktree(t, r, "Add a --verbose flag!", Options{Root: root, Now: fixedNow})
 	if want := "quorum/agent-20261125-093000-add-a-verbose-flag"; w.Branch() != want {
 		t.Fatalf("branch %q, want %q", w.Branch(), want)
 	}
@@ -96,21 +111,11 @@ func TestWorktreeLeavesTheUserAlone(t *testing.T) {
 // A second run with the same task in the same second gets a branch and a
 // folder of its own.
 func TestWorktreeNamesNeverCollide(t *testing.T) {
-	ctx := context.Background()
 	dir := gittest.NewRepo(t, map[string]string{"a": "a"})
-	r, err := Open(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := mustOpen(t, dir)
 	root := t.TempDir()
-	first, err := r.NewWorktree(ctx, "same task", Options{Root: root, Now: fixedNow})
-	if err != nil {
-		t.Fatal(err)
-	}
-	second, err := r.NewWorktree(ctx, "same task", Options{Root: root, Now: fixedNow})
-	if err != nil {
-		t.Fatal(err)
-	}
+	first := mustWorktree(t, r, "same task", Options{Root: root, Now: fixedNow})
+	second := mustWorktree(t, r, "same task", Options{Root: root, Now: fixedNow})
 	if first.Branch() == second.Branch() || first.Dir() == second.Dir() {
 		t.Fatalf("two runs share %s / %s", first.Branch(), first.Dir())
 	}
@@ -124,10 +129,7 @@ func TestWorktreeNamesNeverCollide(t *testing.T) {
 func TestWorktreeRootInsideRepositoryRefused(t *testing.T) {
 	ctx := context.Background()
 	dir := gittest.NewRepo(t, map[string]string{"a": "a"})
-	r, err := Open(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := mustOpen(t, dir)
 	before := gittest.Take(t, dir)
 	if _, err := r.NewWorktree(ctx, "t", Options{Root: filepath.Join(dir, "wt")}); err == nil || !strings.Contains(err.Error(), "outside") {
 		t.Fatalf("NewWorktree inside the repository = %v, want a refusal", err)
@@ -143,14 +145,8 @@ func TestCommitWithoutIdentity(t *testing.T) {
 	gittest.Git(t, dir, "config", "--unset", "user.email")
 	gittest.Git(t, dir, "config", "--unset", "user.name")
 	t.Setenv("EMAIL", "")
-	r, err := Open(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := r.NewWorktree(ctx, "t", Options{Root: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := mustOpen(t, dir)
+	w := mustWorktree(t, r, "t", Options{Root: t.TempDir()})
 	gittest.Write(t, w.Dir(), map[string]string{"b": "b"})
 	if _, changed, err := w.Commit(ctx, "m"); err != nil || !changed {
 		t.Fatalf("Commit = %v, %v", changed, err)
@@ -163,16 +159,9 @@ func TestCommitWithoutIdentity(t *testing.T) {
 // Contains and Writable judge a path where it leads: .. and a symbolic
 // link out of the worktree are outside, the .git file is not writable.
 func TestContainsAndWritable(t *testing.T) {
-	ctx := context.Background()
 	dir := gittest.NewRepo(t, map[string]string{"a": "a"})
-	r, err := Open(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := r.NewWorktree(ctx, "t", Options{Root: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := mustOpen(t, dir)
+	w := mustWorktree(t, r, "t", Options{Root: t.TempDir()})
 	outside := t.TempDir()
 	if err := os.Symlink(outside, filepath.Join(w.Dir(), "escape")); err != nil {
 		t.Fatal(err)

@@ -184,3 +184,18 @@ func Equal(path string, want []byte) bool {
 	b, err := os.ReadFile(path)
 	return err == nil && bytes.Equal(b, want)
 }
+
+// Diverge makes main and a branch named other change the same line of
+// file a differently, each in a commit, and leaves main checked out: a
+// merge or rebase of other then stops on a conflict.
+func Diverge(t testing.TB, dir string) {
+	t.Helper()
+	Git(t, dir, "switch", "-q", "-c", "other")
+	Write(t, dir, map[string]string{"a": "other\n"})
+	Git(t, dir, "add", "a")
+	Git(t, dir, "commit", "-qm", "other")
+	Git(t, dir, "switch", "-q", "main")
+	Write(t, dir, map[string]string{"a": "main\n"})
+	Git(t, dir, "add", "a")
+	Git(t, dir, "commit", "-qm", "main")
+}
