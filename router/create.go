@@ -28,6 +28,39 @@ func (r *Router) Open(id string) (*session.Channel, error) {
 	return r.addRouteLocked(id).Channel(), nil
 }
 
+// Supersede hands session id, routed already, to a new channel, which it
+// returns: for a client that resumed a session it has open, so that the
+// resumed session's new owner gets its messages from now on, and its old
+// owner none. The old channel's unread messages move to the new one, in
+// order, ahead of everything read after; the old channel ends with an
+// error wrapping session.ErrSuperseded (see session.Sink.Supersede): every
+// message is received by exactly one of the two, none lost, none twice.
+// Closing the old channel later leaves the new route alone. An id with no
+// route is simply routed, as Open does.
+func (r *Router) Supersede(id string) (*session.Channel, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.err != nil {
+		return nil, r.err
+	}
+	old, ok := r.routes[id]
+	if !ok {
+		if err := r.roomLocked(); err != nil {
+			return nil, err
+		}
+		return r.addRouteLocked(id).Channel(), nil
+	}
+	// The reader looks a route up under r.mu but delivers outside it: a
+	// delivery to old already under way is forwarded by old to its
+	// successor (after the messages moved), and every later one finds the
+	// new route.
+	var rt *session.Sink
+	rt = r.newSink(id, func(context.Context, string) error { r.removeRoute(rt); return nil })
+	old.Supersede(rt, fmt.Errorf("%w (session %s)", session.ErrSuperseded, id))
+	r.routes[id] = rt
+	return rt.Channel(), nil
+}
+
 // roomLocked refuses a new route while Config.MaxSessions are routed.
 func (r *Router) roomLocked() error {
 	if len(r.routes) >= r.cfg.MaxSessions {

@@ -55,6 +55,12 @@
 //     error naming it (SECURITY.md lists them). Input that is not JSON-RPC
 //     is counted and skipped; input that cannot be framed ends the
 //     connection with an error saying so; none panics.
+//  11. One owner per session id: a route is one channel's. Supersede hands
+//     a routed session to a new channel (a client resuming a session it
+//     has open): the old channel's unread messages move to the new one,
+//     a delivery under way is forwarded, the old channel ends with
+//     session.ErrSuperseded, and every message is received by exactly one
+//     of the two, in order.
 //
 // # The reader
 //

@@ -71,6 +71,9 @@ func (r *Router) routeTo(id []byte, m session.Message) {
 		r.dropUnknown(string(id), m)
 		return
 	}
+	if r.beforeDeliver != nil {
+		r.beforeDeliver(string(id))
+	}
 	r.deliver(rt, m)
 }
 

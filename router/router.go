@@ -39,6 +39,11 @@ type Router struct {
 	watched    chan struct{} // closed when the disconnect watcher has run
 	count      counters
 
+	// beforeDeliver, if set (by tests only, before any traffic), runs on
+	// the reader between looking a session's route up and delivering to
+	// it.
+	beforeDeliver func(id string)
+
 	replyOnce   sync.Once
 	replyFailed chan struct{} // closed when an answer could not be queued (reply.go)
 	replyErr    error         // why; set before replyFailed is closed

@@ -69,8 +69,10 @@ type Channel struct {
 
 	maxTurnText int // Config.MaxTurnTextBytes
 
-	dedupeMu   sync.Mutex
-	dedupe     *dedupe
+	// seen holds the ids of the events delivered, to drop repeats; a
+	// channel that supersedes another shares its predecessor's, so that an
+	// event the CLI repeats across the hand-over is delivered once.
+	seen       *seenEvents
 	duplicates atomic.Int64
 
 	// notify, if set, is called after each message the router delivers.
@@ -123,7 +125,7 @@ func New(id string, cfg Config, onClose CloseFunc) (*Channel, *Sink, error) {
 	if cfg.MaxTurnTextBytes == 0 {
 		cfg.MaxTurnTextBytes = DefaultMaxTurnTextBytes
 	}
-	c := &Channel{id: id, maxTurnText: cfg.MaxTurnTextBytes, mb: newMailbox(id, cfg.MaxBufferedBytes, cfg.MaxStall), onClose: onClose, dedupe: newDedupe(cfg.DedupeWindow), closed: make(chan struct{})}
+	c := &Channel{id: id, maxTurnText: cfg.MaxTurnTextBytes, mb: newMailbox(id, cfg.MaxBufferedBytes, cfg.MaxStall), onClose: onClose, seen: &seenEvents{d: newDedupe(cfg.DedupeWindow)}, closed: make(chan struct{})}
 	return c, &Sink{c: c}, nil
 }
 
@@ -188,9 +190,15 @@ func (c *Channel) SetNotify(fn func()) {
 
 // firstDelivery reports whether an event id is delivered for the first time.
 func (c *Channel) firstDelivery(id string) bool {
-	c.dedupeMu.Lock()
-	defer c.dedupeMu.Unlock()
-	return c.dedupe.firstTime(id)
+	c.seen.mu.Lock()
+	defer c.seen.mu.Unlock()
+	return c.seen.d.firstTime(id)
+}
+
+// seenEvents is a channel's deduplication window and its lock.
+type seenEvents struct {
+	mu sync.Mutex
+	d  *dedupe
 }
 
 // Duplicates returns how many repeated events Receive has dropped.
@@ -266,7 +274,10 @@ const (
 // delivered before, and counted then). An answer that could not be queued
 // is the Replier's to report (the router stops).
 func (s *Sink) Deliver(m Message) (d Delivery, refused int) {
-	d, dropped := s.c.mb.put(m)
+	d, dropped, next := s.c.mb.put(m)
+	if next != nil {
+		return next.Deliver(m) // superseded: the successor takes it
+	}
 	if d != Delivered {
 		refuse(dropped, "session "+s.c.id+" fell behind and was failed")
 		refused = refuse([]Message{m}, "session "+s.c.id+" is not accepting messages")
@@ -276,6 +287,43 @@ func (s *Sink) Deliver(m Message) (d Delivery, refused int) {
 		(*fn)()
 	}
 	return d, 0
+}
+
+// Supersede hands the session from s's channel to next's, a channel of
+// the same session not yet delivered to nor read: the messages s's
+// channel holds unread move, in order, to the front of next's; s's
+// channel ends with cause (which should wrap ErrSuperseded), so its next
+// Receive returns cause; and every later Deliver to s goes to next. A
+// message s's consumer received before stays received: each message is
+// received by exactly one of the two. next shares s's window of event ids,
+// so an event the peer repeats is dropped on either side of the hand-over.
+// A channel that had already ended (closed, failed) hands nothing over,
+// but its later deliveries go to next too. The router calls it with its
+// route table locked and then routes the session to next.
+func (s *Sink) Supersede(next *Sink, cause error) {
+	old, nb := s.c.mb, next.c.mb
+	old.mu.Lock()
+	defer old.mu.Unlock()
+	moved := old.queue[old.head:]
+	movedBytes := old.bytes
+	old.queue, old.head, old.bytes = nil, 0, 0
+	if old.err == nil {
+		old.err = cause
+		close(old.done)
+	}
+	old.successor = next
+	next.c.seen = s.c.seen
+	nb.mu.Lock()
+	nb.queue = append(moved, nb.queue[nb.head:]...)
+	nb.head = 0
+	nb.bytes += movedBytes
+	nb.mu.Unlock()
+	if len(moved) > 0 {
+		select {
+		case nb.ready <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // Fail ends the channel with err. Messages already buffered stay

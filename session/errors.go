@@ -31,6 +31,12 @@ var (
 	// ErrAborted reports a turn that ended because it was aborted.
 	ErrAborted = errors.New("session: turn aborted")
 
+	// ErrSuperseded ends a channel whose session was handed to another
+	// channel (Sink.Supersede: the client resumed a session it had open).
+	// What the old channel had not read, and everything after, goes to the
+	// new one; the old one receives nothing more.
+	ErrSuperseded = errors.New("session: superseded: the session was resumed and another channel now receives its messages; use the one the resume returned")
+
 	// ErrTurnTooLarge reports a turn whose text passed
 	// Config.MaxTurnTextBytes; the read stopped there, and the caller should
 	// abort the turn.

@@ -29,6 +29,10 @@ type mailbox struct {
 	overSince time.Time
 	overTaken uint64
 
+	// successor, set once the mailbox's session was handed to another
+	// channel (Sink.Supersede), takes every later delivery.
+	successor *Sink
+
 	ready chan struct{} // one-slot signal: something was appended
 	done  chan struct{} // closed when err is set
 
@@ -64,17 +68,23 @@ func newMailbox(id string, maxBytes int, stall time.Duration) *mailbox {
 
 // put appends m, or refuses it when the mailbox has failed or closed. When
 // the bound fails the mailbox (see above), it returns its buffered messages
-// so the caller can answer the requests among them.
-func (b *mailbox) put(m Message) (d Delivery, dropped []Message) {
+// so the caller can answer the requests among them. A superseded mailbox
+// appends nothing and returns its successor, which m is for.
+func (b *mailbox) put(m Message) (d Delivery, dropped []Message, successor *Sink) {
 	b.mu.Lock()
+	if b.successor != nil {
+		next := b.successor
+		b.mu.Unlock()
+		return Refused, nil, next
+	}
 	if b.err != nil {
 		b.mu.Unlock()
-		return Refused, nil
+		return Refused, nil, nil
 	}
 	if err := b.overLocked(m.Size()); err != nil {
 		dropped = b.failLocked(err, true)
 		b.mu.Unlock()
-		return Overflowed, dropped
+		return Overflowed, dropped, nil
 	}
 	b.queue = append(b.queue, m)
 	b.bytes += m.Size()
@@ -83,7 +93,7 @@ func (b *mailbox) put(m Message) (d Delivery, dropped []Message) {
 	case b.ready <- struct{}{}:
 	default:
 	}
-	return Delivered, nil
+	return Delivered, nil, nil
 }
 
 // overLocked applies the bound to a message of size bytes about to be
