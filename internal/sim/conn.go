@@ -269,7 +269,7 @@ type handler struct{ c *Conn }
 
 func (h handler) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) {
 	c := h.c
-	c.srv.rec.call(req.Method)
+	c.srv.rec.call(c.id, req, c.srv.opts.RecordCalls)
 	if req.Notif {
 		return // the CLI's protocol has no client→server notifications
 	}

@@ -335,4 +335,13 @@
 // client's answer; the methods the CLI sends as notifications
 // (protocol.IsNotification) go out as notifications, with no answer to
 // wait for.
+//
+// Options.EventCopies loses or repeats session events on the wire (the
+// session's chain and history stay whole); Reply.Crash closes a connection
+// abruptly mid-turn, as a CLI that dies; Reply.Elicit asks the client a
+// form (elicitation.requested, answered by
+// session.ui.handlePendingElicitation, elicitation.completed), the answer
+// reaching the script as Turn.Elicitation. Options.RecordCalls keeps
+// every request a client sent, with its params (Server.Received).
+// Package copilot/copilottest is the public face on these.
 package sim

@@ -90,6 +90,7 @@ func init() {
 		protocol.MethodSessionModelSwitchTo:                             (*Conn).handleModelSwitchTo,
 		protocol.MethodSessionModelGetCurrent:                           (*Conn).handleModelGetCurrent,
 		protocol.MethodSessionUIHandlePendingAutoModeSwitch:             (*Conn).handleAutoModeSwitchAnswer,
+		protocol.MethodSessionUIHandlePendingElicitation:                (*Conn).handleElicitationAnswer,
 		protocol.MethodRuntimeShutdown:                                  (*Conn).handleShutdown,
 		protocol.MethodSessionGetMessages:                               (*Conn).handleGetMessages,
 		protocol.MethodSessionPermissionsHandlePendingPermissionRequest: (*Conn).handlePermissionAnswer,

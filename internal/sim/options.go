@@ -122,6 +122,18 @@ type Options struct {
 	// repeat is sent. Zero means 1 (right after the next event).
 	RepeatDistance int
 
+	// EventCopies, when set, decides how many copies of each session event
+	// go on the wire: 0 drops it (a notification lost on the way), 1 sends
+	// it as usual, 2 or more repeat it with the same id. The event is part
+	// of the session's chain and history either way: only the wire is
+	// faulty. It is called for every event, under the session's lock, so it
+	// must return at once and must not call the server.
+	EventCopies func(sessionID, eventType string) int
+	// RecordCalls keeps every request and notification received, with its
+	// params, for Server.Received. Off, only their counts are kept (Stats):
+	// a long run with many sessions would otherwise hold all its traffic.
+	RecordCalls bool
+
 	// Logf receives diagnostic lines (protocol errors, dropped frames). Nil
 	// discards them.
 	Logf func(format string, args ...any)

@@ -69,6 +69,9 @@ type Turn struct {
 	ToolResults []ToolResult
 	// History holds the session's earlier completed turns, oldest first.
 	History []Exchange
+	// Elicitation is the client's answer to the turn's latest
+	// Reply.Elicit form; nil when none was answered yet.
+	Elicitation *ElicitationAnswer
 }
 
 // Seed is a deterministic hash of the model and prompt: scripts that vary
@@ -190,6 +193,20 @@ type Reply struct {
 	// Hang keeps the turn running, after any text has streamed, until it is
 	// aborted, its session destroyed or the connection closed.
 	Hang bool
+	// Crash ends the connection abruptly once any text has streamed (with
+	// no assistant.message), as when the CLI dies mid-turn: the frames
+	// queued before go out, then the transport closes, with no error and
+	// no goodbye. The server goes on serving other connections.
+	Crash bool
+
+	// Elicit asks the user to fill in a form, as the CLI does for an MCP
+	// server's tool: after the message (and the ToolCalls) the round
+	// emits elicitation.requested {requestId, message, mode:"form",
+	// requestedSchema} and waits until the client answers with
+	// session.ui.handlePendingElicitation (or the turn is stopped); then
+	// elicitation.completed {requestId, action, content}. The script is
+	// then called again and finds the answer in Turn.Elicitation.
+	Elicit *Elicitation
 
 	// Usage is what assistant.usage reports. Nil estimates four bytes a token.
 	Usage *Usage
@@ -201,6 +218,24 @@ type SubAgentText struct {
 	// turn fails with session.error if it is.
 	AgentID string
 	Text    string
+}
+
+// Elicitation is a form for the user (Reply.Elicit): a message and the
+// JSON schema of its fields, an object schema's "properties" and
+// "required".
+type Elicitation struct {
+	Message string
+	// Properties describe the fields by name, each a JSON schema
+	// ({"type":"string"}, …).
+	Properties map[string]json.RawMessage
+	Required   []string
+}
+
+// ElicitationAnswer is the client's answer to an Elicitation: its action
+// ("accept", "decline" or "cancel") and, when accepted, the fields' values.
+type ElicitationAnswer struct {
+	Action  string
+	Content map[string]json.RawMessage
 }
 
 // AskUserTool is the name of the built-in tool through which the model asks

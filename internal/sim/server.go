@@ -232,6 +232,14 @@ func (s *Server) Answers() []Answer {
 	return slices.Clone(s.rec.answers)
 }
 
+// Received returns the requests and notifications clients sent, in the
+// order the server read them, when Options.RecordCalls is set (else none).
+func (s *Server) Received() []Received {
+	s.rec.mu.Lock()
+	defer s.rec.mu.Unlock()
+	return slices.Clone(s.rec.received)
+}
+
 // model returns the model with id, or nil.
 func (s *Server) model(id string) *Model { return s.models[id] }
 

@@ -169,7 +169,13 @@ func (s *session) emitEventLocked(agentID, typ string, data any, ephemeral bool)
 		}
 	}
 	params := eventParams(s.id, ev)
-	s.conn.notify(protocol.NotificationSessionEvent, params)
+	copies := 1
+	if f := s.conn.srv.opts.EventCopies; f != nil {
+		copies = f(s.id, typ)
+	}
+	for range copies {
+		s.conn.notify(protocol.NotificationSessionEvent, params)
+	}
 	s.repeatLocked(params)
 	if !ephemeral {
 		// As CLI 1.0.102 does: each persisted event updates the session's

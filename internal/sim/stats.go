@@ -3,7 +3,10 @@ package sim
 import (
 	"encoding/json"
 	"maps"
+	"slices"
 	"sync"
+
+	"github.com/sourcegraph/jsonrpc2"
 )
 
 // Stats is a snapshot of what a Server has seen, for tests to assert on.
@@ -44,6 +47,18 @@ type Answer struct {
 	Err error
 }
 
+// Received is one request or notification a client sent, as the server
+// read it (Options.RecordCalls).
+type Received struct {
+	// Conn numbers the connection it came on, from 1 in the order the
+	// server accepted them.
+	Conn   int
+	Method string
+	// Params are the params as sent; nil when there were none.
+	Params       json.RawMessage
+	Notification bool
+}
+
 // RPCError is a JSON-RPC error object.
 type RPCError struct {
 	Code    int64           `json:"code"`
@@ -62,14 +77,24 @@ type recorder struct {
 	badFrames int
 	sentN     int
 	answers   []Answer
+	received  []Received // with Options.RecordCalls
 }
 
-func (r *recorder) call(method string) {
+// call counts a request or notification received and, when record is
+// set, keeps it with its params.
+func (r *recorder) call(conn int, req *jsonrpc2.Request, record bool) {
 	r.mu.Lock()
 	if r.calls == nil {
 		r.calls = make(map[string]int)
 	}
-	r.calls[method]++
+	r.calls[req.Method]++
+	if record {
+		rc := Received{Conn: conn, Method: req.Method, Notification: req.Notif}
+		if req.Params != nil {
+			rc.Params = slices.Clone(*req.Params)
+		}
+		r.received = append(r.received, rc)
+	}
 	r.mu.Unlock()
 }
 

@@ -17,6 +17,7 @@ const (
 	pendingPermission pendingKind = iota
 	pendingTool
 	pendingAutoModeSwitch
+	pendingElicitation
 )
 
 func (k pendingKind) String() string {
@@ -25,6 +26,8 @@ func (k pendingKind) String() string {
 		return "permission request"
 	case pendingAutoModeSwitch:
 		return "auto mode switch"
+	case pendingElicitation:
+		return "elicitation"
 	}
 	return "tool call"
 }

@@ -85,6 +85,7 @@ func (s *session) runTurn(t *turn) {
 	s.mu.Unlock()
 
 	var results []ToolResult
+	var elicited *ElicitationAnswer
 	for call := 0; ; call++ {
 		if call > s.conn.srv.opts.MaxToolRounds {
 			s.fail(t, protocol.ErrorData{ErrorType: "query", Message: fmt.Sprintf("simulated model %q asked for tools more than %d times in one turn", cfg.model, s.conn.srv.opts.MaxToolRounds)})
@@ -124,6 +125,7 @@ func (s *session) runTurn(t *turn) {
 			CanAskUser:       cfg.requestUserInput,
 			ToolResults:      slices.Clone(results),
 			History:          slices.Clone(history),
+			Elicitation:      elicited,
 		}
 		started := time.Now()
 		reply := callScript(model.Respond, info)
@@ -144,6 +146,13 @@ func (s *session) runTurn(t *turn) {
 			return
 		}
 		if reply.Hang {
+			<-t.ctx.Done()
+			return
+		}
+		if reply.Crash {
+			// Closing the transport ends the read loop, and with it the
+			// connection, which stops this turn.
+			s.conn.CloseAbruptly()
 			<-t.ctx.Done()
 			return
 		}
@@ -177,10 +186,17 @@ func (s *session) runTurn(t *turn) {
 			}
 			results = append(results, res)
 		}
+		if reply.Elicit != nil {
+			a, err := s.elicit(t, *reply.Elicit)
+			if err != nil {
+				return
+			}
+			elicited = &a
+		}
 		if s.emit(t, protocol.EventAssistantTurnEnd, protocol.AssistantTurnEndData{TurnID: turnID}) != nil {
 			return
 		}
-		if len(requests) > 0 {
+		if len(requests) > 0 || reply.Elicit != nil {
 			continue
 		}
 		if cfg.hooks && s.agentStopHook(t) != nil {
