@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/quorum-go/quorum/internal/cli/config"
+	"github.com/quorum-go/quorum/quorum"
 )
 
 // Flags beat the environment, which beats the file, which beats defaults;
@@ -100,9 +101,16 @@ func TestMalformedConfigFile(t *testing.T) {
 	h := newHarness(t)
 	h.writeConfig("{\n  \"models\": [\"a\"],\n  \"concurrency\": \"lots\"\n}\n")
 	want := "the config file " + h.configFile() + ":3:18: concurrency: must be a whole number (got \"lots\")"
-	for _, args := range [][]string{{"discuss", "--sim", "q"}, {"ask", "--sim", "q"}, {"models", "--sim"}} {
+	for _, args := range [][]string{{"discuss", "--sim", "q"}, {"plan", "--sim", "q"}} {
 		o := h.run(args...)
-		if o.code != ExitFailure || o.stderr != "quorum: "+want+"\n" {
+		if o.code != ExitFailure || o.stderr != "quorum: "+want+"\nRepair it with quorum config set concurrency VALUE, or go back to the default with quorum config unset concurrency.\n" {
+			t.Errorf("%q: exit %d, stderr %q", args, o.code, o.stderr)
+		}
+	}
+	// ask and models open one session at most: concurrency is not theirs.
+	for _, args := range [][]string{{"ask", "--sim", "-m", "sim-alpha", "q"}, {"models", "--sim"}} {
+		o := h.run(args...)
+		if o.code != ExitOK || !strings.Contains(o.stderr, "quorum: warning: "+want+"; quorum "+args[0]+" does not use concurrency") {
 			t.Errorf("%q: exit %d, stderr %q", args, o.code, o.stderr)
 		}
 	}
@@ -113,7 +121,7 @@ func TestMalformedConfigFile(t *testing.T) {
 		t.Errorf("help: exit %d", o.code)
 	}
 	o := h.run("config")
-	if o.code != ExitOK || !strings.Contains(o.stdout, "(not used: it is broken, see below)") || !strings.Contains(o.stdout, "concurrency    8") || !strings.Contains(o.stderr, want) {
+	if o.code != ExitOK || !strings.Contains(o.stdout, "(its wrong values are not used, see below)") || !strings.Contains(o.stdout, "concurrency    8") || !strings.Contains(o.stderr, want) {
 		t.Errorf("config: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
 	if o := h.run("config", "set", "concurrency", "4"); o.code != ExitOK {
@@ -134,5 +142,60 @@ func TestMalformedConfigFile(t *testing.T) {
 	h.env["QUORUM_OUTPUT"] = "yaml"
 	if o := h.run("models", "--sim"); o.code != ExitFailure || !strings.Contains(o.stderr, `QUORUM_OUTPUT="yaml" must be one of text, markdown, json`) {
 		t.Errorf("env: exit %d, %q", o.code, o.stderr)
+	}
+}
+
+// A value a run would refuse is refused by config set (exit 2, as on the
+// command line); one in the file names the file, its line and the setting,
+// and stops only the commands that use it; every problem is told at once.
+func TestConfigRefusesWhatARunRefuses(t *testing.T) {
+	h := newHarness(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"config", "set", "rounds", "11"}, `rounds="11": must be 1 to 10`},
+		{[]string{"config", "set", "models", ""}, "no value for models; to go back to the default, use quorum config unset models"},
+		{[]string{"config", "set", "models", "a,b,a"}, "names a twice"},
+		{[]string{"config", "set", "concurrency", "-5"}, `concurrency="-5": must not be negative`},
+		{[]string{"config", "set", "reviewers", "-1"}, `reviewers="-1": must not be negative`},
+	} {
+		if o := h.run(c.args...); o.code != ExitUsage || !strings.Contains(o.stderr, c.want) {
+			t.Errorf("%q: exit %d, stderr %q, want %q", c.args, o.code, o.stderr, c.want)
+		}
+	}
+	if _, err := os.Stat(h.configFile()); err == nil {
+		t.Errorf("a refused value was written")
+	}
+
+	h.writeConfig(`{"rounds": 11}`)
+	o := h.run("discuss", "--sim", "-q", "-o", "json", "t")
+	if o.code != ExitOK || !strings.Contains(o.stderr, "quorum: warning: the config file "+h.configFile()+":1:12: rounds: must be 1 to 10 (got 11); quorum discuss does not use rounds") {
+		t.Errorf("discuss: exit %d, stderr %q", o.code, o.stderr)
+	}
+	o = h.run("debate", "--sim", "-q", "t")
+	if o.code != ExitFailure || !strings.Contains(o.stderr, "the config file "+h.configFile()+":1:12: rounds: must be 1 to 10 (got 11)") ||
+		!strings.Contains(o.stderr, "quorum config set rounds VALUE") || strings.Contains(o.stderr, "Config.") {
+		t.Errorf("debate: exit %d, stderr %q", o.code, o.stderr)
+	}
+
+	h.writeConfig(`{"rounds": 0, "concurrency": -1, "output": "x"}`)
+	o = h.run("debate", "--sim", "-q", "t")
+	if o.code != ExitFailure || !strings.Contains(o.stderr, "3 problems in the settings:") ||
+		!strings.Contains(o.stderr, ":1:12: rounds") || !strings.Contains(o.stderr, ":1:30: concurrency") || !strings.Contains(o.stderr, ":1:44: output") {
+		t.Errorf("all at once: exit %d, stderr %q", o.code, o.stderr)
+	}
+
+	h.writeConfig("not json")
+	o = h.run("config", "set", "rounds", "3")
+	if o.code != ExitFailure || !strings.Contains(o.stderr, "fix it in an editor, or remove it (rm "+h.configFile()+")") {
+		t.Errorf("set on a file that is not JSON: exit %d, stderr %q", o.code, o.stderr)
+	}
+}
+
+// config's limit on rounds is the quorum package's.
+func TestMaxRoundsIsQuorums(t *testing.T) {
+	if config.MaxRounds != quorum.MaxRounds {
+		t.Errorf("config.MaxRounds = %d, quorum.MaxRounds = %d", config.MaxRounds, quorum.MaxRounds)
 	}
 }

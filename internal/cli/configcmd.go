@@ -40,9 +40,12 @@ defaults. The file is quorum/config.json in your user config directory
 Settings:
 ` + strings.Join(keys, "\n") + `
 
-A broken config file stops every command that runs models, with its line and
-column (exit status 1); config and version still work, and config set can
-repair a setting the file gives a wrong value.`,
+A wrong value in the config file or the environment is reported with the
+file, line, column and setting, every one at once, and stops the commands
+that use that setting (exit status 1); the others warn and go on. A file
+that is not JSON stops every command that runs models. config and version
+still work, and config set can repair a setting the file gives a wrong
+value. config set refuses what a run would refuse.`,
 		Example: `  $ quorum config
   $ quorum config set models gpt-5,claude-sonnet-4.5,gemini-2.5-pro
   $ quorum config get timeout
@@ -97,8 +100,16 @@ func completeSettings(cmd *cobra.Command, args []string, _ string) ([]string, co
 // that the problem can be seen and repaired; the commands that run models
 // refuse to start until it is.
 func (inv *invocation) warnFileProblem() error {
-	if err := inv.loadErr; err != nil {
-		fmt.Fprintf(inv.e.stderr, "quorum: warning: %s\n(commands that run models will not start until it is fixed)\n", sanitize.Text(err.Error()))
+	ps := inv.loaded.Problems
+	switch {
+	case len(ps) == 1:
+		fmt.Fprintf(inv.e.stderr, "quorum: warning: %s\n(the commands that use it will not start until it is fixed)\n", sanitize.Text(ps[0].Error()))
+	case len(ps) > 1:
+		fmt.Fprintf(inv.e.stderr, "quorum: warning: %d problems in the settings:\n", len(ps))
+		for _, p := range ps {
+			fmt.Fprintf(inv.e.stderr, "  %s\n", sanitize.Text(p.Error()))
+		}
+		fmt.Fprintln(inv.e.stderr, "(the commands that use them will not start until they are fixed)")
 	}
 	return nil
 }
@@ -121,8 +132,11 @@ func runConfigList(inv *invocation) error {
 		file = "none (no user config directory)"
 	}
 	fmt.Fprintf(w, "config file: %s", file)
-	if l.FileErr != nil {
+	switch {
+	case l.FileUnusable:
 		fmt.Fprint(w, " (not used: it is broken, see below)")
+	case l.FileErr != nil:
+		fmt.Fprint(w, " (its wrong values are not used, see below)")
 	}
 	fmt.Fprint(w, "\n\n")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -164,6 +178,9 @@ func runConfigSet(inv *invocation) error {
 	k, ok := config.Lookup(key)
 	if !ok {
 		return unknownSetting(key)
+	}
+	if value == "" {
+		return usagef("no value for %s; to go back to the default, use quorum config unset %s", key, key)
 	}
 	if err := k.Check(value); err != nil {
 		return usagef("%s=%q: %v", key, value, err)

@@ -2,8 +2,12 @@ package cli
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/quorum-go/quorum/internal/cli/sanitize"
+	"github.com/spf13/pflag"
 
 	"github.com/quorum-go/quorum/internal/cli/config"
 	"github.com/quorum-go/quorum/quorum"
@@ -80,11 +84,7 @@ func (e *env) prepare(cmd *cobra.Command, args []string, spec cmdSpec, o *opts) 
 	inv.name = strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
 	loaded, err := config.Load(config.Layers{Path: o.configPath, Getenv: e.getenv, ConfigDir: e.configDir, Flags: flagValues(cmd.Flags())})
 	inv.loaded, inv.s, inv.loadErr = loaded, loaded.Settings, err
-	var fe *config.FlagError
-	switch {
-	case errors.As(err, &fe):
-		return inv, &UsageError{Msg: err.Error()}
-	case err != nil && !inv.lenient():
+	if err := inv.settingsProblems(); err != nil {
 		return inv, err
 	}
 	if len(o.json) > 0 {
@@ -108,6 +108,92 @@ func (e *env) prepare(cmd *cobra.Command, args []string, spec cmdSpec, o *opts) 
 			With().Timestamp().Logger().Level(zerolog.DebugLevel)
 	}
 	return inv, nil
+}
+
+// settingsProblems is what stops the command in its settings: a flag
+// with a bad value (a usage error), or a bad value in the file or the
+// environment of a setting the command uses (exit 1), every one at once.
+// A bad value of a setting the command does not use is only a warning:
+// quorum discuss has no rounds, so a wrong rounds in the file does not
+// stop it. config and version report every problem and go on (lenient).
+func (inv *invocation) settingsProblems() error {
+	var flags, concerned, other []error
+	for _, p := range inv.loaded.Problems {
+		var fe *config.FlagError
+		key := config.ProblemKey(p)
+		switch {
+		case errors.As(p, &fe):
+			flags = append(flags, p)
+		case key == "" || inv.uses(key):
+			concerned = append(concerned, p)
+		default:
+			other = append(other, p)
+		}
+	}
+	switch {
+	case len(flags) > 0:
+		return &UsageError{Msg: config.Problems(flags).Error()}
+	case inv.lenient():
+		return nil
+	}
+	for _, p := range other {
+		fmt.Fprintf(inv.e.stderr, "quorum: warning: %s; quorum %s does not use %s, the commands that do will not start until it is fixed\n",
+			sanitize.Text(p.Error()), inv.name, config.ProblemKey(p))
+	}
+	if len(concerned) > 0 {
+		return &settingsError{problems: concerned}
+	}
+	return nil
+}
+
+// uses says whether the command uses the setting key: whether one of
+// its flags sets it.
+func (inv *invocation) uses(key string) bool {
+	used := false
+	inv.cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		used = used || first(f.Annotations[annSetting]) == key
+	})
+	return used
+}
+
+// settingsError is a configuration that stops a command: the bad values
+// of the settings it uses, in the file or the environment, with how to
+// repair them.
+type settingsError struct{ problems []error }
+
+func (e *settingsError) Error() string {
+	var b strings.Builder
+	if len(e.problems) == 1 {
+		b.WriteString(e.problems[0].Error())
+	} else {
+		fmt.Fprintf(&b, "%d problems in the settings:", len(e.problems))
+		for _, p := range e.problems {
+			b.WriteString("\n  " + p.Error())
+		}
+	}
+	var keys []string
+	env := false
+	for _, p := range e.problems {
+		var fe *config.FileError
+		switch {
+		case errors.As(p, &fe):
+			if fe.Key != "" && !slices.Contains(keys, fe.Key) {
+				keys = append(keys, fe.Key)
+			}
+		default:
+			env = true
+		}
+	}
+	switch {
+	case len(keys) == 1:
+		fmt.Fprintf(&b, "\nRepair it with quorum config set %s VALUE, or go back to the default with quorum config unset %s.", keys[0], keys[0])
+	case len(keys) > 1:
+		fmt.Fprintf(&b, "\nRepair each with quorum config set SETTING VALUE, or go back to its default with quorum config unset SETTING (%s).", strings.Join(keys, ", "))
+	}
+	if env {
+		b.WriteString("\nCorrect the environment variable, or unset it.")
+	}
+	return b.String()
 }
 
 // lenient says whether the command goes on with a broken configuration,

@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/quorum-go/quorum/internal/cli/sanitize"
@@ -58,7 +60,7 @@ func (e *commandError) Error() string { return e.err.Error() }
 // point. Run passes nil.
 func (e *env) run(ctx context.Context, args []string, runF runWrapper) error {
 	root := e.newRoot(runF)
-	root.SetArgs(args)
+	root.SetArgs(valuesNotFlags(args))
 	root.SetIn(e.stdin)
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)
@@ -81,6 +83,32 @@ func (e *env) run(ctx context.Context, args []string, runF runWrapper) error {
 	}
 	e.printError(cmd, err)
 	return err
+}
+
+// valuesNotFlags keeps a negative number given to quorum config set as
+// its value (quorum config set concurrency -5), which pflag would take
+// for short flags, so that the value is checked and refused as a value:
+// a "--" goes before it. Other commands take no negative arguments.
+func valuesNotFlags(args []string) []string {
+	var words []int // where the words that are not flags are
+	for i, a := range args {
+		if a == "--" {
+			return args
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			words = append(words, i)
+			continue
+		}
+		if len(words) >= 3 && args[words[0]] == "config" && args[words[1]] == "set" && isNumber(a) {
+			return slices.Concat(args[:i], []string{"--"}, args[i:])
+		}
+	}
+	return args
+}
+
+func isNumber(s string) bool {
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil
 }
 
 // interrupted is the error of a command whose context was cancelled: the

@@ -10,8 +10,10 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -97,39 +99,85 @@ func (l Layers) FilePath() (path string, required bool) {
 type Loaded struct {
 	Settings Settings
 	// File is the config file consulted ("" when there is none); FileErr
-	// is why it could not be used (a *FileError), nil when it was read or
-	// is absent.
-	File    string
-	FileErr error
+	// is what is wrong with it: a *FileError, or Problems when it has
+	// several mistakes; nil when it was read whole or is absent. A file
+	// that cannot be read as a JSON object is not used at all
+	// (FileUnusable); otherwise only the settings it gives wrong are left
+	// out.
+	File         string
+	FileErr      error
+	FileUnusable bool
+	// Problems are every mistake of every layer, in order: the file's,
+	// the environment's, the flags'. Each names its setting (ProblemKey),
+	// so that a command can stop only for the settings it uses.
+	Problems []error
 	// Origins are every setting's value and source, in display order.
 	Origins []Origin
 }
 
-// Load reads the layers into Settings. It always returns a *Loaded: when a
-// layer is wrong it holds the other layers' values (for `quorum config`
-// and `quorum version`, which report the problem and go on), and the error
-// says what is wrong: a *FileError for the file, an *EnvError for a
-// variable, a *FlagError for a flag.
+// Problems are several mistakes, reported together, each on a line.
+type Problems []error
+
+func (p Problems) Error() string {
+	lines := make([]string, len(p))
+	for i, err := range p {
+		lines[i] = err.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (p Problems) Unwrap() []error { return p }
+
+// join is nil, the one error, or Problems.
+func join(errs []error) error {
+	switch len(errs) {
+	case 0:
+		return nil
+	case 1:
+		return errs[0]
+	}
+	return Problems(errs)
+}
+
+// ProblemKey is the setting a problem of Load is about; "" when it is the
+// config file's as a whole (it cannot be read, is not JSON, or names an
+// unknown setting), which concerns every setting.
+func ProblemKey(err error) string {
+	var fe *FileError
+	var ee *EnvError
+	var fl *FlagError
+	switch {
+	case errors.As(err, &fe):
+		return fe.Key
+	case errors.As(err, &ee):
+		return ee.Key
+	case errors.As(err, &fl):
+		return fl.Key
+	}
+	return ""
+}
+
+// Load reads the layers into Settings. It always returns a *Loaded: a
+// value that a layer gives wrong is left out (the layers below it, or the
+// default, stand), and every mistake is in Problems; the error is nil, the
+// one problem, or Problems. A problem is a *FileError for the file, an
+// *EnvError for a variable, a *FlagError for a flag.
 func Load(l Layers) (*Loaded, error) {
 	out := &Loaded{}
 	values := make(map[string]Origin, len(Keys))
 	for _, k := range Keys {
 		values[k.Name] = Origin{Key: k.Name, Value: k.Default, Source: SourceDefault}
 	}
-	var first error
-	keep := func(err error) {
-		if first == nil {
-			first = err
-		}
-	}
 	path, required := l.FilePath()
 	out.File = path
 	if path != "" {
-		file, err := readFile(path, required)
-		if err != nil {
-			out.FileErr = err
-			keep(err)
+		file, problems, fatal := readFile(path, required)
+		if fatal != nil {
+			problems = []error{unusable(fatal)}
+			out.FileUnusable = true
 		}
+		out.FileErr = join(problems)
+		out.Problems = append(out.Problems, problems...)
 		for _, e := range file {
 			values[e.key] = Origin{Key: e.key, Value: e.value, Source: SourceFile, Detail: path}
 		}
@@ -143,7 +191,7 @@ func Load(l Layers) (*Loaded, error) {
 			v = "true" // NO_COLOR: any value means yes (no-color.org)
 		}
 		if err := k.Check(v); err != nil {
-			keep(&EnvError{Var: k.Env, Value: v, Err: err})
+			out.Problems = append(out.Problems, &EnvError{Var: k.Env, Key: k.Name, Value: v, Err: err})
 			continue
 		}
 		values[k.Name] = Origin{Key: k.Name, Value: v, Source: SourceEnv, Detail: k.Env}
@@ -154,7 +202,7 @@ func Load(l Layers) (*Loaded, error) {
 			panic("config: a flag sets the unknown setting " + f.Key) // a programming error
 		}
 		if err := k.Check(f.Value); err != nil {
-			keep(&FlagError{Flag: f.Flag, Value: f.Value, Err: err})
+			out.Problems = append(out.Problems, &FlagError{Flag: f.Flag, Key: k.Name, Value: f.Value, Err: err})
 			continue
 		}
 		values[k.Name] = Origin{Key: k.Name, Value: f.Value, Source: SourceFlag, Detail: f.Flag}
@@ -164,7 +212,7 @@ func Load(l Layers) (*Loaded, error) {
 		k.set(&out.Settings, o.Value)
 		out.Origins = append(out.Origins, o)
 	}
-	return out, first
+	return out, join(out.Problems)
 }
 
 // Origin returns where the setting called key came from.
@@ -179,8 +227,8 @@ func (l *Loaded) Origin(key string) Origin {
 
 // EnvError is an environment variable with a value its setting cannot take.
 type EnvError struct {
-	Var, Value string
-	Err        error
+	Var, Key, Value string
+	Err             error
 }
 
 func (e *EnvError) Error() string {
@@ -192,8 +240,8 @@ func (e *EnvError) Unwrap() error { return e.Err }
 // FlagError is a flag with a value its setting cannot take: a mistake on
 // the command line.
 type FlagError struct {
-	Flag, Value string
-	Err         error
+	Flag, Key, Value string
+	Err              error
 }
 
 func (e *FlagError) Error() string {

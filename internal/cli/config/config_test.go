@@ -210,3 +210,62 @@ func TestSetAndUnset(t *testing.T) {
 		t.Errorf("a broken file was rewritten: %q", b)
 	}
 }
+
+// Every mistake of the file is reported at once, each naming its setting;
+// the settings the file gives right are kept, the wrong ones left at the
+// layers below.
+func TestFileProblemsAllAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	path := writeFile(t, dir, `{"rounds": 11, "concurrency": -1, "output": "x", "timeout": "20m", "roudns": 3}`)
+	l, err := Load(layers(dir, nil))
+	var ps Problems
+	if !errors.As(err, &ps) || len(ps) != 4 {
+		t.Fatalf("err = %v, want 4 problems", err)
+	}
+	for i, want := range []struct{ key, msg string }{
+		{"rounds", "rounds: must be 1 to 10 (got 11)"},
+		{"concurrency", "concurrency: must not be negative (got -1)"},
+		{"output", `output: must be one of text, markdown, json (got "x")`},
+		{"", "roudns: unknown setting; did you mean rounds?"},
+	} {
+		if ProblemKey(ps[i]) != want.key || !strings.Contains(ps[i].Error(), want.msg) || !strings.HasPrefix(ps[i].Error(), "the config file "+path+":1:") {
+			t.Errorf("problem %d: %v (key %q), want %q about %q", i, ps[i], ProblemKey(ps[i]), want.msg, want.key)
+		}
+	}
+	if l.FileUnusable || l.Settings.Timeout != 20*time.Minute || l.Settings.Rounds != 2 || l.Settings.Concurrency != 8 {
+		t.Errorf("loaded = %+v", l)
+	}
+}
+
+// What a run refuses, every layer refuses: rounds above 10, a model named
+// twice, a list naming nothing.
+func TestChecksMatchTheRun(t *testing.T) {
+	for _, c := range []struct{ key, value, msg string }{
+		{"rounds", "11", "must be 1 to 10"},
+		{"rounds", "0", "must be 1 to 10"},
+		{"models", "a,b,a", "names a twice"},
+		{"models", ",", "names nothing"},
+	} {
+		k, _ := Lookup(c.key)
+		if err := k.Check(c.value); err == nil || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%s=%q: %v, want %q", c.key, c.value, err, c.msg)
+		}
+	}
+	k, _ := Lookup("rounds")
+	if err := k.Check("10"); err != nil {
+		t.Errorf("rounds=10: %v", err)
+	}
+}
+
+// A file that is not JSON says what to do: fix it, or remove it.
+func TestUnusableFileSaysFixOrRemove(t *testing.T) {
+	dir := t.TempDir()
+	path := writeFile(t, dir, "garbage")
+	l, err := Load(layers(dir, nil))
+	if err == nil || !l.FileUnusable || !strings.Contains(err.Error(), "not valid JSON") || !strings.Contains(err.Error(), "or remove it (rm "+path+")") {
+		t.Errorf("load: %v", err)
+	}
+	if err := Set(path, "rounds", "3"); err == nil || !strings.Contains(err.Error(), "fix it in an editor, or remove it (rm "+path+")") {
+		t.Errorf("set: %v", err)
+	}
+}

@@ -19,8 +19,11 @@ import (
 type FileError struct {
 	Path         string
 	Line, Column int
-	Msg          string
-	Err          error // the underlying error, if any
+	// Key is the setting whose value is wrong; "" when the mistake is the
+	// file's as a whole (unreadable, not JSON, an unknown setting).
+	Key string
+	Msg string
+	Err error // the underlying error, if any
 }
 
 func (e *FileError) Error() string {
@@ -42,47 +45,101 @@ type entry struct {
 }
 
 // readFile reads the config file: a JSON object whose names are Keys'
-// names. An absent file is no error unless required.
-func readFile(path string, required bool) ([]entry, error) {
+// names. An absent file is no error unless required. A file that cannot
+// be read as a JSON object is one error (fatal); otherwise every setting
+// it cannot take is a problem of its own, all of them reported, and the
+// settings it can take are kept.
+func readFile(path string, required bool) (entries []entry, problems []error, fatal error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) && !required {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, &FileError{Path: path, Msg: "cannot be read: " + unwrapPathError(err), Err: err}
+		return nil, nil, &FileError{Path: path, Msg: "cannot be read: " + unwrapPathError(err), Err: err}
 	}
-	entries, err := parseObject(path, b)
+	members, err := parseObject(path, b)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	seen := map[string]int{}
-	var out []entry
-	for _, e := range entries {
-		failAt := func(at int, format string, args ...any) error {
+	for _, e := range members {
+		failAt := func(at int, key, format string, args ...any) {
 			line, col := position(b, at)
-			return &FileError{Path: path, Line: line, Column: col, Msg: e.key + ": " + fmt.Sprintf(format, args...)}
+			problems = append(problems, &FileError{Path: path, Line: line, Column: col, Key: key, Msg: e.key + ": " + fmt.Sprintf(format, args...)})
 		}
-		fail := func(format string, args ...any) error { return failAt(e.at, format, args...) }
 		k, ok := Lookup(e.key)
 		if !ok {
-			return nil, failAt(e.keyAt, "unknown setting (known: %s)", strings.Join(Names(), ", "))
+			msg := fmt.Sprintf("unknown setting (known: %s)", strings.Join(Names(), ", "))
+			if best := closest(e.key); best != "" {
+				msg = "unknown setting; did you mean " + best + "?"
+			}
+			failAt(e.keyAt, "", "%s", msg)
+			continue
 		}
 		if at, dup := seen[e.key]; dup {
 			line, _ := position(b, at)
-			return nil, failAt(e.keyAt, "set twice (first on line %d); keep one", line)
+			failAt(e.keyAt, e.key, "set twice (first on line %d); keep one", line)
+			continue
 		}
 		seen[e.key] = e.keyAt
 		v, err := k.text(e.raw)
 		if err != nil {
-			return nil, fail("%v", err)
+			failAt(e.at, e.key, "%v", err)
+			continue
 		}
 		if err := k.Check(v); err != nil {
-			return nil, fail("%v (got %s)", err, string(e.raw))
+			failAt(e.at, e.key, "%v (got %s)", err, string(e.raw))
+			continue
 		}
 		e.value = v
-		out = append(out, e)
+		entries = append(entries, e)
 	}
-	return out, nil
+	return entries, problems, nil
+}
+
+// closest is the setting name within two edits of name, or "".
+func closest(name string) string {
+	best, bestD := "", 3
+	for _, n := range Names() {
+		if d := distance(name, n); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
+// distance is the Levenshtein distance between a and b.
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+// unusable adds to the error of a file that is not a JSON object what to
+// do about it: quorum config set only changes a file it can read, and
+// leaves a broken one as it is rather than lose what it holds.
+func unusable(err error) error {
+	var fe *FileError
+	if errors.As(err, &fe) && fe.Key == "" && fe.Line > 0 {
+		c := *fe
+		c.Msg += "; fix it in an editor, or remove it (rm " + fe.Path + ") to start again from the defaults"
+		return &c
+	}
+	return err
 }
 
 func unwrapPathError(err error) string {
@@ -268,7 +325,7 @@ func rewrite(path string, change func(map[string]json.RawMessage)) error {
 		}
 		entries, err := parseObject(path, b)
 		if err != nil {
-			return err
+			return unusable(err)
 		}
 		for _, e := range entries {
 			members[e.key] = e.raw

@@ -3,10 +3,16 @@ package config
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 )
+
+// MaxRounds is the most rounds a debate takes: quorum.MaxRounds, which a
+// test holds it to (config does not import the quorum package, and so
+// neither the SDK).
+const MaxRounds = 10
 
 // kind is the type of a setting's value: how text is checked, parsed into
 // Settings and written to the file.
@@ -32,6 +38,12 @@ type Key struct {
 	Help    string
 	kind    kind
 	values  []string // kindEnum: the allowed values
+	// most is the largest value of a number (0: no limit); distinct says
+	// that a list may not name an item twice. They are the limits a run
+	// puts on the value, checked here so that config set, the file, the
+	// environment and the flags refuse what the run would.
+	most     int
+	distinct bool
 	// set stores a checked value in Settings.
 	set func(s *Settings, v string)
 }
@@ -39,7 +51,7 @@ type Key struct {
 // Keys are every setting, in display order.
 var Keys = []Key{
 	{Name: "models", Env: "QUORUM_MODELS", Help: "participant models, comma-separated (default: the first three the CLI offers)",
-		kind: kindList, set: func(s *Settings, v string) { s.Models = splitList(v) }},
+		kind: kindList, distinct: true, set: func(s *Settings, v string) { s.Models = splitList(v) }},
 	{Name: "moderator", Env: "QUORUM_MODERATOR", Help: "the moderator model of discussions (default: the first participant)",
 		set: func(s *Settings, v string) { s.Moderator = v }},
 	{Name: "review", Env: "QUORUM_REVIEW", Default: "true", Help: "peer review in discussions",
@@ -47,7 +59,7 @@ var Keys = []Key{
 	{Name: "reviewers", Env: "QUORUM_REVIEWERS", Default: "0", Help: "answers each reviewer sees (0: all the others)",
 		kind: kindInt, set: func(s *Settings, v string) { s.Reviewers, _ = strconv.Atoi(v) }},
 	{Name: "rounds", Env: "QUORUM_ROUNDS", Default: "2", Help: "rounds of a debate after its opening, at most 10 (it ends sooner once no blocking objection stands)",
-		kind: kindCount, set: func(s *Settings, v string) { s.Rounds, _ = strconv.Atoi(v) }},
+		kind: kindCount, most: MaxRounds, set: func(s *Settings, v string) { s.Rounds, _ = strconv.Atoi(v) }},
 	{Name: "fail-on", Env: "QUORUM_FAIL_ON", Default: "blocking", Help: "the least severity of a review finding that fails the review (exit 1): blocking, major, minor, or none",
 		kind: kindEnum, values: []string{"blocking", "major", "minor", "none"}, set: func(s *Settings, v string) { s.FailOn = v }},
 	{Name: "phase-timeout", Env: "QUORUM_PHASE_TIMEOUT", Default: "5m", Help: "time limit of each phase",
@@ -110,8 +122,20 @@ func (k Key) Check(v string) error {
 			return errors.New("must be a whole number")
 		case n < 0:
 			return errors.New("must not be negative")
+		case k.most > 0 && (n < 1 || n > k.most):
+			return fmt.Errorf("must be 1 to %d", k.most)
 		case n == 0 && k.kind == kindCount:
 			return errors.New("must be at least 1")
+		}
+	case kindList:
+		items := splitList(v)
+		if len(items) == 0 {
+			return errors.New("names nothing; give at least one, separated by commas")
+		}
+		for i, x := range items {
+			if k.distinct && slices.Contains(items[:i], x) {
+				return fmt.Errorf("names %s twice; name each once", x)
+			}
 		}
 	case kindDuration:
 		d, err := time.ParseDuration(v)
