@@ -11,7 +11,7 @@ import (
 // the file tools, search, the shell, and web_fetch (which the gate denies
 // unless URLs are allowed: offering it lets the denial be seen and told).
 // Sub-agents, skills, SQL and memory are not offered.
-var agentBuiltinTools = []string{"view", "create", "edit", "grep", "glob", "bash", "read_bash", "write_bash", "stop_bash", "list_bash", "web_fetch"}
+var agentBuiltinTools = []string{"view", "create", "edit", "grep", "glob", "bash", "read_bash", "stop_bash", "list_bash", "web_fetch"}
 
 // actingConfig is the session of an executor: the built-in tools in Dir,
 // every permission request through Decide.
