@@ -28,7 +28,7 @@ type ContextFile struct {
 }
 
 // Validate checks that c can be reviewed: a unified diff that changes at
-// least one file, text only (no NUL bytes, UTF-8, no binary patch), and
+// least one text file, text only (no NUL bytes, UTF-8, no binary patch), and
 // no more than MaxChangeBytes with its context files. Its errors wrap
 // ErrInvalidConfig and say what to do.
 func (c Change) Validate() error {
@@ -54,6 +54,15 @@ func (c Change) Validate() error {
 	}
 	if len(files) == 0 {
 		return invalid(`the diff is not a unified diff: it has no file header ("diff --git", or "---" and "+++" lines); make it with git diff or diff -u`)
+	}
+	var binary []string
+	for _, f := range files {
+		if f.Status == "binary" {
+			binary = append(binary, f.Path)
+		}
+	}
+	if len(binary) == len(files) {
+		return invalid("every file the diff changes is binary (%s): the diff leaves out their contents, so there is nothing a model can review", strings.Join(binary, ", "))
 	}
 	for i, f := range c.Context {
 		if strings.TrimSpace(f.Path) == "" {

@@ -142,6 +142,7 @@ func TestChangeValidate(t *testing.T) {
 		{"binary", Change{Diff: ok + "\x00"}, "the diff is binary (it holds a NUL byte at offset 34)"},
 		{"not UTF-8", Change{Diff: ok + "\xff"}, "the diff is not UTF-8 text"},
 		{"binary patch", Change{Diff: "diff --git a/x b/x\nGIT binary patch\nliteral 3\n"}, "binary patch (git diff --binary)"},
+		{"binary files only", Change{Diff: "diff --git a/logo.png b/logo.png\nindex 1..2 100644\nBinary files a/logo.png and b/logo.png differ\n"}, "every file the diff changes is binary (logo.png)"},
 		{"not a diff", Change{Diff: "hello\nworld\n"}, "it has no file header"},
 		{"broken", Change{Diff: "--- a/x\n+++ b/x\n@@ -1,2 +1 @@\n-a\n"}, "not a valid unified diff"},
 		{"too large", Change{Diff: ok, Context: []ContextFile{{Path: "big", Text: strings.Repeat("x", MaxChangeBytes)}}}, "more than the 1048576 (1 MiB) a review takes"},
@@ -154,6 +155,9 @@ func TestChangeValidate(t *testing.T) {
 				t.Errorf("err = %v, want %q", err, c.want)
 			}
 		})
+	}
+	if err := (Change{Diff: "diff --git a/x b/x\n" + ok + "diff --git a/logo.png b/logo.png\nindex 1..2 100644\nBinary files a/logo.png and b/logo.png differ\n"}).Validate(); err != nil {
+		t.Errorf("a binary file beside a text one: %v", err)
 	}
 	if err := (Change{Diff: ok, Context: []ContextFile{{Path: "doc.md", Text: "notes"}}}).Validate(); err != nil {
 		t.Errorf("a valid change: %v", err)

@@ -155,6 +155,7 @@ func TestReviewRefusesBadInput(t *testing.T) {
 		{[]string{"review", "--sim", "--base", "--cached"}, `"--cached" is not one`},
 		{[]string{"review", "--sim", "testdata/nope.diff"}, "cannot read the diff file testdata/nope.diff: no such file or directory"},
 		{[]string{"review", "--sim", writeFile(t, "bin.diff", minorDiff+"\x00\x01")}, "is binary (it holds a NUL byte at offset"},
+		{[]string{"review", "--sim", writeFile(t, "binfiles.diff", "diff --git a/a.png b/a.png\nindex 1..2 100644\nBinary files a/a.png and b/a.png differ\n")}, "every file the diff changes is binary (a.png)"},
 		{[]string{"review", "--sim", writeFile(t, "latin1.diff", minorDiff+"caf\xe9\n")}, "is not UTF-8 text"},
 		{[]string{"review", "--sim", writeFile(t, "prose.txt", "just some words\n")}, "prose.txt: the diff is not a unified diff"},
 		{[]string{"review", "--sim", big}, "big.diff is more than 1048576 bytes (1 MiB), the most a review takes"},
