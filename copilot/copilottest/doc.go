@@ -1,0 +1,79 @@
+// Package copilottest runs a simulated GitHub Copilot CLI in your tests, as
+// net/http/httptest runs an HTTP server: no CLI, no login, no network.
+// NewServer starts it in the test's process with a *copilot.Client already
+// connected, and the test's cleanup closes both:
+//
+//	func TestWeatherTool(t *testing.T) {
+//		srv := copilottest.NewServer(t, copilottest.Model{
+//			ID:      "m",
+//			Respond: copilottest.UseTool("weather", map[string]string{"city": "Oslo"}, copilottest.Say("Take an umbrella.")),
+//		})
+//		s, err := srv.Client().NewSession(t.Context(), copilot.SessionConfig{
+//			Model:       "m",
+//			Tools:       []copilot.Tool{weatherTool},
+//			Permissions: copilot.ApproveAll,
+//		})
+//		if err != nil {
+//			t.Fatal(err)
+//		}
+//		answer, err := s.Ask(t.Context(), "Do I need an umbrella?")
+//		// answer is "Take an umbrella."; weatherTool ran with {"city":"Oslo"}.
+//	}
+//
+// A Model is a script: a function from the Turn it sees (the prompt, the
+// tools, the results of its tool calls) to the Reply it gives. Echo, Say,
+// Stream, UseTool, Ask, Elicit, Fail, Stall, Crash and Delay build the
+// usual ones; write your own for anything else. A Reply streams text in
+// chunks, calls tools (your client tools by name, or the CLI's built-in
+// ones, BuiltinView to BuiltinWebFetch, each asking a permission of its
+// own kind), asks the user a Question, asks for a Form (an elicitation),
+// fails the turn with a SessionError, stalls it, or crashes the connection
+// mid-turn.
+//
+// Without a Model the server offers QuorumModels, the models the quorum
+// command's --sim flag serves: they answer package quorum's prompts, so
+// quorum.Discuss, Plan, Debate, Review and Agent run offline with
+// QuorumParticipants and QuorumModerator.
+//
+// What a test asserts on: Requests, every request the client sent with its
+// params; Sessions, the sessions alive; Events, the events sent for a
+// session. Faults: Delay and Stall slow or stop a model, Crash kills the
+// connection mid-turn, DropEvents and DuplicateEvents lose or repeat
+// events on the wire, CloseConnections ends every connection at once. Dial
+// opens another connection, for copilot.Connect with options of your own.
+//
+// # Fidelity
+//
+// The server is the project's own simulator (the one its tests and the
+// quorum command's --sim use): it speaks the protocol of the pinned Copilot
+// CLI (1.0.102) — the same methods, events and their order, the same
+// permission and tool flows, the CLI's own wording of its failures — and
+// its traffic is checked against that CLI's JSON schemas by this package's
+// tests. It plays no model: a reply is exactly what the script says.
+//
+// # Concurrency
+//
+// Every method of Server is safe for concurrent use, and so is the Client.
+// Each session's turns run one at a time, in the order sent, on a
+// goroutine of the server's; different sessions' turns run at the same
+// time, so a Script shared by sessions must be safe for concurrent use. A
+// script may block, but must return: the server cannot interrupt it.
+// Delays, Stall and the waits for the client's answers end when the turn
+// is aborted, its session destroyed or the connection closed. Close
+// returns once every goroutine the server and its client started has
+// ended, so goleak finds none.
+//
+// Requests and Events are records of what already happened: to wait for
+// something, wait on the client (Ask, Stream, a handler that signals a
+// channel), then assert on the records.
+//
+// # Compatibility
+//
+// While this module is v0, names exported here keep their meaning; new
+// fields, options and scripts may be added. What may change, following
+// the pinned CLI version: the exact sequence and content of the events
+// of a turn, the CLI's wording of its errors, the built-in tools' output;
+// and the words of QuorumModels' replies, which follow quorum's prompts.
+// Test what your code does with a reply, not the simulator's exact bytes,
+// except for the text your own scripts give.
+package copilottest
