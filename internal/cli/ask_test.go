@@ -101,7 +101,7 @@ func TestAskInterruptedPrintsWhatCame(t *testing.T) {
 				Result askResult `json:"result"`
 			}
 			err := json.Unmarshal([]byte(o.stdout), &r)
-			if err != nil || o.code != ExitInterrupted || r.Status != "interrupted" || r.Error != "the answer was interrupted by Ctrl-C before it was complete" ||
+			if err != nil || o.code != ExitInterrupted || r.Status != "interrupted" || r.Error == nil || *r.Error != "the answer was interrupted by Ctrl-C before it was complete" ||
 				r.Result.Answer != "the first half of an answer" {
 				t.Errorf("json: exit %d, %v:\n%s", o.code, err, o.stdout)
 			}

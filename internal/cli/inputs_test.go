@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/quorum-go/quorum/copilot"
 	"github.com/quorum-go/quorum/internal/sim"
+	"github.com/quorum-go/quorum/quorum"
 )
 
 // A topic on stdin up to MaxTopic is taken whole; one byte more is
@@ -138,5 +140,25 @@ func TestNotLoggedIn(t *testing.T) {
 	vars["GITHUB_TOKEN"] = "x"
 	if err := inv.requireAuth(ctx, c); err == nil || !strings.Contains(err.Error(), "could not log in with the token in $GITHUB_TOKEN") {
 		t.Errorf("with a token: %v", err)
+	}
+}
+
+// A --sarif path that cannot be written is found before any model is
+// asked, as --transcript's is, and a path that can is left as it was.
+func TestSARIFPathCheckedBeforeTheRun(t *testing.T) {
+	h := newHarness(t)
+	asked := 0
+	h.onEvent = func(quorum.Event) { asked++ }
+	diff := writeFile(t, "c.diff", minorDiff)
+	o := h.run("review", "--sim", "-q", "--sarif", filepath.Join(t.TempDir(), "no", "such", "dir", "r.sarif"), diff)
+	if o.code != ExitFailure || !strings.Contains(o.stderr, "cannot write the SARIF file:") || !strings.Contains(o.stderr, "choose another --sarif path") || asked != 0 || o.stdout != "" {
+		t.Errorf("exit %d, %d events, stdout %q, stderr %q", o.code, asked, o.stdout, o.stderr)
+	}
+	ok := filepath.Join(t.TempDir(), "r.sarif")
+	if err := checkWritable(ok); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(ok); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the check left a file behind: %v", err)
 	}
 }

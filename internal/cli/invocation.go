@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -35,6 +36,9 @@ type invocation struct {
 	// and ask's streamed text as Delta events. Only a test's run function
 	// sets it (runWrapper), to stop a run at a chosen point.
 	observe func(quorum.Event)
+	// printedJSON says that the command printed its JSON envelope: one
+	// that fails before it does prints one with its error (newCommand).
+	printedJSON bool
 	// interject runs f with the progress view held still, so that f may
 	// write to stderr and read an answer from stdin (an agent's gate):
 	// set by runQuorum, nil before.
@@ -68,6 +72,9 @@ func (e *env) newCommand(c *cobra.Command, spec cmdSpec, run func(*invocation) e
 			err = run(inv)
 		}
 		if err != nil {
+			if spec.output && inv.jsonOutput() && !inv.printedJSON {
+				inv.failedJSON(err)
+			}
 			return &commandError{err}
 		}
 		return nil
@@ -194,6 +201,28 @@ func (e *settingsError) Error() string {
 		b.WriteString("\nCorrect the environment variable, or unset it.")
 	}
 	return b.String()
+}
+
+// jsonOutput says whether the command prints JSON: -o json or --json,
+// from whichever layer, even when another setting is broken.
+func (inv *invocation) jsonOutput() bool {
+	return inv.s.Output == "json" || len(inv.o.json) > 0
+}
+
+// failedJSON prints the envelope of a command that failed before it had a
+// result: status failed (or interrupted) with the error, result null.
+// Programs reading stdout then always get one envelope.
+func (inv *invocation) failedJSON(err error) {
+	status := statusFailed
+	var in *Interrupted
+	if errors.As(err, &in) || errors.Is(inv.cmd.Context().Err(), context.Canceled) {
+		status = statusInterrupted
+	}
+	msg := strings.TrimPrefix(err.Error(), "quorum: ")
+	if ue := (*UsageError)(nil); errors.As(err, &ue) {
+		msg = ue.Msg
+	}
+	_ = inv.writeJSON(nil, status, msg)
 }
 
 // lenient says whether the command goes on with a broken configuration,

@@ -36,12 +36,12 @@ func TestOneEnvelopeForEveryCommand(t *testing.T) {
 			t.Errorf("%q: %v\n%s", args, err, o.stdout)
 			continue
 		}
-		for _, k := range []string{"command", "simulated", "status", "result"} {
+		for _, k := range []string{"command", "simulated", "status", "error", "result"} {
 			if _, ok := env[k]; !ok {
 				t.Errorf("%q: no %q in the envelope", args, k)
 			}
 		}
-		if string(env["status"]) != `"ok"` || string(env["command"]) != `"`+name+`"` {
+		if string(env["status"]) != `"ok"` || string(env["command"]) != `"`+name+`"` || string(env["error"]) != "null" {
 			t.Errorf("%q: command %s (want %q), status %s", args, env["command"], name, env["status"])
 		}
 		if strings.Contains(o.stdout, "_ms") || strings.Contains(o.stdout, "duration") {
@@ -94,5 +94,40 @@ func TestJSONEscapesControls(t *testing.T) {
 	var got struct{ Answer string }
 	if err := json.Unmarshal([]byte(o.stdout), &got); err != nil || got.Answer != evil {
 		t.Errorf("answer %q, %v", got.Answer, err)
+	}
+}
+
+// A command that fails before it has a result still prints its envelope
+// with -o json, status failed and the error: an empty diff (ok, nothing
+// to review), no CLI, a broken config file, an input refused.
+func TestEnvelopeWhenThereIsNoResult(t *testing.T) {
+	h := newHarness(t)
+	empty := writeFile(t, "empty.diff", "")
+	bad := writeFile(t, "bad.diff", "hello\n")
+	for _, c := range []struct {
+		args   []string
+		setup  func()
+		code   int
+		status string
+		err    string
+	}{
+		{[]string{"review", "--sim", "-q", "-o", "json", empty}, nil, ExitOK, "ok", ""},
+		{[]string{"review", "--sim", "-q", "-o", "json", bad}, nil, ExitUsage, "failed", "it has no file header"},
+		{[]string{"discuss", "-q", "-o", "json", "--cli-path", "/no/such/copilot", "t"}, nil, ExitFailure, "failed", "cannot be run"},
+		{[]string{"plan", "--sim", "-q", "-o", "json", "t"}, func() { h.writeConfig(`{"concurrency": 0}`) }, ExitFailure, "failed", "concurrency: must be at least 1"},
+		{[]string{"ask", "--sim", "-q", "--json", "answer,status,error", "-m", "nope", "q"}, func() { h.writeConfig(`{}`) }, ExitUsage, "failed", "unknown model nope"},
+	} {
+		if c.setup != nil {
+			c.setup()
+		}
+		o := h.run(c.args...)
+		var env struct {
+			Status string
+			Error  *string
+		}
+		if err := json.Unmarshal([]byte(o.stdout), &env); err != nil || o.code != c.code || env.Status != c.status ||
+			(c.err == "") != (env.Error == nil) || env.Error != nil && !strings.Contains(*env.Error, c.err) {
+			t.Errorf("%q: exit %d, %v, stdout:\n%s\nstderr: %s", c.args, o.code, err, o.stdout, o.stderr)
+		}
 	}
 }

@@ -23,7 +23,10 @@ import (
 // the simulator. status is "ok"; for discuss, plan, debate and review also "degraded"
 // (some models dropped out: exit status 3), "failed" (exit status 1) or
 // "interrupted" (exit status 130 or 143), and then error says why and
-// result holds what had been collected. result is the command's result:
+// result holds what had been collected. Every key is always there: error
+// is null when nothing went wrong, and a command that failed before it
+// had a result (a broken config, no CLI, a bad input) prints status
+// "failed" with the error and a null result. result is the command's result:
 // for discuss, plan, debate and review the quorum package's result schema
 // (quorum/result.go, result_debate.go, result_review.go),
 // for the others as their help says. Field names are camelCase, durations
@@ -36,8 +39,9 @@ type envelope struct {
 	Command   string `json:"command"`
 	Simulated bool   `json:"simulated"`
 	Status    string `json:"status"`
-	Error     string `json:"error,omitempty"`
-	Result    any    `json:"result"`
+	// Error is null when the command succeeded: jq takes "" for true.
+	Error  *string `json:"error"`
+	Result any     `json:"result"`
 }
 
 // envelopeFields are the fields --json can take from the envelope itself.
@@ -91,11 +95,18 @@ func (inv *invocation) checkJSONFields() error {
 // writeJSON prints the envelope of result, or with --json the fields
 // asked for.
 func (inv *invocation) writeJSON(result any, status, errText string) error {
-	env := envelope{Command: inv.name, Simulated: inv.simulated(), Status: status, Error: errText, Result: result}
+	inv.printedJSON = true
+	env := envelope{Command: inv.name, Simulated: inv.simulated(), Status: status, Result: result}
+	if errText != "" {
+		env.Error = &errText
+	}
 	var out any = env
 	if len(inv.o.json) > 0 {
 		flat := map[string]json.RawMessage{}
 		for _, x := range []any{env, result} {
+			if x == nil {
+				continue // no result: null would empty the map
+			}
 			b, err := json.Marshal(x)
 			if err != nil {
 				return err

@@ -1,6 +1,10 @@
 package cli
 
-import "os"
+import (
+	"errors"
+	"io/fs"
+	"os"
+)
 
 // createPrivate creates (or truncates) a file only its owner can read:
 // a transcript holds every prompt and answer of a run. An existing file
@@ -15,4 +19,24 @@ func createPrivate(path string) (*os.File, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// checkWritable checks that path ("": none) can be written, leaving
+// the file as it was: an existing file is opened for writing and left
+// untouched, a new one is created and removed.
+func checkWritable(path string) error {
+	if path == "" {
+		return nil
+	}
+	_, statErr := os.Stat(path)
+	existed := !errors.Is(statErr, fs.ErrNotExist)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	if !existed {
+		return os.Remove(path)
+	}
+	return nil
 }

@@ -129,7 +129,7 @@ func TestFailedRunExitsOne(t *testing.T) {
 	if err := json.Unmarshal([]byte(o.stdout), &r); err != nil || o.code != ExitFailure {
 		t.Fatalf("exit %d: %v\n%s", o.code, err, o.stdout)
 	}
-	if r.Status != "failed" || r.Error != "the discussion failed: too few models left after the answer phase (1 left, 2 needed)." ||
+	if r.Status != "failed" || r.Error == nil || *r.Error != "the discussion failed: too few models left after the answer phase (1 left, 2 needed)." ||
 		r.Result.Error == "" || len(r.Result.Failures) != 2 || len(r.Result.Answers) != 1 || len(r.Result.Calls) != 3 {
 		t.Errorf("envelope %+v, result %+v", r.envelope, r.Result)
 	}

@@ -22,10 +22,19 @@ func (inv *invocation) runQuorum(k quorumKind) (err error) {
 	var nothing *nothingToReview
 	if errors.As(err, &nothing) {
 		fmt.Fprintln(inv.e.stderr, "quorum: "+sanitize.Line(nothing.Error()))
+		if inv.jsonOutput() {
+			return inv.writeJSON(nil, statusOK, "")
+		}
 		return nil
 	}
 	if err != nil {
 		return err
+	}
+	// Every file the run writes is checked before the first model is
+	// asked: a path that cannot be written found after the run would have
+	// spent its premium requests for nothing.
+	if err := checkWritable(inv.o.sarif); err != nil {
+		return fmt.Errorf("cannot write the SARIF file: %w; choose another --sarif path", err)
 	}
 	timeout := inv.s.Timeout
 	ctx, cancel := context.WithTimeoutCause(parent, timeout, fmt.Errorf(
@@ -37,7 +46,7 @@ func (inv *invocation) runQuorum(k quorumKind) (err error) {
 	if path := inv.o.transcript; path != "" {
 		f, cerr := createPrivate(path)
 		if cerr != nil {
-			return fmt.Errorf("cannot create the transcript file: %w", cerr)
+			return fmt.Errorf("cannot create the transcript file: %w; choose another --transcript path", cerr)
 		}
 		tr = quorum.NewTranscript(f)
 		defer func() {
