@@ -79,9 +79,8 @@ type Server struct {
 var ErrInvalidModel = errors.New("copilottest: invalid model")
 
 // NewServer starts a server offering the given models (QuorumModels when
-// none is given) and connects a client to it. A session that names no
-// model gets the first one. The test's cleanup closes both; a mistake in
-// the options fails the test at once.
+// none is given) and connects a client to it. The test's cleanup closes
+// both; a mistake in the options fails the test at once.
 func NewServer(t testing.TB, opts ...Option) *Server {
 	t.Helper()
 	s, err := Start(t.Context(), opts...)
