@@ -337,9 +337,9 @@ func TestSevenConcurrentSessions(t *testing.T) {
 
 func TestInvalidModels(t *testing.T) {
 	for name, opts := range map[string][]copilottest.Option{
-		"no id":      {copilottest.Model{Respond: copilottest.Echo}},
-		"no respond": {copilottest.Model{ID: "m"}},
-		"twice":      {copilottest.Model{ID: "m", Respond: copilottest.Echo}, copilottest.Model{ID: "m", Respond: copilottest.Echo}},
+		"no id":       {copilottest.Model{Respond: copilottest.Echo}},
+		"no respond":  {copilottest.Model{ID: "m"}},
+		"twice":       {copilottest.Model{ID: "m", Respond: copilottest.Echo}, copilottest.Model{ID: "m", Respond: copilottest.Echo}},
 		"as quorum's": {copilottest.QuorumModels(), copilottest.Model{ID: copilottest.QuorumModerator, Respond: copilottest.Echo}},
 	} {
 		if _, err := copilottest.Start(ctxFor(t), opts...); !errors.Is(err, copilottest.ErrInvalidModel) {
