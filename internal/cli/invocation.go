@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/quorum-go/quorum/internal/cli/report"
 	"github.com/quorum-go/quorum/internal/cli/sanitize"
 	"github.com/spf13/pflag"
 
@@ -222,7 +223,7 @@ func (inv *invocation) failedJSON(err error) {
 	if ue := (*UsageError)(nil); errors.As(err, &ue) {
 		msg = ue.Msg
 	}
-	_ = inv.writeJSON(nil, status, msg)
+	_ = inv.writeJSON(nil, status, report.Plain(msg))
 }
 
 // lenient says whether the command goes on with a broken configuration,

@@ -341,3 +341,45 @@ func TestInterruptExits130(t *testing.T) {
 		}
 	}
 }
+
+// Timeout messages agree with each other (the whole run's limit: raise
+// --timeout; a phase's: raise --phase-timeout; never lower one), name
+// flags rather than the quorum package's fields, and a simulated run or
+// an unreadable reply is not blamed on the CLI's login.
+func TestRunErrorsSayOneThingInFlags(t *testing.T) {
+	h := newHarness(t)
+	o := h.run("discuss", "--sim", "-q", "--timeout", "1ms", "t")
+	if o.code != ExitFailure || !strings.Contains(strings.ToLower(o.stderr), "raise --timeout") || strings.Contains(o.stderr, "lower") ||
+		strings.Contains(o.stderr, "phase-timeout") || strings.Contains(o.stderr, "login") {
+		t.Errorf("--timeout 1ms: exit %d, stderr:\n%s", o.code, o.stderr)
+	}
+
+	h.simModels = func(p pace) []sim.Model {
+		ms := simModels(p)
+		ms[1] = hanging("sim-beta", quorum.PhaseAnswer)
+		ms[2] = hanging("sim-gamma", quorum.PhaseAnswer)
+		return ms
+	}
+	// Every participant hangs: the whole run's limit stops them all.
+	o = h.run("discuss", "--sim", "-m", "sim-beta,sim-gamma", "--timeout", "300ms", "t")
+	if o.code != ExitFailure || !strings.Contains(strings.ToLower(o.stderr), "raise --timeout") || strings.Contains(o.stderr, "lower") ||
+		strings.Contains(o.stderr, "phase-timeout") || strings.Contains(o.stderr, "login") {
+		t.Errorf("--timeout with hanging models: exit %d, stderr:\n%s", o.code, o.stderr)
+	}
+	o = h.run("discuss", "--sim", "--phase-timeout", "50ms", "t")
+	if o.code != ExitFailure || !strings.Contains(o.stderr, "raise --phase-timeout") || strings.Contains(o.stderr, "Config.") ||
+		strings.Contains(o.stderr, "lower") || strings.Contains(o.stderr, "login") || !strings.Contains(o.stdout, "(--phase-timeout, 50ms)") {
+		t.Errorf("--phase-timeout: exit %d, stdout:\n%s\nstderr:\n%s", o.code, o.stdout, o.stderr)
+	}
+
+	h.simModels = func(p pace) []sim.Model {
+		ms := simModels(p)
+		ms[1] = failing("sim-beta", quorum.PhaseAnswer)
+		ms[2] = failing("sim-gamma", quorum.PhaseAnswer)
+		return ms
+	}
+	o = h.run("discuss", "--sim", "-q", "t")
+	if o.code != ExitFailure || strings.Contains(o.stderr, "login") || !strings.Contains(o.stderr, "Add models with -m") {
+		t.Errorf("a simulated failure: exit %d, stderr:\n%s", o.code, o.stderr)
+	}
+}

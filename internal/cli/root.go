@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/quorum-go/quorum/internal/cli/report"
 	"github.com/quorum-go/quorum/internal/cli/sanitize"
 	"github.com/quorum-go/quorum/internal/sim"
 	"github.com/spf13/cobra"
@@ -145,7 +146,7 @@ func (e *env) printError(cmd *cobra.Command, err error) {
 		}
 		fmt.Fprintf(e.stderr, "Run '%s --help' for usage.\n", path)
 	default:
-		fmt.Fprintln(e.stderr, "quorum: "+strings.TrimPrefix(sanitize.Text(err.Error()), "quorum: "))
+		fmt.Fprintln(e.stderr, "quorum: "+strings.TrimPrefix(sanitize.Text(report.Plain(err.Error())), "quorum: "))
 	}
 }
 

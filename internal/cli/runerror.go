@@ -13,10 +13,11 @@ import (
 // model's failure, each distinct error once. When the report with the
 // same failures is on the terminal just above, they are not repeated.
 type runError struct {
-	noun     string
-	err      error
-	failures []quorum.Failure
-	printed  bool
+	noun      string
+	err       error
+	failures  []quorum.Failure
+	printed   bool
+	simulated bool
 }
 
 func (e *runError) Error() string {
@@ -25,7 +26,7 @@ func (e *runError) Error() string {
 	if errors.As(e.err, &tf) {
 		fmt.Fprintf(&b, "the %s failed: %s", e.noun, tooFewText(tf))
 	} else {
-		fmt.Fprintf(&b, "the %s failed: %s", e.noun, strings.TrimPrefix(e.err.Error(), "quorum: "))
+		fmt.Fprintf(&b, "the %s failed: %s", e.noun, report.Plain(strings.TrimPrefix(e.err.Error(), "quorum: ")))
 	}
 	if e.printed {
 		b.WriteString(" (the failures are listed above)")
@@ -34,10 +35,47 @@ func (e *runError) Error() string {
 			b.WriteString("\n  ✗ " + l)
 		}
 	}
-	if tf != nil {
-		b.WriteString("\nCheck the model ids (quorum models) and the CLI's login (copilot login), raise --phase-timeout, or add models with -m.")
+	if a := e.advice(tf); a != "" {
+		b.WriteString("\n" + a)
 	}
 	return b.String()
+}
+
+// advice is what to do after a run that failed, from how it failed: the
+// whole run's time limit, or the models' failures, each kind its remedy.
+// The CLI's login is named only when a real CLI gave an error: a
+// simulated run has no login, and a timeout or an unreadable reply has
+// nothing to do with one.
+func (e *runError) advice(tf *quorum.TooFewError) string {
+	if errors.Is(e.err, quorum.ErrTimeout) && tf == nil {
+		return "Raise --timeout to give the whole run more time."
+	}
+	if tf == nil {
+		return ""
+	}
+	kinds := map[string]bool{}
+	for _, f := range e.failures {
+		kinds[f.Kind] = true
+	}
+	var do []string
+	if kinds["timeout"] {
+		do = append(do, "raise --phase-timeout")
+	}
+	if kinds["empty"] {
+		do = append(do, "check the model ids (quorum models)")
+	}
+	if kinds["unparsable"] {
+		do = append(do, "record the replies with --transcript FILE to see what the models wrote")
+	}
+	if kinds["error"] && !e.simulated {
+		do = append(do, "check the model ids (quorum models) and the CLI's login (copilot login)")
+	}
+	do = append(do, "add models with -m")
+	if len(do) > 1 {
+		do[len(do)-1] = "or " + do[len(do)-1]
+	}
+	s := strings.Join(do, ", ")
+	return strings.ToUpper(s[:1]) + s[1:] + "."
 }
 
 func (e *runError) Unwrap() error { return e.err }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/quorum-go/quorum/internal/cli/report"
 	"github.com/quorum-go/quorum/internal/cli/sanitize"
 	"github.com/quorum-go/quorum/quorum"
 )
@@ -37,9 +38,10 @@ func (inv *invocation) runQuorum(k quorumKind) (err error) {
 		return fmt.Errorf("cannot write the SARIF file: %w; choose another --sarif path", err)
 	}
 	timeout := inv.s.Timeout
+	// The cause names the limit only: it is the error of every model the
+	// limit stopped, and the advice (raise --timeout) comes once, after.
 	ctx, cancel := context.WithTimeoutCause(parent, timeout, fmt.Errorf(
-		"%w: quorum %s took longer than --timeout (%v); raise it, or lower --phase-timeout so that slow models are dropped sooner",
-		quorum.ErrTimeout, inv.name, timeout))
+		"%w: quorum %s took longer than --timeout (%v)", quorum.ErrTimeout, inv.name, timeout))
 	defer cancel()
 
 	var tr *quorum.Transcript
@@ -66,12 +68,12 @@ func (inv *invocation) runQuorum(k quorumKind) (err error) {
 
 	c, closeClient, err := inv.connect(ctx)
 	if err != nil {
-		return err
+		return timedOut(ctx, parent, err)
 	}
 	defer closeClient()
 	models, moderator, err := inv.resolveQuorum(ctx, c)
 	if err != nil {
-		return err
+		return timedOut(ctx, parent, err)
 	}
 	if !k.moderated {
 		moderator = ""
@@ -100,7 +102,7 @@ func (inv *invocation) runQuorum(k quorumKind) (err error) {
 	view.close()
 	if rep == nil {
 		if errors.Is(runErr, quorum.ErrInvalidConfig) {
-			return usagef("%s", strings.TrimPrefix(runErr.Error(), "quorum: "))
+			return usagef("%s", report.Plain(strings.TrimPrefix(strings.TrimPrefix(runErr.Error(), "quorum: "), quorum.ErrInvalidConfig.Error()+": ")))
 		}
 		return runErr
 	}
@@ -131,7 +133,7 @@ func (inv *invocation) runQuorum(k quorumKind) (err error) {
 		if in != nil {
 			return in
 		}
-		return &runError{noun: k.noun, err: runErr, failures: out.Failures, printed: inv.reportOnTerminal()}
+		return &runError{noun: k.noun, err: runErr, failures: out.Failures, printed: inv.reportOnTerminal(), simulated: inv.simulated()}
 	case afterErr != nil:
 		return afterErr
 	case out.Degraded:
@@ -168,4 +170,14 @@ func (inv *invocation) header(k quorumKind, about string, models []string, moder
 		h += " (simulated)"
 	}
 	return h
+}
+
+// timedOut is err, or, when the command's own time limit ended it before
+// the run began (while connecting, or listing the models), that limit
+// and what to do about it.
+func timedOut(ctx, parent context.Context, err error) error {
+	if parent.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("%s before the run began; raise --timeout", strings.TrimPrefix(context.Cause(ctx).Error(), quorum.ErrTimeout.Error()+": "))
+	}
+	return err
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/quorum-go/quorum/internal/cli/report"
 	"github.com/quorum-go/quorum/quorum"
 )
 
@@ -39,7 +40,7 @@ func statusOf(k quorumKind, out *quorum.Outcome, runErr error, in *Interrupted) 
 	case errors.Is(runErr, quorum.ErrTimeout):
 		return statusFailed, fmt.Sprintf("the %s took longer than --timeout and was stopped %s.", k.noun, phase)
 	case runErr != nil:
-		return statusFailed, fmt.Sprintf("the %s failed %s: %s.", k.noun, phase, strings.TrimPrefix(runErr.Error(), "quorum: "))
+		return statusFailed, fmt.Sprintf("the %s failed %s: %s.", k.noun, phase, report.Plain(strings.TrimPrefix(runErr.Error(), "quorum: ")))
 	case out.Degraded:
 		return statusDegraded, ""
 	}

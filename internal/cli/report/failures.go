@@ -13,12 +13,19 @@ import (
 // WithAdvice appends to msg, the text of a model's failure, what a person
 // at the command line can do about err, the quorum error behind it. The
 // quorum package's errors speak to programs, in Config's terms; the flags
-// that set Config are the command's, so the advice is given here.
+// that set Config are the command's, so the advice is given here, and
+// Config's names become the flags' (Plain). A model stopped because the
+// whole run reached --timeout is told to raise --timeout, one that ran
+// out its phase's time to raise --phase-timeout: never both, and never
+// to lower one.
 func WithAdvice(msg string, err error) string {
+	msg = Plain(msg)
 	var a string
 	switch {
+	case errors.Is(err, quorum.ErrTimeout) && strings.Contains(msg, "--timeout ("):
+		a = "raise --timeout to give the whole run more time"
 	case errors.Is(err, quorum.ErrTimeout):
-		a = "raise --phase-timeout (each phase) or --timeout (the whole run), or leave the slow model out"
+		a = "raise --phase-timeout, or leave the slow model out"
 	case errors.Is(err, quorum.ErrEmptyReply):
 		a = "check that the model id is right (quorum models) and that the model is available"
 	case errors.Is(err, quorum.ErrUnparsable):
@@ -27,6 +34,38 @@ func WithAdvice(msg string, err error) string {
 		return msg
 	}
 	return msg + "; " + a
+}
+
+// plainNames are the quorum package's names for what the command's flags
+// set, and the flags. Its errors name Config's fields for programs; a
+// person at the command line knows the flags.
+var plainNames = strings.NewReplacer(
+	"Config.PhaseTimeout", "--phase-timeout",
+	"Config.Timeout", "--timeout",
+	"Config.MaxConcurrency", "--concurrency",
+	"Config.AnswersPerReviewer", "--reviewers",
+	"Config.Rounds", "--rounds",
+	"Config.Moderator", "--moderator",
+	"Config.MinModels", "the least number of models",
+	"Config.Models", "the models (-m)",
+	"AgentConfig.MaxToolCalls", "--max-tool-calls",
+	"AgentConfig.Executor", "--executor",
+	"AgentConfig.FailOn", "--fail-on",
+	"AgentConfig.Shell", "--approve",
+)
+
+// Plain is s with the quorum package's Config names said as the flags
+// that set them ("the phase timeout (--phase-timeout, 5m)"), for people.
+func Plain(s string) string {
+	if !strings.Contains(s, "Config.") {
+		return s
+	}
+	s = plainNames.Replace(s)
+	// "--max-tool-calls (--max-tool-calls)": a message that named both.
+	for _, f := range []string{"--max-tool-calls", "--approve", "--fail-on", "--executor"} {
+		s = strings.ReplaceAll(s, f+" ("+f+")", f)
+	}
+	return s
 }
 
 // ModelError is the real error of a model's failure, cleaned for the
@@ -108,7 +147,7 @@ func errorText(err string) string {
 	if err == context.Canceled.Error() {
 		return "stopped before it finished, when the run was cancelled"
 	}
-	return strings.TrimPrefix(err, "quorum: ")
+	return Plain(strings.TrimPrefix(err, "quorum: "))
 }
 
 // joinWho lists the models a failure hit, folding "m on plan A", "m on
