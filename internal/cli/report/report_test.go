@@ -99,7 +99,7 @@ func TestFailureLinesGroupRepeats(t *testing.T) {
 	}
 	want := []string{
 		"a, b, answer phase (error): router: stopped: the CLI exited",
-		"c, answer phase (timeout): time limit reached; raise --phase-timeout (each phase) or --timeout (the whole run), or leave the slow model out",
+		"c, answer phase (timeout): time limit reached; raise --phase-timeout, or leave the slow model out",
 		"d on plans A, B, vote phase (error): boom",
 		"e on plan A, vote phase (canceled): stopped before it finished, when the run was cancelled",
 	}
