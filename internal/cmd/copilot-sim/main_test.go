@@ -21,8 +21,11 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 	"go.uber.org/goleak"
 
+	"github.com/quorum-go/quorum/copilot"
 	"github.com/quorum-go/quorum/copilot/protocol"
 	"github.com/quorum-go/quorum/internal/sim"
+	"github.com/quorum-go/quorum/internal/simquorum"
+	"github.com/quorum-go/quorum/quorum"
 )
 
 func TestMain(m *testing.M) {
@@ -179,8 +182,8 @@ func TestStdio(t *testing.T) {
 		stdoutW.Close()
 	}()
 	c := newRPCClient(t, rwc{stdoutR, stdinW, func() error { stdinW.Close(); return stdoutR.Close() }})
-	text := c.converse(t, "sim-fast", "Should we cache this?")
-	if !strings.HasPrefix(text, "[simulated sim-fast]") || !strings.Contains(text, "Should we cache this?") {
+	text := c.converse(t, "sim-alpha", "Should we cache this?")
+	if !strings.HasPrefix(text, "[simulated sim-alpha]") || !strings.Contains(text, "cach") {
 		t.Errorf("reply = %q", text)
 	}
 
@@ -239,7 +242,7 @@ func TestTCP(t *testing.T) {
 
 	// Two clients at once, each with its own sessions.
 	var wg sync.WaitGroup
-	for _, model := range []string{"sim-thorough", "sim-skeptic"} {
+	for _, model := range []string{"sim-beta", "sim-gamma"} {
 		nc, err := net.Dial("tcp", "127.0.0.1:"+port)
 		if err != nil {
 			t.Fatal(err)
@@ -275,7 +278,7 @@ func TestTCPSessionsOutliveTheirClient(t *testing.T) {
 	}
 
 	first, nc := dial()
-	first.converse(t, "sim-fast", "Remember this")
+	first.converse(t, "sim-alpha", "Remember this")
 	nc.Close()
 
 	second, _ := dial()
@@ -293,6 +296,33 @@ func TestTCPSessionsOutliveTheirClient(t *testing.T) {
 		t.Errorf("deleted %+v; listed %+v", del, list.Sessions)
 	}
 
+	cancel()
+	awaitRun(t, done)
+}
+
+// TestQuorumThroughTheProgram: the program serves the models of --sim, so
+// quorum's strategies run against it — where its earlier demo models left
+// Discuss with no reviewers ("too few models left after the review phase").
+func TestQuorumThroughTheProgram(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	port, done := serveTCP(ctx, t, "0")
+	nc, err := net.Dial("tcp", "127.0.0.1:"+port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	callCtx, stop := context.WithTimeout(ctx, guard)
+	defer stop()
+	c, err := copilot.Connect(callCtx, nc, copilot.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := quorum.Discuss(callCtx, quorum.Copilot(c), "Monolith or microservices?",
+		quorum.Config{Models: simquorum.Participants, Moderator: simquorum.Moderator})
+	if err != nil || len(d.Standings) != len(simquorum.Participants) || d.Degraded {
+		t.Errorf("Discuss: %v", err)
+	}
+	c.Close()
 	cancel()
 	awaitRun(t, done)
 }
@@ -317,7 +347,7 @@ func TestBinary(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := newRPCClient(t, rwc{stdout, stdin, stdin.Close})
-		if text := c.converse(t, "sim-fast", "hello"); !strings.HasPrefix(text, "[simulated sim-fast]") {
+		if text := c.converse(t, "sim-moderator", "hello"); !strings.HasPrefix(text, "[simulated sim-moderator]") {
 			t.Errorf("reply = %q", text)
 		}
 		stdin.Close()
