@@ -72,10 +72,18 @@ func runAsk(inv *invocation) error {
 		fmt.Fprintf(inv.e.stderr, "quorum: asking %s\n", label)
 	}
 	var streamed strings.Builder
+	// On a terminal the answer is wrapped at spaces to its width; piped,
+	// it is written as it comes.
+	write := func(s string) { io.WriteString(inv.e.stdout, s) }
+	flush := func() {}
+	if tty, width := inv.stdoutTerminal(); tty && width > 0 {
+		ww := &wordWrapper{w: inv.e.stdout, width: width}
+		write, flush = ww.WriteString, ww.Flush
+	}
 	h := copilot.TurnHandlers{OnDelta: func(d string) {
 		streamed.WriteString(d)
 		if !jsonOut {
-			io.WriteString(inv.e.stdout, sanitize.Text(d))
+			write(sanitize.Text(d))
 		}
 		if hook := inv.observe; hook != nil {
 			hook(quorum.Event{Kind: quorum.Delta, Model: model, Text: d})
@@ -108,8 +116,9 @@ func runAsk(inv *invocation) error {
 		return runErr
 	}
 	if streamed.Len() == 0 && r.Text != "" { // a model that does not stream
-		io.WriteString(inv.e.stdout, sanitize.Text(r.Text))
+		write(sanitize.Text(r.Text))
 	}
+	flush()
 	if r.Text != "" {
 		fmt.Fprintln(inv.e.stdout)
 	}

@@ -120,7 +120,7 @@ func TestUsageErrors(t *testing.T) {
 		want string
 	}{
 		{nil, "no command given"},
-		{[]string{"bogus"}, `unknown command "bogus" for "quorum" (commands: agent, ask, completion, config, debate, discuss, models, plan, review, version)`},
+		{[]string{"bogus"}, `unknown command "bogus" for "quorum" (commands: agent, ask, chat, completion, config, debate, discuss, history, models, plan, review, show, version)`},
 		{[]string{"dicsuss", "x"}, `unknown command "dicsuss" for "quorum"; did you mean discuss?`},
 		{[]string{"help", "foo"}, `unknown command "foo" for "quorum"`},
 		{[]string{"ask", "--sim"}, "quorum ask needs a question"},
@@ -130,8 +130,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"ask", "--sim", "--nope", "q"}, "unknown flag: --nope"},
 		{[]string{"ask", "--sim", "-m", "sim-alpha", "-m", "sim-beta", "q"}, "given twice (sim-alpha, then sim-beta): quorum ask asks one model"},
 		{[]string{"ask", "--sim", "-m", "sim-alpha,sim-beta", "q"}, "quorum ask asks one model"},
-		{[]string{"plan", "--sim", "--moderator", "sim-beta", "t"}, "quorum plan does not take --moderator (quorum debate and quorum discuss do)"},
-		{[]string{"plan", "--sim", "--no-review", "t"}, "quorum plan does not take --no-review (quorum discuss does)"},
+		{[]string{"plan", "--sim", "--moderator", "sim-beta", "t"}, "quorum plan does not take --moderator (quorum chat and quorum debate and quorum discuss do)"},
+		{[]string{"plan", "--sim", "--no-review", "t"}, "quorum plan does not take --no-review (quorum chat and quorum discuss do)"},
 		{[]string{"plan", "--sim", "--reviewers", "1", "t"}, "quorum plan does not take --reviewers"},
 		{[]string{"discuss", "--sim", "--timeout", "soon", "q"}, `invalid argument "soon" for "--timeout" flag`},
 		{[]string{"discuss", "--sim", "-j", "0", "q"}, `invalid argument "0" for --concurrency: must be at least 1`},
@@ -255,4 +255,41 @@ func TestCancelCauseNamesTheSignal(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", o.code, o.stderr)
 	}
 	cancel(nil)
+}
+
+// The small mistakes of a new user's first hour: each gets a message that
+// says what is wrong and what to type.
+func TestFirstHourMistakes(t *testing.T) {
+	h := newHarness(t)
+	blob := writeFile(t, "blob.bin", "\x00\x01\x02")
+	diff := writeFile(t, "c.diff", minorDiff)
+	for _, c := range []struct {
+		args    []string
+		want    string
+		without string
+	}{
+		// A mistyped command followed by flags is still a mistyped command.
+		{[]string{"discus", "--sim", "t"}, `unknown command "discus" for "quorum"; did you mean discuss?`, "does not take"},
+		{[]string{"discus", "-q", "t"}, `unknown command "discus" for "quorum"; did you mean discuss?`, "shorthand"},
+		// -v is --verbose in the commands; the root says where the version is.
+		{[]string{"-v"}, "for the version, quorum --version or quorum version", ""},
+		// --json= is not --json with no fields printing text.
+		{[]string{"discuss", "--sim", "--json=", "t"}, "--json needs the fields to print, comma-separated; quorum discuss has: answers,", ""},
+		// A context file is named as such, not blamed on the diff.
+		{[]string{"review", "--sim", "--context", blob, diff}, "the context file " + blob + " is binary", diff + ":"},
+		// Every shell completion knows, PowerShell too.
+		{[]string{"completion", "tcsh"}, "bash, fish, powershell, zsh", "did you mean"},
+	} {
+		o := h.run(c.args...)
+		if o.code != ExitUsage || !strings.Contains(o.stderr, c.want) || c.without != "" && strings.Contains(o.stderr, c.without) || o.stdout != "" {
+			t.Errorf("%q: exit %d, stdout %q, stderr:\n%s\nwant %q", c.args, o.code, o.stdout, o.stderr, c.want)
+		}
+	}
+	if o := h.run("--version"); o.code != ExitOK || o.stdout != "quorum devel\n" {
+		t.Errorf("--version: exit %d, %q", o.code, o.stdout)
+	}
+	o := h.run("models", "--sim", "-o", "markdown")
+	if o.code != ExitOK || !strings.Contains(o.stdout, "| ID | Name | Premium requests per request |\n|---|---|---:|\n| sim-alpha | Simulated sim-alpha | - |") {
+		t.Errorf("models -o markdown: exit %d:\n%s", o.code, o.stdout)
+	}
 }

@@ -111,7 +111,7 @@ func unknownCommand(parent *cobra.Command, name string) error {
 	if parent.SuggestionsMinimumDistance <= 0 {
 		parent.SuggestionsMinimumDistance = 2 // cobra's own default, which it sets only on its own path
 	}
-	if s := parent.SuggestionsFor(name); len(s) > 0 {
+	if s := parent.SuggestionsFor(name); len(s) > 0 && parent.Name() != "completion" {
 		msg += "; did you mean " + strings.Join(s, " or ") + "?"
 	} else {
 		var names []string
@@ -168,6 +168,16 @@ func quoteAll(args []string) string {
 // --json takes.
 func (e *env) flagError(cmd *cobra.Command, err error) error {
 	msg := err.Error()
+	if !cmd.HasParent() {
+		// cobra found no command, so it read the flags as the root's: the
+		// command is what is wrong ("quorum discus --sim t").
+		if w := firstWord(e.args); w != "" {
+			return unknownCommand(cmd, w)
+		}
+		if strings.HasPrefix(msg, "unknown shorthand flag: 'v'") {
+			msg += "; for the version, quorum --version or quorum version (in the commands, -v is --verbose)"
+		}
+	}
 	if name, ok := strings.CutPrefix(msg, "unknown flag: --"); ok {
 		if s := suggestFlag(cmd, name); s != "" {
 			msg += "; did you mean --" + s + "?"
@@ -185,6 +195,21 @@ func (e *env) flagError(cmd *cobra.Command, err error) error {
 		}
 	}
 	return &UsageError{Msg: msg, cmd: cmd.CommandPath()}
+}
+
+// firstWord is the first argument that is not a flag; the value of a
+// flag given as the next argument cannot be told from a word here, but
+// the root takes no flags with values.
+func firstWord(args []string) string {
+	for _, a := range args {
+		if a == "--" {
+			return ""
+		}
+		if !strings.HasPrefix(a, "-") {
+			return a
+		}
+	}
+	return ""
 }
 
 // suggestFlag is the flag of cmd closest to name (a typo: at most two

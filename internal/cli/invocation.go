@@ -69,11 +69,14 @@ func (e *env) newCommand(c *cobra.Command, spec cmdSpec, run func(*invocation) e
 	}
 	c.RunE = func(cmd *cobra.Command, args []string) error {
 		inv, err := e.prepare(cmd, args, spec, o)
+		// A mistake on the command line gets no envelope: the flags that
+		// would shape it (--json's fields) may be the mistake.
+		cmdLine := errors.As(err, new(*UsageError))
 		if err == nil {
 			err = run(inv)
 		}
 		if err != nil {
-			if spec.output && inv.jsonOutput() && !inv.printedJSON {
+			if spec.output && !cmdLine && inv.jsonOutput() && !inv.printedJSON {
 				inv.failedJSON(err)
 			}
 			return &commandError{err}
@@ -94,6 +97,9 @@ func (e *env) prepare(cmd *cobra.Command, args []string, spec cmdSpec, o *opts) 
 	inv.loaded, inv.s, inv.loadErr = loaded, loaded.Settings, err
 	if err := inv.settingsProblems(); err != nil {
 		return inv, err
+	}
+	if len(o.json) == 0 && inv.flagGiven("json") {
+		return inv, usagef("--json needs the fields to print, comma-separated; %s has: %s", cmd.CommandPath(), strings.Join(jsonFields(inv.name), ", "))
 	}
 	if len(o.json) > 0 {
 		inv.s.Output = "json"

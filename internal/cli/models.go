@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/quorum-go/quorum/copilot/protocol"
@@ -63,6 +64,21 @@ func runModels(inv *invocation) error {
 	if inv.s.Output == "json" {
 		return inv.writeJSON(res, statusOK, "")
 	}
+	if inv.s.Output == "markdown" {
+		w := inv.e.stdout
+		if inv.simulated() {
+			fmt.Fprint(w, "Simulated models (--sim).\n\n")
+		}
+		fmt.Fprintln(w, "| ID | Name | Premium requests per request |\n|---|---|---:|")
+		for _, m := range res.Models {
+			mult := "-"
+			if m.Multiplier != nil {
+				mult = num(*m.Multiplier)
+			}
+			fmt.Fprintf(w, "| %s | %s | %s |\n", mdCell(m.ID), mdCell(m.Name), mult)
+		}
+		return nil
+	}
 	if inv.simulated() {
 		fmt.Fprintln(inv.e.stdout, "# simulated models (--sim)")
 	}
@@ -76,4 +92,9 @@ func runModels(inv *invocation) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", sanitize.Line(m.ID), sanitize.Line(m.Name), mult)
 	}
 	return tw.Flush()
+}
+
+// mdCell is text for a Markdown table's cell: one line, pipes escaped.
+func mdCell(s string) string {
+	return strings.ReplaceAll(sanitize.Line(s), "|", `\|`)
 }

@@ -63,7 +63,11 @@ func reviewInput(inv *invocation) (quorumRun, error) {
 		return quorumRun{}, &nothingToReview{source}
 	}
 	if err := ch.Validate(); err != nil {
-		return quorumRun{}, usagef("%s: %s", source, strings.TrimPrefix(err.Error(), quorum.ErrInvalidConfig.Error()+": "))
+		msg := strings.TrimPrefix(err.Error(), quorum.ErrInvalidConfig.Error()+": ")
+		if strings.HasPrefix(msg, "the context file ") || strings.HasPrefix(msg, "context file ") || strings.Contains(msg, "with its context files") {
+			return quorumRun{}, usagef("%s", msg) // about --context, not the diff
+		}
+		return quorumRun{}, usagef("%s: %s", source, msg)
 	}
 	sum, err := ch.Summary()
 	if err != nil {

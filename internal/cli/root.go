@@ -33,6 +33,10 @@ type env struct {
 	configDir      func() (string, error)
 	// dir is where review runs git ("": the process's working directory).
 	dir string
+	// args is the command line being run, for the messages that need
+	// more of it than where cobra stopped (a mistyped command before a
+	// flag).
+	args []string
 	// simModels are the models --sim serves: simquorum's, paced for the
 	// demo (simModels, defaultSimPace); a test's scripted ones.
 	simModels func() []sim.Model
@@ -61,6 +65,7 @@ func (e *commandError) Error() string { return e.err.Error() }
 // point. Run passes nil.
 func (e *env) run(ctx context.Context, args []string, runF runWrapper) error {
 	root := e.newRoot(runF)
+	e.args = args
 	root.SetArgs(valuesNotFlags(args))
 	root.SetIn(e.stdin)
 	root.SetOut(e.stdout)
@@ -177,6 +182,8 @@ and exit codes for CI.`,
 		},
 	}
 	root.SetVersionTemplate("quorum {{.Version}}\n")
+	// --version alone: in the commands, -v is --verbose.
+	root.Flags().Bool("version", false, "print the version")
 	root.AddCommand(e.discussCmd(runF), e.planCmd(runF), e.debateCmd(runF), e.reviewCmd(runF), e.agentCmd(runF), e.askCmd(runF), e.chatCmd(runF), e.historyCmd(), e.showCmd(), e.modelsCmd(), e.configCmd(), e.versionCmd())
 	root.SetHelpCommand(e.helpCmd())
 	root.SetHelpFunc(func(cmd *cobra.Command, _ []string) { e.help(cmd, e.stdout) })
