@@ -131,3 +131,22 @@ func TestEnvelopeWhenThereIsNoResult(t *testing.T) {
 		}
 	}
 }
+
+// plan --json winner is the winning plan, not a letter to look up.
+func TestPlanJSONWinnerIsThePlan(t *testing.T) {
+	o := newHarness(t).run("plan", "--sim", "-q", "--json", "winner,standings", goldenTask)
+	var got struct {
+		Winner struct {
+			Label, Model, Title, Raw string
+			Steps                     []string
+		}
+		Standings []struct{ Label string }
+	}
+	if err := json.Unmarshal([]byte(o.stdout), &got); err != nil || o.code != ExitOK {
+		t.Fatalf("exit %d, %v:\n%s", o.code, err, o.stdout)
+	}
+	w := got.Winner
+	if len(got.Standings) == 0 || w.Label != got.Standings[0].Label || !strings.HasPrefix(w.Model, "sim-") || w.Title == "" || len(w.Steps) == 0 || w.Raw == "" {
+		t.Errorf("winner = %+v\n%s", w, o.stdout)
+	}
+}

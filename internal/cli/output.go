@@ -34,7 +34,10 @@ import (
 // never null.
 //
 // --json FIELDS prints an object with only those fields, taken from the
-// result, or from the envelope for command, simulated and status.
+// result, or from the envelope for command, simulated, status and error.
+// One field is more there than in the result: plan's winner is the
+// winning proposal (label, model, title, steps, risks, text), where the
+// result has its label.
 type envelope struct {
 	Command   string `json:"command"`
 	Simulated bool   `json:"simulated"`
@@ -112,6 +115,20 @@ func (inv *invocation) writeJSON(result any, status, errText string) error {
 				return err
 			}
 			_ = json.Unmarshal(b, &flat) // result's fields win: error means the same in both
+		}
+		if p, ok := result.(*quorum.PlanResult); ok {
+			// A plan's winner is the label of a proposal in the result; a
+			// field picked alone has nothing to look the label up in, so
+			// it is the winning plan itself.
+			for _, pr := range p.Proposals {
+				if pr.Label == p.Winner {
+					b, err := json.Marshal(pr)
+					if err != nil {
+						return err
+					}
+					flat["winner"] = b
+				}
+			}
 		}
 		picked := map[string]json.RawMessage{}
 		for _, f := range inv.o.json {
