@@ -138,7 +138,7 @@ func TestPlanJSONWinnerIsThePlan(t *testing.T) {
 	var got struct {
 		Winner struct {
 			Label, Model, Title, Raw string
-			Steps                     []string
+			Steps                    []string
 		}
 		Standings []struct{ Label string }
 	}
