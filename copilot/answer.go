@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime/debug"
+	"time"
 
 	"github.com/quorum-go/quorum/copilot/protocol"
 	"github.com/quorum-go/quorum/session"
@@ -21,9 +22,21 @@ import (
 // carries a slot for a rich result (see ResultHandler), which the answer
 // takes its binary results, log and result type from.
 func (s *Session) runTool(ctx context.Context, t *session.ToolRequest) error {
+	if _, ok := s.tools[t.ToolName]; !ok && t.Request == nil {
+		// A protocol-3 call goes to every client of the session: one this
+		// session did not declare is another client's to run (the CLI
+		// offers only declared tools). Answering it would race that client.
+		s.log.Debug().Str("tool", t.ToolName).Msg("a call of a tool this session did not declare; left to the client that did")
+		return nil
+	}
 	slot := new(richResult)
 	out, err := s.pipeline(withRichResult(ctx, slot), ToolCall{SessionID: s.id, ID: t.ToolCallID, Name: t.ToolName, Arguments: t.Arguments})
-	s.sendToolResult(ctx, t, toolResultOf(out, err, slot.result))
+	res, hidden := toolResultOf(out, err, slot.result)
+	if hidden {
+		s.log.Warn().Err(err).Str("tool", t.ToolName).Str("call", t.ToolCallID).
+			Msg("a tool failed; the model is told only that it failed (return a copilot.ToolError to tell it why)")
+	}
+	s.sendToolResult(ctx, t, res, hidden)
 	return err
 }
 
@@ -32,23 +45,31 @@ func (s *Session) runTool(ctx context.Context, t *session.ToolRequest) error {
 func (s *Session) invokeTool(ctx context.Context, call ToolCall) (string, error) {
 	t, ok := s.tools[call.Name]
 	if !ok {
-		return "", fmt.Errorf("no tool named %q is registered in this session", call.Name)
+		return "", forModel("no tool named %q is registered in this session", call.Name)
 	}
 	return safeHandler(t.Handler)(ctx, call)
 }
 
 // answerTool gives a plain result (out, or err as a failure) to the CLI.
 func (s *Session) answerTool(ctx context.Context, t *session.ToolRequest, out string, err error) {
-	s.sendToolResult(ctx, t, toolResultOf(out, err, nil))
+	res, hidden := toolResultOf(out, err, nil)
+	s.sendToolResult(ctx, t, res, hidden)
 }
 
 // sendToolResult gives a tool's result to the CLI, in whichever protocol
-// it asked.
-func (s *Session) sendToolResult(ctx context.Context, t *session.ToolRequest, res ToolResult) {
+// it asked. A hidden failure goes to a protocol-3 CLI as the call's error,
+// without a result: the CLI then tells the model, in its own words, that
+// the tool failed, and says no more (CLI 1.0.102: "Failed to execute `x`
+// tool with arguments: {} due to error: Error: Tool execution failed"),
+// as for the official SDK.
+func (s *Session) sendToolResult(ctx context.Context, t *session.ToolRequest, res ToolResult, hidden bool) {
 	var aerr error
-	if t.Request != nil {
+	switch {
+	case t.Request != nil:
 		aerr = t.Request.Reply(ctx, protocol.ToolCallResult{Result: res})
-	} else {
+	case hidden:
+		_, aerr = s.RPC().Tools.HandlePendingToolCall(ctx, protocol.SessionToolsHandlePendingToolCallParams{RequestID: t.RequestID, Error: toolFailed})
+	default:
 		var raw []byte
 		if raw, aerr = json.Marshal(res); aerr == nil {
 			_, aerr = s.RPC().Tools.HandlePendingToolCall(ctx, protocol.SessionToolsHandlePendingToolCallParams{RequestID: t.RequestID, Result: raw})
@@ -59,22 +80,57 @@ func (s *Session) sendToolResult(ctx context.Context, t *session.ToolRequest, re
 	}
 }
 
-// answerPermission asks the policy and answers with its decision; it
-// reports whether the decision approved. A policy that fails, panics or
-// decides nothing rejects.
-func (s *Session) answerPermission(ctx context.Context, p *PermissionRequest) bool {
+// maxPolicyCalls bounds the permission requests of one session whose
+// policy runs at once. Past it the session reads nothing more until one
+// returns: a policy waiting for a person holds a slot, not the session.
+const maxPolicyCalls = 16
+
+// askPolicy answers a permission request with the policy's decision, on a
+// goroutine of its own (at most maxPolicyCalls at once per session), so
+// that a policy that waits — for a person, for another request of the
+// same turn — holds up neither the other requests nor the events, which
+// go on reaching the session's handlers in order. Each answer is sent as
+// its policy returns. A policy that fails or panics, or decides nothing,
+// is logged and answered UserNotAvailable: the tool fails, the model is
+// told the permission could not be had, and the turn goes on. A NoResult
+// decision sends nothing (another client answers). decided, if not nil,
+// is told the decision just before it is sent. It waits only for a slot,
+// or for ctx.
+func (s *Session) askPolicy(ctx context.Context, p *PermissionRequest, busy *inactivityLimit, decided func(PermissionRequest, PermissionDecision)) {
 	req := *p
 	req.SessionID = s.id // read between turns, it names none
-	d, err := s.decide(ctx, req)
-	switch {
-	case err != nil:
-		s.log.Warn().Err(err).Str("kind", p.Kind).Msg("permission policy failed; rejecting")
-		d = Reject("")
-	case d.Kind == "":
-		d = Reject("")
+	select {
+	case s.policySlots <- struct{}{}:
+	case <-ctx.Done():
+		s.sendDecision(context.WithoutCancel(ctx), p, UserNotAvailable())
+		return
 	}
-	s.sendDecision(ctx, p, d)
-	return Approves(d)
+	busy.pause()
+	ran := s.client.spawn(func() {
+		defer func() { <-s.policySlots }()
+		defer busy.resume()
+		d, err := s.decide(ctx, req)
+		switch {
+		case err != nil:
+			s.log.Warn().Err(err).Str("kind", req.Kind).Msg("permission policy failed; answering user-not-available, and the turn goes on")
+			d = UserNotAvailable()
+		case d.Kind == "":
+			d = UserNotAvailable()
+		}
+		if decided != nil {
+			decided(req, d)
+		}
+		if d.Kind == DecisionNoResult {
+			return
+		}
+		// The turn may have ended meanwhile (an abort): the answer is
+		// still owed to the CLI, which may wait for it.
+		s.sendDecision(context.WithoutCancel(ctx), p, d)
+	})
+	if !ran { // the client is closed: nothing to answer
+		busy.resume()
+		<-s.policySlots
+	}
 }
 
 // decide runs the session's policy; its panic is its error.
@@ -87,6 +143,10 @@ func (s *Session) decide(ctx context.Context, req PermissionRequest) (d Permissi
 	return s.policy(ctx, req)
 }
 
+// answerTimeout bounds the sending of an answer whose context is not the
+// caller's (a decision sent after the turn ended).
+const answerTimeout = 30 * time.Second
+
 // answerPermissionKind gives the CLI a decision of the given kind, without
 // asking the policy (what an abandoned turn left is refused).
 func (s *Session) answerPermissionKind(ctx context.Context, p *PermissionRequest, kind string) {
@@ -95,6 +155,8 @@ func (s *Session) answerPermissionKind(ctx context.Context, p *PermissionRequest
 
 // sendDecision gives the CLI a permission decision.
 func (s *Session) sendDecision(ctx context.Context, p *PermissionRequest, d PermissionDecision) {
+	ctx, cancel := context.WithTimeout(ctx, answerTimeout)
+	defer cancel()
 	_, err := s.RPC().Permissions.HandlePendingPermissionRequest(ctx, protocol.SessionPermissionsHandlePendingPermissionRequestParams{
 		RequestID: p.RequestID, Result: d,
 	})

@@ -10,8 +10,9 @@ import (
 // JSON Schema of In (see JSONSchemaFor), and each call's arguments are
 // decoded into an In before fn runs. fn returns the text for the model, or
 // a whole ToolResult (images, a result type, a log). Arguments that do not
-// decode into In, like an error from fn, give the model a failed result
-// that says why, and the turn goes on.
+// decode into In give the model a failed result that says why; an error
+// from fn gives it a failed result that says only that the tool failed,
+// unless it is a ToolError (see ToolHandler). The turn goes on.
 //
 //	type weatherArgs struct {
 //		City string `json:"city" jsonschema:"description=The city to look up"`
@@ -39,7 +40,7 @@ func DefineTool[In any, Out string | ToolResult](name, description string, fn fu
 				args = json.RawMessage("{}")
 			}
 			if err := json.Unmarshal(args, &in); err != nil {
-				return ToolResult{}, fmt.Errorf("the arguments of %s do not fit its parameters' schema: %v", name, err)
+				return ToolResult{}, forModel("the arguments of %s do not fit its parameters' schema: %v", name, err)
 			}
 			out, err := fn(ctx, in)
 			switch v := any(out).(type) {

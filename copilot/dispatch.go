@@ -62,7 +62,7 @@ func (s *Session) between(ctx context.Context, m session.Message) {
 			s.answerPermissionKind(ctx, p, permissionReject)
 			return
 		}
-		s.answerPermission(ctx, p)
+		s.askPolicy(ctx, p, nil, nil)
 	case protocol.EventSessionIdle:
 		s.turns.unfinished = false // what an abandoned turn left has been read
 		s.turns.betweenTurns = nil
@@ -79,7 +79,7 @@ func (s *Session) between(ctx context.Context, m session.Message) {
 // new turn.
 func (s *Session) runToolBetweenTurns(ctx context.Context, t *session.ToolRequest) {
 	if s.turns.unfinished { // left from an abandoned turn, or from aborted work: its caller is gone
-		s.answerTool(ctx, t, "", errors.New("the turn was abandoned"))
+		s.answerTool(ctx, t, "", forModel("the turn was abandoned"))
 		return
 	}
 	if s.turns.betweenTurns == nil {
@@ -94,9 +94,11 @@ func (s *Session) runToolBetweenTurns(ctx context.Context, t *session.ToolReques
 	}
 }
 
-// forwardEvent passes an event to SessionConfig.OnEvent, if set. A
+// forwardEvent notes what the session must know of an event (its
+// capabilities changing) and passes it to SessionConfig.OnEvent, if set. A
 // panicking handler is logged and the session goes on.
 func (s *Session) forwardEvent(ev Event) {
+	s.noteCapabilities(ev)
 	if s.onEvent == nil {
 		return
 	}

@@ -39,6 +39,19 @@
 // aborts the turn on the CLI. Text of sub-agents (events with an agentId)
 // is kept apart from the main reply (Reply.AgentText).
 //
+// ResumeSession takes up a session the CLI keeps, with a new configuration
+// the CLI applies from the next turn. There is one owner per session id: a
+// session this client has open can be resumed too, and the new *Session
+// then takes it over once the CLI has accepted the resume. It receives
+// every event and request of the session from then on, those the old one
+// had not read first, in order — none lost, none delivered twice — and the
+// old one is ended: its turn in flight, and anything it is asked to do
+// after, fails with an error wrapping ErrSuperseded (router contract 11).
+// Session.Capabilities says what the CLI said the session can do (forms:
+// Session.Elicit refuses with ErrNoElicitation where no client can show
+// one). Destroy and Delete read on until the CLI answers, so that the
+// hooks it runs as the session ends (Hooks.OnSessionEnd) are answered.
+//
 // # Events and requests, any time
 //
 // A session's channel has one reader at a time: the turn while Stream
@@ -88,21 +101,33 @@
 //
 // Client tools (SessionConfig.Tools) are Go functions the model may call;
 // DefineTool builds one from a typed function, its JSON schema derived
-// from the argument type, and a handler may return a rich ToolResult.
+// from the argument type, and a handler may return a rich ToolResult. A
+// tool with OverridesBuiltInTool takes the place of the CLI's built-in
+// tool of its name.
 // Calls arrive as protocol-3 external_tool.requested events or as the older
 // tool.call request, and are answered automatically. Each call passes the
 // session's tool pipeline, a chain of stages assembled at creation: a trace
 // recorder, a per-turn call limit (past it the turn is aborted with
 // ErrToolLimit), a tool profile, your own stages, and output truncation. A
-// handler's error or panic becomes a failed result for the model; a stage
-// that panics is logged and skipped.
+// handler's error or panic fails the call, and the turn goes on; the model
+// is told only that the tool failed (the error's text, which may hold
+// paths, hosts or secrets, stays in the log and the ToolTrace), unless the
+// error is a ToolError, whose ForModel it reads. A stage that panics is
+// logged and skipped. A call of a tool this session did not declare is left
+// to the client of the session that did (several clients may share one).
 //
 // Permission requests go to SessionConfig.Permissions, which denies
 // everything by default: choose ApproveAll or your own policy explicitly,
 // or mark trusted tools SkipPermission. A policy sees the request typed by
 // kind (shell, write, read, url, mcp, …) and returns a decision: approve
 // once, for the session or for a location, or reject, with feedback the
-// model reads. SessionConfig.BuiltinTools set to NoBuiltinTools() switches
+// model reads; NoResult leaves the request to another client of the
+// session. Each request's policy runs on a goroutine of its own (at most 16
+// at once per session), so a policy that waits for a person holds up
+// neither the other requests nor the events, which reach OnEvent in the
+// CLI's order; each answer is sent as its policy returns. A policy that
+// fails or panics is logged and answered UserNotAvailable: the turn goes
+// on, the model told that permission could not be had. SessionConfig.BuiltinTools set to NoBuiltinTools() switches
 // the CLI's own tools (shell, files, web) off.
 //
 // # Managing sessions

@@ -78,6 +78,12 @@ var (
 	// empty id; it is refused before anything is sent.
 	ErrNoSessionID = errors.New("copilot: no session id given; Client.ListSessions lists the sessions the CLI keeps")
 
+	// ErrNoElicitation reports a form asked of the user (Session.Elicit)
+	// in a session whose clients cannot show one: no client of the
+	// session set SessionConfig.OnElicitation (Session.Capabilities says
+	// so). Nothing was sent.
+	ErrNoElicitation = errors.New("copilot: no client of this session can show a form to the user (SessionCapabilities.UI.Elicitation is false); set SessionConfig.OnElicitation on a client of the session first")
+
 	// Re-exported so callers need not import the lower packages: each is
 	// the lower package's value itself, so errors.Is does not care which
 	// name is used.
@@ -85,6 +91,12 @@ var (
 	ErrTurnFailed = session.ErrTurnFailed
 	ErrAborted    = session.ErrAborted
 	ErrFellBehind = session.ErrFellBehind
+	// ErrSuperseded reports a Session that ResumeSession took over: the
+	// client resumed its session id while it was open. Its turn in flight
+	// fails with it, and so does every later turn, Send, Abort, Destroy
+	// and Delete; the *Session ResumeSession returned receives the
+	// session's events and requests from the hand-over on.
+	ErrSuperseded = session.ErrSuperseded
 )
 
 // VersionError is a protocol version mismatch.

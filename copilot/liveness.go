@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/quorum-go/quorum/copilot/protocol"
@@ -65,6 +66,12 @@ func (c *Client) watchLiveness(cn *connection) {
 type inactivityLimit struct {
 	d     time.Duration
 	timer *time.Timer
+	// busy counts the client's works in progress (a tool; permission
+	// policies, which run at once, on goroutines of their own): while any
+	// runs, the limit is stopped, and events do not restart it. mu orders
+	// the count with the timer's stops and restarts.
+	mu   sync.Mutex
+	busy int
 }
 
 // withInactivity returns ctx limited by d (d > 0), and the limit; stop
@@ -83,15 +90,36 @@ func withInactivity(ctx context.Context, d time.Duration) (context.Context, *ina
 
 // seen restarts the limit: an event came.
 func (l *inactivityLimit) seen() {
-	if l != nil {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.busy == 0 {
 		l.timer.Reset(l.d)
 	}
 }
 
-// pause stops the limit while the client works.
+// pause stops the limit while the client works; resume, once per pause,
+// restarts it when no work is left.
 func (l *inactivityLimit) pause() {
-	if l != nil {
-		l.timer.Stop()
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.busy++
+	l.timer.Stop()
+}
+
+func (l *inactivityLimit) resume() {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.busy--; l.busy == 0 {
+		l.timer.Reset(l.d)
 	}
 }
 

@@ -56,11 +56,23 @@ const (
 	DecisionApprovePermanently        = "approve-permanently"
 	DecisionReject                    = "reject"
 	DecisionUserNotAvailable          = "user-not-available"
+	// DecisionNoResult is never sent: it leaves the request to another
+	// client of the session (NoResult).
+	DecisionNoResult = "no-result"
 )
 
 // PermissionPolicy decides permission requests. Its decision is sent to
-// the CLI as it is, except that a decision without a Kind, an error or a
-// panic rejects: a policy that does not say yes says no.
+// the CLI as it is, as soon as it returns, except that an error, a panic
+// or a decision without a Kind is logged and answered UserNotAvailable:
+// the tool fails, the model is told that permission could not be had, and
+// the turn goes on (as the official SDK does); NoResult sends nothing.
+//
+// A policy runs on a goroutine of its own for each request, so that it may
+// wait (for a person, for another request of the same turn) without
+// holding up the session: it may be called for several requests of one
+// session at once (at most 16; past them the session waits for one to
+// return), and must be safe for that. Its ctx ends with the turn (a
+// request between turns: with the client), and it should return then.
 type PermissionPolicy func(ctx context.Context, req PermissionRequest) (PermissionDecision, error)
 
 // DenyAll rejects every request. It is the default policy.
@@ -85,6 +97,12 @@ func ApproveOnce() PermissionDecision { return PermissionDecision{Kind: Decision
 func Reject(feedback string) PermissionDecision {
 	return PermissionDecision{Kind: DecisionReject, Feedback: feedback}
 }
+
+// NoResult leaves the request to another client of the session: nothing
+// is sent, and the CLI waits for another client's answer (or for the turn
+// to be aborted). With several clients on one CLI, it lets one decide and
+// the others observe. A session whose only client says NoResult waits.
+func NoResult() PermissionDecision { return PermissionDecision{Kind: DecisionNoResult} }
 
 // UserNotAvailable says that no one could be asked. On CLI 1.0.102 the
 // tool then fails with a message that says so, and the turn goes on.

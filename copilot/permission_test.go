@@ -146,15 +146,17 @@ func TestPolicyDecisionReachesTheCLI(t *testing.T) {
 			return UserNotAvailable(), nil
 		}, `{"kind":"user-not-available"}`, false, true},
 		{"deny all", DenyAll, `{"kind":"reject"}`, false, false},
-		{"an error rejects", func(context.Context, PermissionRequest) (PermissionDecision, error) {
+		// A policy that cannot decide does not end the turn: the model is
+		// told no one could be asked (as the official SDK answers).
+		{"an error is user-not-available", func(context.Context, PermissionRequest) (PermissionDecision, error) {
 			return ApproveOnce(), errors.New("policy store unreachable")
-		}, `{"kind":"reject"}`, false, false},
-		{"a panic rejects", func(context.Context, PermissionRequest) (PermissionDecision, error) {
+		}, `{"kind":"user-not-available"}`, false, true},
+		{"a panic is user-not-available", func(context.Context, PermissionRequest) (PermissionDecision, error) {
 			panic("policy bug")
-		}, `{"kind":"reject"}`, false, false},
-		{"no decision rejects", func(context.Context, PermissionRequest) (PermissionDecision, error) {
+		}, `{"kind":"user-not-available"}`, false, true},
+		{"no decision is user-not-available", func(context.Context, PermissionRequest) (PermissionDecision, error) {
 			return PermissionDecision{}, nil
-		}, `{"kind":"reject"}`, false, false},
+		}, `{"kind":"user-not-available"}`, false, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

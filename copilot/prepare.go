@@ -2,6 +2,7 @@ package copilot
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 
 	"github.com/google/uuid"
@@ -11,8 +12,8 @@ import (
 
 // prepare validates cfg and builds, on the current connection, the session
 // value and the params that create or resume it.
-func (c *Client) prepare(ctx context.Context, cfg SessionConfig) (*Session, protocol.SessionCreateParams, error) {
-	var params protocol.SessionCreateParams
+func (c *Client) prepare(ctx context.Context, cfg SessionConfig) (*Session, wireCreateParams, error) {
+	var params wireCreateParams
 	if err := cfg.Validate(); err != nil {
 		return nil, params, err
 	}
@@ -25,17 +26,22 @@ func (c *Client) prepare(ctx context.Context, cfg SessionConfig) (*Session, prot
 	if id == "" {
 		id = uuid.NewString()
 	}
+	model := cfg.Model
+	if model == "" && cfg.Provider != nil {
+		model = cfg.Provider.ModelID // Validate allows no Model then
+	}
 	s := &Session{
-		model:      cfg.Model,
-		client:     c,
-		r:          cn.r,
-		tools:      make(map[string]Tool),
-		policy:     cfg.Permissions,
-		onEvent:    cfg.OnEvent,
-		inactivity: cfg.TurnInactivity,
-		handlers:   &cfg.Handlers,
-		log:        c.log.With().Str("session", id).Logger(),
-		turns:      newTurnState(),
+		model:       model,
+		client:      c,
+		r:           cn.r,
+		tools:       make(map[string]Tool),
+		policy:      cfg.Permissions,
+		policySlots: make(chan struct{}, maxPolicyCalls),
+		onEvent:     cfg.OnEvent,
+		inactivity:  cfg.TurnInactivity,
+		handlers:    &cfg.Handlers,
+		log:         c.log.With().Str("session", id).Logger(),
+		turns:       newTurnState(),
 	}
 	if s.policy == nil {
 		s.policy = DenyAll
@@ -50,9 +56,9 @@ func (c *Client) prepare(ctx context.Context, cfg SessionConfig) (*Session, prot
 	if cfg.OnElicitation != nil {
 		s.onEvent = newElicitations(s, cfg.OnElicitation, cfg.OnEvent).onEvent
 	}
-	params = protocol.SessionCreateParams{
+	params.SessionCreateParams = protocol.SessionCreateParams{
 		SessionID:                      id,
-		Model:                          cfg.Model,
+		Model:                          model,
 		WorkingDirectory:               cfg.WorkingDirectory,
 		Streaming:                      !cfg.DisableStreaming,
 		IncludeSubAgentStreamingEvents: cfg.StreamSubAgents && !cfg.DisableStreaming,
@@ -64,7 +70,7 @@ func (c *Client) prepare(ctx context.Context, cfg SessionConfig) (*Session, prot
 		RequestElicitation:             cfg.OnElicitation != nil,
 		SystemMessage:                  cfg.systemMessage(),
 	}
-	cfg.agentParams(&params)
+	cfg.agentParams(&params.SessionCreateParams)
 	// Marshalled again (Validate did once): a value whose marshalling
 	// fails now is refused, not dropped.
 	if params.Extra, err = cfg.extraParams(); err != nil {
@@ -78,6 +84,9 @@ func (c *Client) prepare(ctx context.Context, cfg SessionConfig) (*Session, prot
 		params.Tools = append(params.Tools, protocol.ToolDefinition{
 			Name: t.Name, Description: t.Description, Parameters: t.Parameters, SkipPermission: t.SkipPermission,
 		})
+		if t.OverridesBuiltInTool {
+			params.overrides = append(params.overrides, t.Name)
+		}
 	}
 	if cfg.BuiltinTools != nil {
 		// availableTools filters client tools too (seen on CLI 1.0.102):
@@ -157,4 +166,40 @@ func toolStages(cfg SessionConfig, allowed []string) []ToolStage {
 		stages = append(stages, TruncateToolOutput(cfg.MaxToolOutputBytes))
 	}
 	return stages
+}
+
+// wireCreateParams are session.create's (and session.resume's) params, with
+// what protocol.ToolDefinition (typed by hand from CLI 1.0.102's traffic)
+// does not carry: which client tools override a built-in tool of the same
+// name (the schema's overridesBuiltInTool).
+type wireCreateParams struct {
+	protocol.SessionCreateParams
+	overrides []string // names of tools with Tool.OverridesBuiltInTool
+}
+
+// MarshalJSON writes the params as protocol.SessionCreateParams does, each
+// overriding tool with "overridesBuiltInTool": true.
+func (p wireCreateParams) MarshalJSON() ([]byte, error) {
+	b, err := p.SessionCreateParams.MarshalJSON()
+	if err != nil || len(p.overrides) == 0 {
+		return b, err
+	}
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(b, &all); err != nil {
+		return nil, err
+	}
+	var tools []map[string]json.RawMessage
+	if err := json.Unmarshal(all["tools"], &tools); err != nil {
+		return nil, err
+	}
+	for _, t := range tools {
+		var name string
+		if json.Unmarshal(t["name"], &name) == nil && slices.Contains(p.overrides, name) {
+			t["overridesBuiltInTool"] = json.RawMessage("true")
+		}
+	}
+	if all["tools"], err = json.Marshal(tools); err != nil {
+		return nil, err
+	}
+	return json.Marshal(all)
 }

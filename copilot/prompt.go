@@ -138,6 +138,9 @@ func (s *Session) SendPrompt(ctx context.Context, p Prompt) (string, error) {
 
 // send is session.send: the start of a turn. It returns the message id.
 func (s *Session) send(ctx context.Context, p Prompt) (string, error) {
+	if err := s.superseded("sending to"); err != nil {
+		return "", err
+	}
 	res, err := s.RPC().Send(ctx, p.params())
 	if err != nil {
 		return "", err

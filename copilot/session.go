@@ -25,15 +25,20 @@ type Session struct {
 	tools    map[string]Tool
 	pipeline ToolHandler
 	policy   PermissionPolicy
-	onEvent  func(Event)
+	// policySlots bounds the policies running at once (askPolicy).
+	policySlots chan struct{}
+	onEvent     func(Event)
+	// workspace is where the CLI keeps the session's state (WorkspacePath).
+	workspace string
 	// inactivity is SessionConfig.TurnInactivity.
 	inactivity time.Duration
 	handlers   *protocol.Handlers
 	log        zerolog.Logger
 
-	destroyed atomic.Bool            // Destroy or Delete succeeded
-	deleted   atomic.Bool            // Delete succeeded
-	switched  atomic.Pointer[string] // the model of the last SetModel
+	caps      atomic.Pointer[SessionCapabilities] // what create or resume answered, as capabilities.changed updates it
+	destroyed atomic.Bool                         // Destroy or Delete succeeded
+	deleted   atomic.Bool                         // Delete succeeded
+	switched  atomic.Pointer[string]              // the model of the last SetModel
 
 	// The session's coordination (coordination.go, which states the
 	// ordering contract): reader passes the channel between a turn and
@@ -78,6 +83,8 @@ func (c *Client) NewSession(ctx context.Context, cfg SessionConfig) (*Session, e
 		return nil, fmt.Errorf("copilot: creating a %s session: %w", cfg.Model, err)
 	}
 	s.id = s.ch.ID()
+	s.workspace = res.WorkspacePath
+	s.setCapabilities(res.Capabilities)
 	if cfg.AssignedID {
 		// prepare named the logger after an id the CLI did not use. Nothing
 		// logs before the dispatcher starts.
@@ -88,9 +95,22 @@ func (c *Client) NewSession(ctx context.Context, cfg SessionConfig) (*Session, e
 }
 
 // ResumeSession attaches to a session that exists on the CLI (created
-// earlier on this connection or saved by the CLI), with a new configuration
-// for tools and permissions. cfg's ID and AssignedID are not used: the
-// session's id is id.
+// earlier on this connection or saved by the CLI), with a new configuration:
+// the CLI applies what cfg sets (system message, working directory, tools,
+// provider, MCP servers, custom agents, …) from the next turn on. cfg's ID
+// and AssignedID are not used: the session's id is id.
+//
+// A session this client has open (a *Session not closed, destroyed or
+// deleted) can be resumed too; there is one owner per session id, so the
+// new *Session takes over from the old one once the CLI has accepted the
+// resume. From then on the new one receives every event and request of the
+// session, those the old one had not read yet first, in order: none is
+// lost, none delivered twice. The old one is ended: a turn it was reading
+// fails with an error wrapping ErrSuperseded (its rest goes to the new
+// Session, which answers its tool calls and permission requests), and so
+// do its later turns, Send, Abort, Destroy and Delete; Close releases it.
+// What the CLI sent before it answered the resume is the old Session's.
+// A resume the CLI refuses leaves the old Session as it was.
 func (c *Client) ResumeSession(ctx context.Context, id string, cfg SessionConfig) (*Session, error) {
 	if err := requireID("resuming a session", id); err != nil {
 		return nil, err
@@ -100,14 +120,29 @@ func (c *Client) ResumeSession(ctx context.Context, id string, cfg SessionConfig
 	if err != nil {
 		return nil, err
 	}
-	if s.ch, err = s.r.Open(id); err != nil {
+	// A session not open here is routed before the resume is sent, so that
+	// nothing the CLI sends meanwhile is lost; an open one keeps its owner
+	// until the CLI has accepted the resume (a refusal changes nothing).
+	s.ch, err = s.r.Open(id)
+	open := errors.Is(err, router.ErrSessionExists)
+	if err != nil && !open {
 		return nil, err
 	}
-	if err := s.r.Call(ctx, protocol.MethodSessionResume, params, nil); err != nil {
-		s.ch.Close(context.Background())
+	var res protocol.SessionCreateResult
+	if err := s.r.Call(ctx, protocol.MethodSessionResume, params, &res); err != nil {
+		if !open {
+			s.ch.Close(context.Background())
+		}
 		return nil, fmt.Errorf("copilot: resuming session %s: %w", id, err)
 	}
+	if open {
+		if s.ch, err = s.r.Supersede(id); err != nil {
+			return nil, fmt.Errorf("copilot: resuming session %s: %w", id, err)
+		}
+	}
 	s.id = id
+	s.workspace = res.WorkspacePath
+	s.setCapabilities(res.Capabilities)
 	s.startReading()
 	return s, nil
 }
@@ -124,6 +159,11 @@ func (c *Client) destroyLater(r *router.Router, id string) {
 
 // ID is the session id.
 func (s *Session) ID() string { return s.id }
+
+// WorkspacePath is the folder where the CLI keeps the session's state (its
+// events, plan and files), as session.create or session.resume answered;
+// empty when the CLI did not say.
+func (s *Session) WorkspacePath() string { return s.workspace }
 
 // Model is the model the session was created with, or last switched to
 // with SetModel.
@@ -169,8 +209,21 @@ func (s *Session) RPC() *protocol.SessionRPC { return protocol.NewSessionRPC(s.r
 
 // Abort stops the turn in progress.
 func (s *Session) Abort(ctx context.Context) error {
+	if err := s.superseded("aborting"); err != nil {
+		return err
+	}
 	_, err := s.RPC().Abort(ctx, protocol.SessionAbortParams{})
 	return err
+}
+
+// superseded returns an error wrapping ErrSuperseded, saying what was not
+// done, once ResumeSession has handed this session to another *Session:
+// what it would send now would act on the new owner's session.
+func (s *Session) superseded(doing string) error {
+	if err := s.ch.Err(); errors.Is(err, ErrSuperseded) {
+		return fmt.Errorf("copilot: %s session %s: nothing was sent, as this *Session was superseded; use the one ResumeSession returned: %w", doing, s.id, err)
+	}
+	return nil
 }
 
 // Messages returns the session's recorded events.
@@ -182,10 +235,16 @@ func (s *Session) Messages(ctx context.Context) ([]Event, error) {
 
 // Destroy disconnects the session: it stops it on the CLI and deregisters
 // it here. The CLI keeps the session on disk: ListSessions still lists it,
-// and ResumeSession can take it up again; Delete removes it. Idempotent. A
-// Destroy that fails (its context ended, say) may be called again.
+// and ResumeSession can take it up again; Delete removes it. Until the CLI
+// has answered, the session still reads what the CLI sends it: CLI 1.0.102
+// asks the session's Hooks.OnSessionEnd before it answers. Idempotent. A
+// Destroy that fails (its context ended, say) may be called again; the
+// session is deregistered either way.
 func (s *Session) Destroy(ctx context.Context) error {
-	s.ch.Close(ctx) // deregister first: nothing more is read for it
+	if err := s.superseded("destroying"); err != nil {
+		return err
+	}
+	defer s.ch.Close(ctx) // after the answer: nothing more is read for it
 	if s.destroyed.Load() {
 		return nil
 	}
@@ -199,13 +258,17 @@ func (s *Session) Destroy(ctx context.Context) error {
 }
 
 // Delete stops the session and removes it from the CLI: from disk and
-// from ListSessions, so it cannot be resumed. It deregisters it here too.
-// It is one session.delete, which on CLI 1.0.102 also stops a live
-// session and its turn (no destroy is needed first). Idempotent; a Delete
-// that fails may be called again. A session the CLI no longer keeps (one
-// deleted elsewhere) is refused with an error wrapping ErrRefused.
+// from ListSessions, so it cannot be resumed. It deregisters it here too,
+// once the CLI has answered (the session's hooks are asked meanwhile, as
+// for Destroy). It is one session.delete, which on CLI 1.0.102 also stops
+// a live session and its turn (no destroy is needed first). Idempotent; a
+// Delete that fails may be called again. A session the CLI no longer keeps
+// (one deleted elsewhere) is refused with an error wrapping ErrRefused.
 func (s *Session) Delete(ctx context.Context) error {
-	s.ch.Close(ctx) // deregister first: nothing more is read for it
+	if err := s.superseded("deleting"); err != nil {
+		return err
+	}
+	defer s.ch.Close(ctx)
 	if s.deleted.Load() {
 		return nil
 	}
@@ -217,7 +280,9 @@ func (s *Session) Delete(ctx context.Context) error {
 	return nil
 }
 
-// Close deregisters the session locally without ending it on the CLI.
+// Close deregisters the session locally without ending it on the CLI. It
+// releases a superseded Session too (see ResumeSession), leaving the
+// session to its new owner.
 func (s *Session) Close() error {
 	return s.ch.Close(context.Background())
 }

@@ -15,6 +15,8 @@ type SessionConfig struct {
 	ID         string
 	AssignedID bool
 
+	// Model is the model the session asks for. It may be empty with a
+	// Provider whose ModelID names one: that is the model then.
 	Model string
 	// ReasoningEffort is how hard a model that supports it reasons:
 	// "low", "medium", "high", "xhigh" or "max"; empty is the model's
@@ -84,7 +86,8 @@ type SessionConfig struct {
 
 	// Provider, when set, is a model provider of your own (bring your own
 	// key: OpenAI-compatible, Azure or Anthropic) that the session uses
-	// instead of GitHub Copilot's; Model is then the provider's model.
+	// instead of GitHub Copilot's; Model is then the provider's model
+	// (Provider.ModelID when Model is empty).
 	Provider *protocol.ProviderConfig
 	// GitHubToken authenticates this session as the token's owner, instead
 	// of the CLI's login.

@@ -9,7 +9,8 @@ import (
 )
 
 // Validate reports the first field of cfg that NewSession refuses, naming
-// it, in an error wrapping ErrInvalidSessionConfig: no Model, an ID beside
+// it, in an error wrapping ErrInvalidSessionConfig: no Model (nor a
+// Provider with a ModelID), an ID beside
 // AssignedID, a Profile missing from Profiles, a tool without a name or a
 // handler, with parameters that are not JSON, or with the name of another,
 // a negative MaxToolCalls or MaxToolOutputBytes (zero means no limit), a
@@ -26,8 +27,8 @@ import (
 // empty name, the name of a param a field sends, or a value encoding/json
 // cannot marshal.
 func (cfg SessionConfig) Validate() error {
-	if cfg.Model == "" {
-		return invalid(ErrInvalidSessionConfig, "Model is empty; list the available models with Client.Models")
+	if cfg.Model == "" && (cfg.Provider == nil || cfg.Provider.ModelID == "") {
+		return invalid(ErrInvalidSessionConfig, "Model is empty (and no Provider.ModelID names one); list the available models with Client.Models")
 	}
 	if cfg.ID != "" && cfg.AssignedID {
 		return invalid(ErrInvalidSessionConfig, "ID is %q and AssignedID is set; with AssignedID the CLI picks the id", cfg.ID)

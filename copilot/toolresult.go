@@ -2,6 +2,8 @@ package copilot
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/quorum-go/quorum/copilot/protocol"
 )
@@ -51,14 +53,54 @@ func richResultOf(ctx context.Context) *richResult {
 	return r
 }
 
+// ToolError is an error a tool handler returns to tell the model why its
+// call failed: the model reads ForModel. Any other error of a handler (or
+// a panic) reaches the model only as a generic failure — the CLI tells it
+// "Tool execution failed", as with the official SDK — because its text may
+// carry paths, hosts or secrets: the details stay with the program, in the
+// session's log (warning level) and its ToolTrace. Err, when set, holds
+// those details: Error and Unwrap are Err's, so errors.Is sees through a
+// ToolError. A ToolResult with ResultType ToolFailure (ResultHandler,
+// DefineTool) is the other way to tell the model why.
+//
+//	return "", &copilot.ToolError{ForModel: "no city named " + a.City, Err: err}
+type ToolError struct {
+	ForModel string
+	Err      error
+}
+
+func (e *ToolError) Error() string {
+	if e.Err == nil {
+		return e.ForModel
+	}
+	return e.Err.Error()
+}
+
+func (e *ToolError) Unwrap() error { return e.Err }
+
+// forModel is an error of this package's own about a call (its arguments
+// do not fit, the tool is not in the profile, the limit is reached), whose
+// text helps the model and holds nothing of the program's.
+func forModel(format string, args ...any) error {
+	return &ToolError{ForModel: fmt.Sprintf(format, args...)}
+}
+
+// toolFailed is what the model is told of a handler's error that is not a
+// ToolError, as the CLI words it when the client sends no details.
+const toolFailed = "Tool execution failed"
+
 // toolResultOf is the answer to a call whose pipeline returned out and
-// err: a failure when err is set; else the rich result the handler gave,
-// if any, with the text the pipeline's stages made of it; else plain
+// err: a failure when err is set (hidden: the model is told only that it
+// failed, unless err is a ToolError); else the rich result the handler
+// gave, if any, with the text the pipeline's stages made of it; else plain
 // success.
-func toolResultOf(out string, err error, rich *ToolResult) ToolResult {
+func toolResultOf(out string, err error, rich *ToolResult) (res ToolResult, hidden bool) {
+	var te *ToolError
 	switch {
+	case errors.As(err, &te):
+		return ToolResult{TextResultForLLM: te.ForModel, ResultType: ToolFailure, Error: te.ForModel}, false
 	case err != nil:
-		return ToolResult{TextResultForLLM: "Error: " + err.Error(), ResultType: ToolFailure, Error: err.Error()}
+		return ToolResult{TextResultForLLM: toolFailed, ResultType: ToolFailure, Error: toolFailed}, true
 	case rich != nil:
 		res := *rich
 		res.TextResultForLLM = out
@@ -68,7 +110,7 @@ func toolResultOf(out string, err error, rich *ToolResult) ToolResult {
 				res.ResultType = ToolFailure
 			}
 		}
-		return res
+		return res, false
 	}
-	return ToolResult{TextResultForLLM: out, ResultType: ToolSuccess}
+	return ToolResult{TextResultForLLM: out, ResultType: ToolSuccess}, false
 }

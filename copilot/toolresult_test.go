@@ -87,14 +87,20 @@ func TestToolResultOf(t *testing.T) {
 		want ToolResult
 	}{
 		{"plain", "ok", nil, nil, ToolResult{TextResultForLLM: "ok", ResultType: ToolSuccess}},
-		{"error", "partial", errors.New("boom"), nil, ToolResult{TextResultForLLM: "Error: boom", ResultType: ToolFailure, Error: "boom"}},
-		{"rich error wins", "x", errors.New("boom"), &ToolResult{SessionLog: "log"}, ToolResult{TextResultForLLM: "Error: boom", ResultType: ToolFailure, Error: "boom"}},
+		{"error, hidden", "partial", errors.New("boom"), nil, ToolResult{TextResultForLLM: toolFailed, ResultType: ToolFailure, Error: toolFailed}},
+		{"rich error wins", "x", errors.New("boom"), &ToolResult{SessionLog: "log"}, ToolResult{TextResultForLLM: toolFailed, ResultType: ToolFailure, Error: toolFailed}},
+		{"error for the model", "x", fmt.Errorf("wrapped: %w", &ToolError{ForModel: "no such city", Err: errors.New("dial 10.0.0.1: refused")}), nil,
+			ToolResult{TextResultForLLM: "no such city", ResultType: ToolFailure, Error: "no such city"}},
 		{"rich untyped", "staged", nil, &ToolResult{TextResultForLLM: "raw", SessionLog: "log"}, ToolResult{TextResultForLLM: "staged", ResultType: ToolSuccess, SessionLog: "log"}},
 		{"rich with an error message", "t", nil, &ToolResult{Error: "half done"}, ToolResult{TextResultForLLM: "t", ResultType: ToolFailure, Error: "half done"}},
 		{"rich typed", "t", nil, &ToolResult{ResultType: "rejected"}, ToolResult{TextResultForLLM: "t", ResultType: "rejected"}},
 	}
 	for _, tc := range cases {
-		got, _ := json.Marshal(toolResultOf(tc.out, tc.err, tc.rich))
+		res, hidden := toolResultOf(tc.out, tc.err, tc.rich)
+		if want := tc.err != nil && !strings.Contains(tc.name, "for the model"); hidden != want {
+			t.Errorf("%s: hidden %v", tc.name, hidden)
+		}
+		got, _ := json.Marshal(res)
 		want, _ := json.Marshal(tc.want)
 		if string(got) != string(want) {
 			t.Errorf("%s: %s, want %s", tc.name, got, want)

@@ -21,8 +21,10 @@ type ToolCall struct {
 	Arguments json.RawMessage
 }
 
-// ToolHandler runs a tool. Its text goes back to the model; an error is
-// given to the model as a failed tool result (the turn goes on).
+// ToolHandler runs a tool. Its text goes back to the model. An error makes
+// the call fail (the turn goes on): the model is told only that it failed,
+// unless the error is a ToolError, whose ForModel it reads; the error's
+// text stays with the program (the session's log, ToolTrace).
 type ToolHandler func(ctx context.Context, call ToolCall) (string, error)
 
 // Tool is a client tool the model may call.
@@ -34,7 +36,11 @@ type Tool struct {
 	// SkipPermission exempts the tool from the permission policy: the CLI
 	// then calls it without asking.
 	SkipPermission bool
-	Handler        ToolHandler
+	// OverridesBuiltInTool lets the tool take the place of the CLI's
+	// built-in tool of the same name (grep, view, …): the model is offered
+	// this one, and its calls run Handler.
+	OverridesBuiltInTool bool
+	Handler              ToolHandler
 }
 
 // ToolStage wraps the handling of every tool call of a session: a
@@ -57,7 +63,8 @@ func LimitToolCalls(n int) ToolStage {
 			if t := toolCountOf(ctx); t != nil {
 				t.calls++
 				if t.calls > n {
-					return "", fmt.Errorf("%w (at most %d per turn)", ErrToolLimit, n)
+					return "", &ToolError{ForModel: fmt.Sprintf("tool-call limit reached (at most %d per turn); the turn is aborted", n),
+						Err: fmt.Errorf("%w (at most %d per turn)", ErrToolLimit, n)}
 				}
 			}
 			return next(ctx, call)
@@ -90,7 +97,7 @@ func ProfileTools(profile string, allowed []string) ToolStage {
 	return ToolStage{Name: "profile", Wrap: func(next ToolHandler) ToolHandler {
 		return func(ctx context.Context, call ToolCall) (string, error) {
 			if !slices.Contains(allowed, call.Name) {
-				return "", fmt.Errorf("tool %q is not in profile %q", call.Name, profile)
+				return "", forModel("tool %q is not in profile %q", call.Name, profile)
 			}
 			return next(ctx, call)
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/quorum-go/quorum/copilot/protocol"
@@ -148,7 +149,7 @@ func (s *Session) readTurn(ctx context.Context, handlers *session.TurnHandlers, 
 		}
 	}
 	var limitErr error
-	var denied string // what the policy refused, if anything
+	refusals := new(turnRefusals) // what the policy refused, if anything
 	for {
 		step, err := s.ch.Next(ctx, handlers, s.answerRequest)
 		if step.Text != "" {
@@ -159,6 +160,9 @@ func (s *Session) readTurn(ctx context.Context, handlers *session.TurnHandlers, 
 			if ctx.Err() != nil {
 				s.abortAfterCancel()
 				return turnCause(ctx)
+			}
+			if errors.Is(err, ErrSuperseded) {
+				return fmt.Errorf("copilot: session %s was resumed (Client.ResumeSession) while this turn ran; the *Session it returned reads the rest of the turn: %w", s.id, err)
 			}
 			if errors.Is(err, session.ErrTurnTooLarge) {
 				// The read stopped; the turn goes on on the CLI: end it.
@@ -172,7 +176,7 @@ func (s *Session) readTurn(ctx context.Context, handlers *session.TurnHandlers, 
 			}
 			if errors.Is(err, session.ErrAborted) && limitErr != nil {
 				err = limitErr
-			} else if errors.Is(err, session.ErrAborted) && denied != "" {
+			} else if denied := refusals.first(); errors.Is(err, session.ErrAborted) && denied != "" {
 				// The CLI ends the turn when a permission is refused.
 				err = fmt.Errorf("%w: %s (the CLI then ends the turn: %w)", ErrPermissionDenied, denied, err)
 			}
@@ -183,7 +187,7 @@ func (s *Session) readTurn(ctx context.Context, handlers *session.TurnHandlers, 
 			reply.ToolCalls++
 			limit.pause() // the CLI waits for us: its silence is not inactivity
 			err := s.runTool(ctx, step.Tool)
-			limit.seen()
+			limit.resume()
 			if errors.Is(err, ErrToolLimit) && limitErr == nil {
 				limitErr = err
 				if aerr := s.Abort(ctx); aerr != nil {
@@ -191,17 +195,40 @@ func (s *Session) readTurn(ctx context.Context, handlers *session.TurnHandlers, 
 				}
 			}
 		case step.Permission != nil:
-			limit.pause()
-			approved := s.answerPermission(ctx, step.Permission)
-			limit.seen()
-			if !approved && denied == "" {
-				denied = permissionLabel(step.Permission)
-			}
+			// The policy runs on a goroutine of its own; the turn reads on.
+			s.askPolicy(ctx, step.Permission, limit, refusals.note)
 		default:
 			s.turns.unfinished = false
 			return limitErr
 		}
 	}
+}
+
+// turnRefusals keeps the first request a turn's policy refused (Reject),
+// which the CLI ends the turn for: the policies decide on goroutines of
+// their own, and the refusal is noted before its answer is sent, so the
+// turn's reader, which learns of the end after the CLI had the answer,
+// finds it.
+type turnRefusals struct {
+	mu     sync.Mutex
+	denied string
+}
+
+func (r *turnRefusals) note(req PermissionRequest, d PermissionDecision) {
+	if d.Kind != DecisionReject {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.denied == "" {
+		r.denied = permissionLabel(&req)
+	}
+}
+
+func (r *turnRefusals) first() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.denied
 }
 
 // drainQuiet is how long drainTurn waits for the rest of an abandoned turn
@@ -224,7 +251,7 @@ func (s *Session) drainTurn(ctx context.Context) error {
 		}
 		switch {
 		case step.Tool != nil:
-			s.answerTool(ctx, step.Tool, "", errors.New("the turn was abandoned"))
+			s.answerTool(ctx, step.Tool, "", forModel("the turn was abandoned"))
 		case step.Permission != nil:
 			s.answerPermissionKind(ctx, step.Permission, permissionReject)
 		default:

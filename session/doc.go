@@ -52,6 +52,11 @@
 //     (16 MiB by default): past it the read fails with ErrTurnTooLarge.
 //  6. Unread messages never pass four times Config.MaxBufferedBytes: at
 //     exactly that they are kept, one more fails the channel.
+//  7. A channel superseded by another of its session (Sink.Supersede)
+//     hands it everything it had not received, and every later delivery:
+//     each message is received by exactly one of the two, in order, and an
+//     event the peer repeats is dropped on either side; the old channel's
+//     Receive then returns ErrSuperseded.
 //
 // # Buffering and blocking
 //

@@ -101,8 +101,9 @@ func TestToolCallWithArguments(t *testing.T) {
 	}
 }
 
-// Every kind of permission request the server plays reaches the policy:
-// the built-in tools' (write, read, shell, url) and a client tool's.
+// Every kind of permission request reaches the policy: the built-in
+// tools' (write, read, shell, url), a client tool's, and any other kind
+// through CallAsking (mcp, memory).
 func TestPermissionRequestsOfEveryKind(t *testing.T) {
 	dir := t.TempDir()
 	calls := []copilottest.ToolCall{
@@ -112,6 +113,9 @@ func TestPermissionRequestsOfEveryKind(t *testing.T) {
 		copilottest.Call(copilottest.BuiltinBash, map[string]string{"command": "ls", "description": "list"}),
 		copilottest.Call(copilottest.BuiltinWebFetch, map[string]string{"url": "https://example.com"}),
 		copilottest.Call("mine", map[string]string{}),
+		copilottest.CallAsking("github-list_issues", map[string]string{}, protocol.PermissionRequestMCP{
+			Kind: copilot.PermissionKindMCP, ServerName: "github", ToolName: "list_issues", ToolTitle: "List issues", ReadOnly: true}),
+		copilottest.CallAsking("memory", map[string]string{}, protocol.PermissionRequestMemory{Kind: copilot.PermissionKindMemory, Fact: "tabs"}),
 	}
 	var results []copilottest.ToolResult
 	srv := copilottest.NewServer(t, copilottest.Model{ID: "m", Respond: func(t copilottest.Turn) copilottest.Reply {
@@ -130,7 +134,8 @@ func TestPermissionRequestsOfEveryKind(t *testing.T) {
 	s := session(t, srv, copilot.SessionConfig{Model: "m", Permissions: policy, WorkingDirectory: dir, Tools: []copilot.Tool{mine}})
 	ask(t, s, "go")
 	want := []string{copilot.PermissionKindWrite, copilot.PermissionKindWrite, copilot.PermissionKindRead,
-		copilot.PermissionKindShell, copilot.PermissionKindURL, copilot.PermissionKindCustomTool}
+		copilot.PermissionKindShell, copilot.PermissionKindURL, copilot.PermissionKindCustomTool,
+		copilot.PermissionKindMCP, copilot.PermissionKindMemory}
 	if !slices.Equal(kinds, want) {
 		t.Errorf("policy asked %v, want %v", kinds, want)
 	}

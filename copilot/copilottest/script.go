@@ -138,6 +138,29 @@ type ToolCall struct {
 	ID        string
 	Name      string
 	Arguments json.RawMessage
+	// Permission plays a tool the CLI has and the server plays no other
+	// way — an MCP server's, memory, … — by the permission it asks: this
+	// request, of any kind, as the schema's permissionRequest object
+	// (CallAsking builds it from a protocol.PermissionRequest… value).
+	// Approved, the call succeeds with PermittedToolOutput; refused, it
+	// fails as the refusal says. For the session's client tools and the
+	// built-in ones it is ignored: they ask their own.
+	Permission json.RawMessage
+}
+
+// PermittedToolOutput is what a ToolCall.Permission call gives the model
+// once approved.
+const PermittedToolOutput = sim.PermittedToolOutput
+
+// CallAsking builds a call of a tool the server plays by the permission it
+// asks (ToolCall.Permission): permission is the request, a
+// protocol.PermissionRequestMCP{Kind: "mcp", …} or any value that marshals
+// to one of the schema's kinds. Either argument that cannot be marshalled
+// is sent as JSON null.
+func CallAsking(name string, args, permission any) ToolCall {
+	c := Call(name, args)
+	c.Permission = sim.Call("", permission).Arguments
+	return c
 }
 
 // Call builds a ToolCall whose arguments are args as JSON. Arguments that
@@ -300,7 +323,7 @@ func (r Reply) toSim() sim.Reply {
 		Hang: r.Stall, Crash: r.Crash,
 	}
 	for _, c := range r.ToolCalls {
-		out.ToolCalls = append(out.ToolCalls, sim.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+		out.ToolCalls = append(out.ToolCalls, sim.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments, Permission: c.Permission})
 	}
 	if q := r.Question; q != nil {
 		out.AskUser = &sim.UserQuestion{Question: q.Text, Choices: q.Choices, AllowFreeform: q.AllowFreeform}
