@@ -24,9 +24,10 @@
 // tools, the results of its tool calls) to the Reply it gives. Echo, Say,
 // Stream, UseTool, Ask, Elicit, Fail, Stall, Crash and Delay build the
 // usual ones; write your own for anything else. A Reply streams text in
-// chunks, calls tools (your client tools by name, or the CLI's built-in
-// ones, BuiltinView to BuiltinWebFetch, each asking a permission of its
-// own kind), asks the user a Question, asks for a Form (an elicitation),
+// chunks, calls tools (your client tools by name, the CLI's built-in ones,
+// BuiltinView to BuiltinWebFetch, each asking a permission of its own
+// kind, or with CallAsking any tool by the permission request it asks, of
+// any kind), asks the user a Question, asks for a Form (an elicitation),
 // fails the turn with a SessionError, stalls it, or crashes the connection
 // mid-turn.
 //

@@ -341,7 +341,9 @@
 // abruptly mid-turn, as a CLI that dies; Reply.Elicit asks the client a
 // form (elicitation.requested, answered by
 // session.ui.handlePendingElicitation, elicitation.completed), the answer
-// reaching the script as Turn.Elicitation. Options.RecordCalls keeps
+// reaching the script as Turn.Elicitation; a ToolCall.Permission asks a
+// permission request of any kind for a tool the simulator does not
+// otherwise play (an MCP server's). Options.RecordCalls keeps
 // every request a client sent, with its params (Server.Received).
 // Package copilot/copilottest is the public face on these.
 package sim

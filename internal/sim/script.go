@@ -139,7 +139,19 @@ type ToolCall struct {
 	ID        string
 	Name      string
 	Arguments json.RawMessage
+	// Permission, for a tool the session neither registered nor has
+	// built in, plays a tool of the CLI's that the simulator has no other
+	// way to play (an MCP server's, memory, …): the call asks this
+	// permission request, any kind of the schema's permissionRequest
+	// ({"kind":"mcp", "serverName", …}), as the client tool's are asked;
+	// approved, it succeeds with PermittedToolOutput. Ignored for other
+	// tools, which ask their own.
+	Permission json.RawMessage
 }
+
+// PermittedToolOutput is the result of a ToolCall.Permission call once
+// approved.
+const PermittedToolOutput = "(simulated) the tool ran"
 
 // Call builds a ToolCall whose arguments are args marshalled to JSON. An
 // argument that cannot be marshalled becomes JSON null.

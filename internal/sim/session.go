@@ -129,6 +129,10 @@ type turn struct {
 	ctx       context.Context
 	cancel    context.CancelFunc
 	aborted   bool // guarded by the session's mu
+	// permissions are the ToolCall.Permission requests of the current
+	// model call's tool calls, by toolCallId; only the turn's goroutine
+	// touches them.
+	permissions map[string]json.RawMessage
 }
 
 // tool returns the client tool called name among tools.

@@ -3,6 +3,7 @@ package sim_test
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -156,5 +157,52 @@ func TestElicitWaitsForTheFormsAnswer(t *testing.T) {
 	defer mu.Unlock()
 	if len(got) != 2 || got[0] != nil || got[1] == nil || got[1].Action != "accept" {
 		t.Errorf("the script saw %+v", got)
+	}
+}
+
+// A ToolCall.Permission plays a tool of the CLI's the simulator has no
+// other way to play by its permission request, of any kind.
+func TestToolCallPermissionOfAnyKind(t *testing.T) {
+	mcp := json.RawMessage(`{"kind":"mcp","serverName":"github","toolName":"list_issues","toolTitle":"List issues","readOnly":true}`)
+	var results []sim.ToolResult
+	var mu sync.Mutex
+	model := sim.Model{ID: "m", Respond: func(turn sim.Turn) sim.Reply {
+		if turn.Call == 0 {
+			return sim.Reply{ToolCalls: []sim.ToolCall{{Name: "github-list_issues", Arguments: json.RawMessage(`{}`), Permission: mcp}}}
+		}
+		mu.Lock()
+		results = turn.ToolResults
+		mu.Unlock()
+		return sim.Text("done")
+	}}
+	srv := newServer(t, sim.Options{Models: []sim.Model{model}})
+	c, _ := dial(t, srv)
+	id := c.createSession(map[string]any{"model": "m", "requestPermission": true})
+	for i, decision := range []map[string]any{{"kind": "approve-once"}, {"kind": "reject", "feedback": "not now"}} {
+		c.send(id, "list them")
+		var req struct {
+			RequestID         string          `json:"requestId"`
+			PermissionRequest json.RawMessage `json:"permissionRequest"`
+		}
+		c.waitEvents(id, "the permission request", func(evs []sim.Event) bool { return count(evs, protocol.EventPermissionRequested) == i+1 })
+		for _, e := range c.events(id) {
+			if e.Type == protocol.EventPermissionRequested {
+				mustUnmarshal(t, e.Data, &req)
+			}
+		}
+		if !sameJSON(t, req.PermissionRequest, mcp) {
+			t.Fatalf("asked %s, want %s", req.PermissionRequest, mcp)
+		}
+		c.mustCall(protocol.MethodSessionPermissionsHandlePendingPermissionRequest, map[string]any{"sessionId": id, "requestId": req.RequestID, "result": decision}, nil)
+		c.waitIdle(id, i+1)
+		mu.Lock()
+		r := results[0]
+		mu.Unlock()
+		switch {
+		case i == 0 && (!r.OK() || r.Text != sim.PermittedToolOutput):
+			t.Errorf("approved: %+v", r)
+		case i == 1 && (r.OK() || !strings.Contains(r.Error, "not now")):
+			t.Errorf("rejected with feedback: %+v", r)
+		}
 	}
 }

@@ -154,6 +154,14 @@ func (s *session) execTool(t *turn, cfg settings, req protocol.AssistantMessageT
 		return nil, nil
 	case !ok && cfg.builtin(req.Name):
 		return s.runBuiltin(t, cfg, req, pre, res, done)
+	case !ok && t.permissions[req.ToolCallID] != nil:
+		// A tool of the CLI's the simulator plays only by its
+		// permission request (ToolCall.Permission).
+		if fail, err := s.permit(t, cfg, req, pre, res.Arguments, false, false, t.permissions[req.ToolCallID], nil); fail != nil || err != nil {
+			return fail, err
+		}
+		res.Text = PermittedToolOutput
+		return nil, nil
 	case !ok:
 		return &toolFailure{code: "failure", message: fmt.Sprintf("Tool '%s' does not exist.", req.Name), executed: true}, nil
 	}

@@ -158,6 +158,7 @@ func (s *session) runTurn(t *turn) {
 		}
 
 		requests := reply.toolRequests()
+		t.permissions = reply.permissions(requests)
 		if s.emit(t, protocol.EventAssistantMessage, assistantMessage{
 			AssistantMessageData: protocol.AssistantMessageData{MessageID: messageID, Content: reply.Text},
 			ToolRequests:         requests,
@@ -233,6 +234,22 @@ func (r Reply) toolRequests() []protocol.AssistantMessageToolRequest {
 		}
 	}
 	return requests
+}
+
+// permissions maps the toolCallIds of requests (toolRequests' list) to
+// their ToolCall.Permission, for the calls that have one.
+func (r Reply) permissions(requests []protocol.AssistantMessageToolRequest) map[string]json.RawMessage {
+	offset := len(requests) - len(r.ToolCalls) // the AskUser call comes first
+	var out map[string]json.RawMessage
+	for i, tc := range r.ToolCalls {
+		if len(tc.Permission) > 0 {
+			if out == nil {
+				out = map[string]json.RawMessage{}
+			}
+			out[requests[offset+i].ToolCallID] = tc.Permission
+		}
+	}
+	return out
 }
 
 // streamReply waits the reply's delays and, for streaming sessions, emits a
