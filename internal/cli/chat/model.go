@@ -85,11 +85,13 @@ type Model struct {
 	focus   int // the focused pane's index, -1: none
 	running bool
 	cancel  context.CancelFunc
-	req     request
-	phase   quorum.Phase
-	started time.Time
-	ended   time.Time
-	live    quorum.Usage // the running round's usage so far
+	// roundCtx is the running round's, ended with it.
+	roundCtx context.Context
+	req      request
+	phase    quorum.Phase
+	started  time.Time
+	ended    time.Time
+	live     quorum.Usage // the running round's usage so far
 
 	hist    []string
 	histPos int // len(hist): the draft
@@ -105,25 +107,16 @@ type styles struct {
 }
 
 func newStyles(colour bool) styles {
-	s := styles{
-		title:     lipgloss.NewStyle().Bold(true),
-		status:    lipgloss.NewStyle(),
-		hint:      lipgloss.NewStyle(),
-		prompt:    lipgloss.NewStyle().Bold(true),
-		paneTitle: lipgloss.NewStyle().Bold(true),
-		paneDone:  lipgloss.NewStyle(),
-		paneFail:  lipgloss.NewStyle(),
-		note:      lipgloss.NewStyle(),
-	}
+	var s styles // without colour, no styling at all: text as it is
 	if colour {
-		s.title = s.title.Reverse(true)
-		s.status = s.status.Reverse(true)
-		s.hint = s.hint.Faint(true)
-		s.prompt = s.prompt.Foreground(lipgloss.Color("6"))
-		s.paneTitle = s.paneTitle.Foreground(lipgloss.Color("6"))
-		s.paneDone = s.paneDone.Foreground(lipgloss.Color("2"))
-		s.paneFail = s.paneFail.Foreground(lipgloss.Color("1"))
-		s.note = s.note.Faint(true)
+		s.title = lipgloss.NewStyle().Bold(true).Reverse(true)
+		s.status = lipgloss.NewStyle().Reverse(true)
+		s.hint = lipgloss.NewStyle().Faint(true)
+		s.prompt = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("6"))
+		s.paneTitle = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("6"))
+		s.paneDone = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("2"))
+		s.paneFail = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("1"))
+		s.note = lipgloss.NewStyle().Faint(true)
 	}
 	return s
 }
@@ -185,8 +178,20 @@ func (m *Model) waitEvent() tea.Cmd {
 	}
 }
 
-func tick() tea.Cmd {
-	return tea.Tick(time.Second, func(t time.Time) tea.Msg { return tickMsg(t) })
+// tick redraws the elapsed time once a second while the round of ctx
+// runs; it ends with the round (bubbletea does not stop a command when
+// the program ends, so a plain tea.Tick would outlive it).
+func tick(ctx context.Context) tea.Cmd {
+	return func() tea.Msg {
+		t := time.NewTimer(time.Second)
+		defer t.Stop()
+		select {
+		case now := <-t.C:
+			return tickMsg(now)
+		case <-ctx.Done():
+			return nil
+		}
+	}
 }
 
 // Update handles a message.
@@ -202,7 +207,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case tickMsg:
 		if m.running {
-			return m, tick()
+			return m, tick(m.roundCtx)
 		}
 		return m, nil
 	case roundDoneMsg:
@@ -454,7 +459,7 @@ func (m *Model) submit() (tea.Model, tea.Cmd) {
 // startRound starts a round on a command goroutine.
 func (m *Model) startRound(req request, line string) tea.Cmd {
 	ctx, cancel := context.WithCancel(m.ctx)
-	m.running, m.cancel, m.req = true, cancel, req
+	m.running, m.cancel, m.roundCtx, m.req = true, cancel, ctx, req
 	m.started, m.ended = m.o.now(), time.Time{}
 	m.phase = ""
 	m.live = quorum.Usage{}
@@ -474,7 +479,7 @@ func (m *Model) startRound(req request, line string) tea.Cmd {
 	m.entries = append(m.entries, entry{kind: entryPrompt, text: sanitize.Text(line)})
 	m.refresh(true)
 	o, c := m.o, m.o.Chat
-	return tea.Batch(tick(), func() tea.Msg {
+	return tea.Batch(tick(ctx), func() tea.Msg {
 		r, err := runRound(ctx, o, c, req)
 		return roundDoneMsg{r, err}
 	})
@@ -667,20 +672,21 @@ func (m *Model) phaseLine() string {
 	return fmt.Sprintf("%s · %s · %d/%d turns done · %s · Esc cancels", m.req.round, phase, done, total, elapsed(m.o.now().Sub(m.started)))
 }
 
-// statusLine: the models, the moderator, tokens and premium requests so
-// far, the time of the running or last round.
+// statusLine: tokens and premium requests so far, the time of the
+// running or last round, then the models and the moderator (what a
+// narrow terminal cuts first, as it changes least).
 func (m *Model) statusLine() string {
 	models, moderator := m.o.Chat.Models()
 	u := m.o.Chat.Usage()
 	u.Add(m.live)
-	s := strings.Join(models, " ") + " · mod " + firstNonEmpty(moderator, first(models)) +
-		" · " + tokens(u.InputTokens+u.OutputTokens) + " tokens · " + strconv.FormatFloat(u.Cost, 'f', -1, 64) + " premium"
+	s := tokens(u.InputTokens+u.OutputTokens) + " tokens · " + strconv.FormatFloat(u.Cost, 'f', -1, 64) + " premium"
 	switch {
 	case m.running:
 		s += " · " + elapsed(m.o.now().Sub(m.started))
 	case !m.ended.IsZero():
 		s += " · last " + elapsed(m.ended.Sub(m.started))
 	}
+	s += " · " + strings.Join(models, " ") + " · mod " + firstNonEmpty(moderator, first(models))
 	return sanitize.Line(s)
 }
 

@@ -186,9 +186,9 @@ func (p *pane) cell(w, h int, sep bool, st styles) string {
 	if len(p.turns) > 0 {
 		switch p.turns[len(p.turns)-1].state {
 		case done:
-			ts = st.paneDone.Bold(true)
+			ts = st.paneDone
 		case failed:
-			ts = st.paneFail.Bold(true)
+			ts = st.paneFail
 		}
 	}
 	body := ""

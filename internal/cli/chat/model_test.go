@@ -1,0 +1,313 @@
+package chat
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/quorum-go/quorum/copilot"
+	"github.com/quorum-go/quorum/internal/sim"
+	"github.com/quorum-go/quorum/internal/simquorum"
+	"github.com/quorum-go/quorum/quorum"
+	"go.uber.org/goleak"
+)
+
+// teatest leaves one goroutine per test model waiting for a SIGINT that
+// never comes (teatest.go: signal.Notify with no way to stop it); it is
+// the test library's, holds nothing of ours, and is ignored by name only.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("github.com/charmbracelet/x/exp/teatest.NewTestModel.func2"))
+}
+
+// guard bounds waits that only a bug would make long; no test asserts
+// how long anything took.
+const guard = 60 * time.Second
+
+// fixedClock keeps the elapsed times on screen the same from run to run.
+func fixedClock() time.Time { return time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC) }
+
+// newOptions is a chat on the simulator, its models simquorum's (with
+// extra rules first), with no pacing: replies come at once.
+func newOptions(t *testing.T, rules ...sim.Rule) Options {
+	t.Helper()
+	var models []sim.Model
+	for _, m := range simquorum.Models() {
+		models = append(models, m.With(rules...))
+	}
+	srv := sim.NewServer(sim.Options{Models: models})
+	ctx, cancel := context.WithTimeout(context.Background(), guard)
+	defer cancel()
+	c, err := copilot.Connect(ctx, srv.Dial(), copilot.Options{})
+	if err != nil {
+		srv.Close()
+		t.Fatal(err)
+	}
+	feed := NewFeed()
+	ch, err := quorum.NewChat(quorum.Copilot(c), quorum.ChatConfig{ID: "golden", Config: quorum.Config{
+		Models: simquorum.Participants, Moderator: simquorum.Moderator, Progress: feed.Progress,
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Options{Chat: ch, Feed: feed, Offered: append(append([]string{}, simquorum.Participants...), simquorum.Moderator),
+		Simulated: true, Now: fixedClock, ChatDir: t.TempDir()}
+	o.NewChat = func(models []string, moderator string) (*quorum.Chat, error) {
+		return quorum.NewChat(quorum.Copilot(c), quorum.ChatConfig{ID: "golden-2", Config: quorum.Config{
+			Models: models, Moderator: moderator, Progress: feed.Progress}})
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), guard)
+		defer cancel()
+		o.Chat.Close(ctx)
+		feed.Stop()
+		c.Close()
+		srv.Close()
+	})
+	return o
+}
+
+func outputHas(s string) func([]byte) bool {
+	return func(b []byte) bool { return bytes.Contains(b, []byte(s)) }
+}
+
+func enter(tm *teatest.TestModel, text string) {
+	tm.Type(text)
+	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+}
+
+// TestScreen asks a question and a follow-up, and keeps the final frame
+// at 80×24 and at 120×40 (go test -update writes them anew).
+func TestScreen(t *testing.T) {
+	for _, size := range []struct{ w, h int }{{80, 24}, {120, 40}} {
+		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
+			o := newOptions(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			tm := teatest.NewTestModel(t, New(ctx, o), teatest.WithInitialTermSize(size.w, size.h))
+			enter(tm, "Should we shard the database?")
+			teatest.WaitFor(t, tm.Output(), outputHas("1 round(s)"), teatest.WithDuration(guard))
+			enter(tm, "And what about read replicas?")
+			teatest.WaitFor(t, tm.Output(), outputHas("2 round(s)"), teatest.WithDuration(guard))
+			tm.Send(tea.QuitMsg{})
+			m := tm.FinalModel(t, teatest.WithFinalTimeout(guard)).(*Model)
+			rounds := o.Chat.Rounds()
+			if len(rounds) != 2 || rounds[1].Sessions["sim-alpha"] != rounds[0].Sessions["sim-alpha"] {
+				t.Fatalf("the follow-up did not go to the same sessions: %+v", rounds)
+			}
+			// Every model's pane filled in the last round.
+			for _, p := range m.panes.list {
+				if len(p.turns) == 0 || p.turns[len(p.turns)-1].state != done || p.turns[len(p.turns)-1].text.Len() == 0 {
+					t.Errorf("%s's pane did not fill: %+v", p.model, p.turns)
+				}
+			}
+			if len(m.panes.list) != 4 {
+				t.Errorf("%d panes, want 3 participants and the moderator", len(m.panes.list))
+			}
+			golden.RequireEqual(t, []byte(m.View()))
+		})
+	}
+}
+
+// TestCancelRoundKeepsWhatCameInAndGoesOn cancels a round with Esc while
+// one model's answer hangs; the round is interrupted, the others' answers
+// kept, and the next round runs.
+func TestCancelRoundKeepsWhatCameInAndGoesOn(t *testing.T) {
+	hung := make(chan struct{})
+	var once sync.Once
+	o := newOptions(t, sim.Rule{Name: "gamma hangs once", Match: func(tt sim.Turn) bool {
+		return tt.Model == "sim-gamma" && simquorum.Is(quorum.PhaseAnswer)(tt) && tt.Number == 1
+	}, Respond: func(sim.Turn) sim.Reply {
+		once.Do(func() { close(hung) })
+		return sim.Reply{Hang: true}
+	}})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	tm := teatest.NewTestModel(t, New(ctx, o), teatest.WithInitialTermSize(100, 30))
+	enter(tm, "Should we shard the database?")
+	select {
+	case <-hung:
+	case <-time.After(guard):
+		t.Fatal("sim-gamma's answer never started")
+	}
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+		return bytes.Contains(b, []byte("✓ sim-beta · answer")) && bytes.Contains(b, []byte("✓ sim-alpha · answer"))
+	}, teatest.WithDuration(guard))
+	tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
+	teatest.WaitFor(t, tm.Output(), outputHas("round interrupted"), teatest.WithDuration(guard))
+	enter(tm, "/ask sim-gamma are you there?")
+	teatest.WaitFor(t, tm.Output(), outputHas("2 round(s)"), teatest.WithDuration(guard))
+	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlD})
+	m := tm.FinalModel(t, teatest.WithFinalTimeout(guard)).(*Model)
+	if !m.quit {
+		t.Error("Ctrl-D at an empty prompt did not leave")
+	}
+	rs := o.Chat.Rounds()
+	if len(rs) != 2 || rs[0].Status != quorum.RoundInterrupted || len(rs[0].Discuss.Answers) != 2 || rs[1].Status != quorum.RoundOK {
+		t.Fatalf("rounds: %+v", rs)
+	}
+	if rs[1].Sessions["sim-gamma"] != rs[0].Sessions["sim-gamma"] {
+		t.Errorf("after the cancel sim-gamma was asked in session %s, not its kept %s", rs[1].Sessions["sim-gamma"], rs[0].Sessions["sim-gamma"])
+	}
+}
+
+// TestModelTextIsCleaned: escape sequences a model writes reach the
+// screen as visible symbols, in the panes and in the report.
+func TestModelTextIsCleaned(t *testing.T) {
+	evil := sim.Rule{Name: "evil answer", Match: simquorum.Is(quorum.PhaseAnswer), Respond: func(tt sim.Turn) sim.Reply {
+		return sim.Reply{Text: "[simulated] \x1b[2J\x1b]0;pwned\x07 cleared \x9b31m red"}
+	}}
+	o := newOptions(t, evil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	m := New(ctx, o)
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	m.startRound(request{kind: reqRound, round: quorum.RoundDiscuss, text: "q?"}, "q?")
+	m.event(quorum.Event{Kind: quorum.ModelStarted, Phase: quorum.PhaseAnswer, Model: "sim-alpha"})
+	m.event(quorum.Event{Kind: quorum.Delta, Phase: quorum.PhaseAnswer, Model: "sim-alpha", Text: "\x1b[2J\x1b]0;pwned\x07 x"})
+	v := m.View()
+	if rawControls(v) || !strings.Contains(v, "␛[2J") {
+		t.Errorf("a pane shows raw control characters:\n%q", v)
+	}
+	m.cancel()
+	// No program reads the feed here: drain it while the round runs.
+	drained := make(chan struct{})
+	go func() {
+		defer close(drained)
+		for {
+			if _, ok := o.Feed.next(ctx); !ok {
+				return
+			}
+		}
+	}()
+	r, err := o.Chat.Discuss(ctx, "Should we shard?")
+	cancel()
+	<-drained
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.running = false
+	m.roundDone(r, nil)
+	v = m.View()
+	if rawControls(v) || !strings.Contains(v, "␛[2J") {
+		t.Errorf("the report shows raw control characters:\n%q", v)
+	}
+}
+
+// rawControls reports ESC, BEL or CSI (U+009B) in s.
+func rawControls(s string) bool {
+	return strings.ContainsRune(s, 0x1b) || strings.ContainsRune(s, 0x07) || strings.ContainsRune(s, 0x9b)
+}
+
+func TestKeysHistoryCompletionAndFocus(t *testing.T) {
+	o := newOptions(t)
+	o.History = &History{entries: []string{"first", "second"}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	m := New(ctx, o)
+	key := func(k tea.KeyMsg) { m.Update(k) }
+	key(tea.KeyMsg{Type: tea.KeyUp})
+	if m.input.Value() != "second" {
+		t.Errorf("↑ gives %q, want the last entry", m.input.Value())
+	}
+	key(tea.KeyMsg{Type: tea.KeyUp})
+	key(tea.KeyMsg{Type: tea.KeyDown})
+	key(tea.KeyMsg{Type: tea.KeyDown})
+	if m.input.Value() != "" {
+		t.Errorf("↓ past the end gives %q, want the draft", m.input.Value())
+	}
+	m.input.SetValue("/de")
+	key(tea.KeyMsg{Type: tea.KeyTab})
+	if m.input.Value() != "/debate " {
+		t.Errorf("Tab completes /de to %q", m.input.Value())
+	}
+	m.input.SetValue("/ask sim-g")
+	key(tea.KeyMsg{Type: tea.KeyTab})
+	if m.input.Value() != "/ask sim-gamma " {
+		t.Errorf("Tab completes a model to %q", m.input.Value())
+	}
+	m.input.SetValue("/ask sim-")
+	key(tea.KeyMsg{Type: tea.KeyTab})
+	if !strings.Contains(m.hint, "sim-alpha") || m.input.Value() != "/ask sim-" {
+		t.Errorf("Tab with several candidates: input %q, hint %q", m.input.Value(), m.hint)
+	}
+	m.input.Reset()
+	m.panes = newPanes([]string{"a", "b"})
+	key(tea.KeyMsg{Type: tea.KeyCtrlO})
+	if m.focus != 0 || !strings.Contains(m.View(), "a · waiting") {
+		t.Errorf("Ctrl-O focuses %d", m.focus)
+	}
+	key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'2'}, Alt: true})
+	if m.focus != 1 {
+		t.Errorf("Alt-2 focuses %d", m.focus)
+	}
+	key(tea.KeyMsg{Type: tea.KeyEsc})
+	if m.focus != -1 {
+		t.Errorf("Esc leaves focus at %d", m.focus)
+	}
+	m.input.SetValue("/nope")
+	key(tea.KeyMsg{Type: tea.KeyEnter})
+	if !strings.Contains(m.conv.View(), "unknown command /nope") {
+		t.Errorf("an unknown command says nothing:\n%s", m.conv.View())
+	}
+	if got := o.History.Entries(); got[len(got)-1] != "/nope" {
+		t.Errorf("history %q", got)
+	}
+}
+
+func TestParseLine(t *testing.T) {
+	models := []string{"a", "b"}
+	for _, c := range []struct {
+		line string
+		want request
+		err  string
+	}{
+		{"hello", request{kind: reqRound, round: quorum.RoundDiscuss, text: "hello"}, ""},
+		{"/plan migrate", request{kind: reqRound, round: quorum.RoundPlan, text: "migrate"}, ""},
+		{"/debate x", request{kind: reqRound, round: quorum.RoundDebate, text: "x"}, ""},
+		{"/review main..HEAD", request{kind: reqRound, round: quorum.RoundReview, text: "main..HEAD"}, ""},
+		{"/ask b why?", request{kind: reqRound, round: quorum.RoundAsk, model: "b", text: "why?"}, ""},
+		{"/ask why?", request{kind: reqRound, round: quorum.RoundAsk, text: "why?"}, ""},
+		{"/quit", request{kind: reqQuit}, ""},
+		{"/plan", request{}, "/plan needs a task"},
+		{"/ask b", request{}, "/ask needs a question"},
+		{"/\x1b[2J", request{}, "unknown command /␛[2J"},
+	} {
+		got, err := parseLine(c.line, models)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("parseLine(%q): %v, want %q", c.line, err, c.err)
+			}
+			continue
+		}
+		if err != nil || got.kind != c.want.kind || got.round != c.want.round || got.text != c.want.text || got.model != c.want.model {
+			t.Errorf("parseLine(%q) = %+v, %v; want %+v", c.line, got, err, c.want)
+		}
+	}
+}
+
+func TestHistoryIsKeptAcrossRuns(t *testing.T) {
+	path := t.TempDir() + "/state/input.jsonl"
+	h, err := LoadHistory(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"one", "two\nlines", "two\nlines", "three"} {
+		if err := h.Add(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h2, err := LoadHistory(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(h2.Entries(), "|"); got != "one|two\nlines|three" {
+		t.Errorf("history read back: %q", got)
+	}
+}
