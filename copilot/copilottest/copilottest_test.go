@@ -130,7 +130,8 @@ func TestPermissionRequestsOfEveryKind(t *testing.T) {
 		kinds = append(kinds, req.Kind)
 		return copilot.ApproveOnce(), nil
 	}
-	mine := copilot.Tool{Name: "mine", Description: "mine", Handler: func(context.Context, copilot.ToolCall) (string, error) { return "ok", nil }}
+	// No Description: the request must still carry its toolDescription.
+	mine := copilot.Tool{Name: "mine", Handler: func(context.Context, copilot.ToolCall) (string, error) { return "ok", nil }}
 	s := session(t, srv, copilot.SessionConfig{Model: "m", Permissions: policy, WorkingDirectory: dir, Tools: []copilot.Tool{mine}})
 	ask(t, s, "go")
 	want := []string{copilot.PermissionKindWrite, copilot.PermissionKindWrite, copilot.PermissionKindRead,

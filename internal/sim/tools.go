@@ -167,7 +167,9 @@ func (s *session) execTool(t *turn, cfg settings, req protocol.AssistantMessageT
 	}
 
 	legacy := s.conn.srv.opts.ToolFlow == ToolFlowLegacyRequest
-	request := protocol.PermissionRequest{
+	// The kind's own type, not the union: the schema requires
+	// toolDescription even when the tool has none.
+	request := protocol.PermissionRequestCustomTool{
 		Kind:            "custom-tool",
 		ToolName:        req.Name,
 		ToolCallID:      req.ToolCallID,
