@@ -150,7 +150,7 @@ type ToolCall struct {
 
 // PermittedToolOutput is what a ToolCall.Permission call gives the model
 // once approved.
-const PermittedToolOutput = sim.PermittedToolOutput
+const PermittedToolOutput = "(simulated) the tool ran"
 
 // CallAsking builds a call of a tool the server plays by the permission it
 // asks (ToolCall.Permission): permission is the request, a
@@ -177,11 +177,11 @@ func Call(name string, args any) ToolCall {
 // custom-tool). bash runs only a few harmless commands (pwd, echo, ls, cat,
 // git status, diff and log); web_fetch fetches nothing.
 const (
-	BuiltinView     = sim.ToolView     // {"path", "view_range"?: [first, last]}
-	BuiltinCreate   = sim.ToolCreate   // {"path", "file_text"}
-	BuiltinEdit     = sim.ToolEdit     // {"path", "old_str", "new_str"}
-	BuiltinBash     = sim.ToolBash     // {"command", "description"}
-	BuiltinWebFetch = sim.ToolWebFetch // {"url"}
+	BuiltinView     = "view"      // {"path", "view_range"?: [first, last]}
+	BuiltinCreate   = "create"    // {"path", "file_text"}
+	BuiltinEdit     = "edit"      // {"path", "old_str", "new_str"}
+	BuiltinBash     = "bash"      // {"command", "description"}
+	BuiltinWebFetch = "web_fetch" // {"url"}
 )
 
 // Question is a question for the user.

@@ -53,7 +53,7 @@ func QuorumModels() Option {
 func QuorumParticipants() []string { return slices.Clone(simquorum.Participants) }
 
 // QuorumModerator is the id of QuorumModels' moderator.
-const QuorumModerator = simquorum.Moderator
+const QuorumModerator = "sim-moderator"
 
 // ClientOptions configures the client NewServer connects (a Logger, the
 // Router's limits, Handlers for requests that name no session). Options
