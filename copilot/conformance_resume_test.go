@@ -199,6 +199,14 @@ func TestRealCLIResumeOpenSession(t *testing.T) {
 			if _, err := old.Ask(ctx, "to the old one"); !errors.Is(err, ErrSuperseded) {
 				t.Errorf("a turn of the superseded session: %v, want ErrSuperseded", err)
 			}
+			// Destroying the old *Session must not end the session its
+			// successor uses, nor Close unroute it.
+			if err := old.Destroy(ctx); !errors.Is(err, ErrSuperseded) {
+				t.Errorf("Destroy of the superseded session: %v, want ErrSuperseded", err)
+			}
+			if err := old.Close(); err != nil {
+				t.Errorf("Close of the superseded session: %v", err)
+			}
 			n := len(api.Requests())
 			if _, err := s.Ask(ctx, tc.prompt); err != nil {
 				t.Fatal(err)

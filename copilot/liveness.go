@@ -70,8 +70,9 @@ type inactivityLimit struct {
 	// policies, which run at once, on goroutines of their own): while any
 	// runs, the limit is stopped, and events do not restart it. mu orders
 	// the count with the timer's stops and restarts.
-	mu   sync.Mutex
-	busy int
+	mu      sync.Mutex
+	busy    int
+	stopped bool // the turn is over
 }
 
 // withInactivity returns ctx limited by d (d > 0), and the limit; stop
@@ -83,7 +84,10 @@ func withInactivity(ctx context.Context, d time.Duration) (context.Context, *ina
 		cancel(fmt.Errorf("%w (%v)", ErrTurnInactive, d))
 	})
 	return ctx, l, func() {
+		l.mu.Lock()
+		l.stopped = true // a policy that returns later restarts nothing
 		l.timer.Stop()
+		l.mu.Unlock()
 		cancel(nil)
 	}
 }
@@ -95,7 +99,7 @@ func (l *inactivityLimit) seen() {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.busy == 0 {
+	if l.busy == 0 && !l.stopped {
 		l.timer.Reset(l.d)
 	}
 }
@@ -118,7 +122,7 @@ func (l *inactivityLimit) resume() {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.busy--; l.busy == 0 {
+	if l.busy--; l.busy == 0 && !l.stopped {
 		l.timer.Reset(l.d)
 	}
 }
