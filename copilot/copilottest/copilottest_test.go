@@ -187,6 +187,10 @@ func TestFormForTheUser(t *testing.T) {
 	if a := ask(t, s, "set up"); a != `accept "postgres"` {
 		t.Errorf("answer %q", a)
 	}
+	// A session that cannot fill in forms is not asked.
+	if a := ask(t, session(t, srv, copilot.SessionConfig{Model: "m"}), "set up"); a != "cancel " {
+		t.Errorf("without OnElicitation: %q", a)
+	}
 }
 
 func TestSessionError(t *testing.T) {

@@ -95,8 +95,8 @@ func (r ToolResult) OK() bool { return r.Error == "" }
 
 // Reply is a model's answer to one call. Fields combine in this order: the
 // delay, then Text streams; then Error, Stall or Crash end the turn; else
-// the message is sent and its ToolCalls, Question and Form run, after
-// which the script is called again with their results.
+// the message is sent and its Question, ToolCalls and Form run, in that
+// order, after which the script is called again with their results.
 type Reply struct {
 	// Text is the assistant's message.
 	Text string
@@ -118,7 +118,8 @@ type Reply struct {
 	Question *Question
 	// Form asks the user to fill in a form (an elicitation), answered by
 	// the session's copilot.SessionConfig.OnElicitation; the turn waits
-	// for the answer.
+	// for the answer. A session without OnElicitation is not asked: the
+	// form is cancelled at once (Turn.Form.Action "cancel").
 	Form *Form
 
 	// Error fails the turn with session.error, which the client reports

@@ -11,8 +11,14 @@ import (
 // elicit asks the client to fill in a form (Reply.Elicit) as the CLI asks
 // for an MCP server's tool: elicitation.requested, the wait for
 // session.ui.handlePendingElicitation, elicitation.completed with the
-// answer. A non-nil error means the turn was stopped.
-func (s *session) elicit(t *turn, e Elicitation) (ElicitationAnswer, error) {
+// answer. A non-nil error means the turn was stopped. A session whose
+// client did not say at creation that it fills in forms
+// (requestElicitation) is not asked: no one could answer, and the form is
+// cancelled at once.
+func (s *session) elicit(t *turn, cfg settings, e Elicitation) (ElicitationAnswer, error) {
+	if !cfg.requestElicitation {
+		return ElicitationAnswer{Action: string(protocol.UIElicitationResponseActionCancel)}, nil
+	}
 	requestID := uuid.NewString()
 	props := e.Properties
 	if props == nil {

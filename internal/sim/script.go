@@ -217,7 +217,9 @@ type Reply struct {
 	// requestedSchema} and waits until the client answers with
 	// session.ui.handlePendingElicitation (or the turn is stopped); then
 	// elicitation.completed {requestId, action, content}. The script is
-	// then called again and finds the answer in Turn.Elicitation.
+	// then called again and finds the answer in Turn.Elicitation. A
+	// session created without requestElicitation is not asked: the form
+	// is cancelled at once (action "cancel"), as no one could answer it.
 	Elicit *Elicitation
 
 	// Usage is what assistant.usage reports. Nil estimates four bytes a token.

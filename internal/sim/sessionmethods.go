@@ -28,6 +28,7 @@ type createParams struct {
 	RequestPermission     bool                      `json:"requestPermission"`
 	RequestUserInput      bool                      `json:"requestUserInput"`
 	RequestAutoModeSwitch bool                      `json:"requestAutoModeSwitch"`
+	RequestElicitation    bool                      `json:"requestElicitation"`
 	Hooks                 bool                      `json:"hooks"`
 	Tools                 []protocol.ToolDefinition `json:"tools"`
 	SystemMessage         json.RawMessage           `json:"systemMessage"`
@@ -46,6 +47,7 @@ func (p createParams) settings(model string) settings {
 		requestPermission:     p.RequestPermission,
 		requestUserInput:      p.RequestUserInput,
 		requestAutoModeSwitch: p.RequestAutoModeSwitch,
+		requestElicitation:    p.RequestElicitation,
 		hooks:                 p.Hooks,
 		tools:                 offeredTools(p),
 		builtins:              offeredBuiltins(p),

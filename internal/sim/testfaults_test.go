@@ -121,7 +121,19 @@ func TestElicitWaitsForTheFormsAnswer(t *testing.T) {
 	}}
 	srv := newServer(t, sim.Options{Models: []sim.Model{model}})
 	c, _ := dial(t, srv)
-	id := c.createSession(map[string]any{"model": "m"})
+	mute := c.createSession(map[string]any{"model": "m"})
+	c.send(mute, "set it up")
+	if evs := c.waitIdle(mute, 1); count(evs, protocol.EventElicitationRequested) != 0 || messageContent(t, evs) != "using " {
+		t.Errorf("a client that cannot fill in forms: %v, %q", types(evs), messageContent(t, evs))
+	}
+	mu.Lock()
+	if len(got) != 2 || got[1] == nil || got[1].Action != "cancel" {
+		t.Errorf("the script saw %+v, want the form cancelled", got)
+	}
+	got = nil
+	mu.Unlock()
+
+	id := c.createSession(map[string]any{"model": "m", "requestElicitation": true})
 	c.send(id, "set it up")
 	ev := c.waitType(id, protocol.EventElicitationRequested)
 	var req protocol.ElicitationRequestedData

@@ -188,7 +188,7 @@ func (s *session) runTurn(t *turn) {
 			results = append(results, res)
 		}
 		if reply.Elicit != nil {
-			a, err := s.elicit(t, *reply.Elicit)
+			a, err := s.elicit(t, cfg, *reply.Elicit)
 			if err != nil {
 				return
 			}
