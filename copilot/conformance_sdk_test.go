@@ -306,6 +306,23 @@ func TestRealCLIClientToolOverridesBuiltin(t *testing.T) {
 	if len(greps) != 1 || !strings.Contains(greps[0], "override-marker-7") {
 		t.Errorf("the model was offered grep as %q", greps)
 	}
+	// Without it, CLI 1.0.102 fails the turn, naming the flag.
+	grep.OverridesBuiltInTool = false
+	s, err = c.NewSession(ctx, SessionConfig{Model: "m", Tools: []Tool{grep}, Permissions: ApproveAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Ask(ctx, "use grep"); !errors.Is(err, ErrTurnFailed) || !strings.Contains(err.Error(), "overridesBuiltInTool") {
+		t.Errorf("a client tool named as a built-in one, without the flag: %v", err)
+	}
+	// Even when BuiltinTools does not offer the built-in.
+	s, err = c.NewSession(ctx, SessionConfig{Model: "m", Tools: []Tool{grep}, BuiltinTools: []string{"view"}, Permissions: ApproveAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Ask(ctx, "use grep"); !errors.Is(err, ErrTurnFailed) || !strings.Contains(err.Error(), "overridesBuiltInTool") {
+		t.Errorf("a client tool named as a built-in one that is not offered, without the flag: %v", err)
+	}
 }
 
 // Item 8: a provider's ModelID is the session's model when Model is empty.

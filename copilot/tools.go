@@ -38,7 +38,10 @@ type Tool struct {
 	SkipPermission bool
 	// OverridesBuiltInTool lets the tool take the place of the CLI's
 	// built-in tool of the same name (grep, view, …): the model is offered
-	// this one, and its calls run Handler.
+	// this one, and its calls run Handler. Without it, a client tool named
+	// as a built-in one fails the session's turns, whether or not
+	// BuiltinTools offers that built-in (CLI 1.0.102: "conflicts with a
+	// built-in tool of the same name").
 	OverridesBuiltInTool bool
 	Handler              ToolHandler
 }
