@@ -122,10 +122,24 @@ func topics(s string, n int) []string {
 	var out []string
 	for _, w := range words {
 		if keep[w] {
-			out = append(out, w)
+			out = append(out, clip(w))
 		}
 	}
 	return out
+}
+
+// maxWord is the most of a word a simulated reply echoes. A model names
+// a long word, it does not copy it out whole: a reply that echoed a
+// 1 MiB word would stream for minutes at the demo's pace (a
+// 1,000-character word made a discussion take 13 s instead of 2).
+const maxWord = 24
+
+// clip is w cut to maxWord characters, marked as cut.
+func clip(w string) string {
+	if r := []rune(w); len(r) > maxWord {
+		return string(r[:maxWord-1]) + "…"
+	}
+	return w
 }
 
 // topic returns a short phrase naming what s is about.

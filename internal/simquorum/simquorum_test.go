@@ -114,3 +114,20 @@ func TestModels(t *testing.T) {
 		t.Errorf("Models(x, y) = %v", ms)
 	}
 }
+
+// A reply names a long word, it does not copy it out: its length does not
+// grow with the topic's, so a demo streams for the same time whatever
+// the topic (a reply echoing a 1 MiB word streamed for minutes).
+func TestRepliesDoNotGrowWithALongWord(t *testing.T) {
+	long := "Question:\n" + strings.Repeat("a", 1<<20) + "\n\nAnswer well."
+	short := simquorum.Respond(turn("sim-alpha", quorum.PhaseAnswer, "Question:\n"+strings.Repeat("a", 24)+"\n\nAnswer well."))
+	for _, phase := range []quorum.Phase{quorum.PhaseAnswer, quorum.PhasePropose} {
+		r := simquorum.Respond(turn("sim-alpha", phase, long))
+		if n := utf8.RuneCountInString(r.Text); n > 4*utf8.RuneCountInString(short.Text)+2000 {
+			t.Errorf("%s: a reply of %d characters to a one-word topic of 1 MiB", phase, n)
+		}
+		if !strings.Contains(r.Text, strings.Repeat("a", 23)+"…") {
+			t.Errorf("%s: the long word is not named: %.200q", phase, r.Text)
+		}
+	}
+}
