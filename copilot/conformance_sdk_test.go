@@ -372,3 +372,46 @@ func TestRealCLISessionEndHookRunsOnDestroy(t *testing.T) {
 		t.Fatal("the sessionEnd hook had not run when Destroy returned")
 	}
 }
+
+// Item 6, across clients: a second client of the session that shows forms
+// joins (a resume with OnElicitation); the CLI tells the first
+// (capabilities.changed), whose Capabilities then say so, and whose Elicit
+// the second answers.
+func TestRealCLICapabilitiesFollowTheSessionsClients(t *testing.T) {
+	c1, another, _ := startRealTCP(t, map[string]modelapi.Responder{"m": modelapi.Echo})
+	c2 := another()
+	ctx := testutil.Context(t, hangGuard)
+	changed := make(chan struct{}, 8)
+	s1, err := c1.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools(), OnEvent: func(ev Event) {
+		if ev.Type == protocol.EventCapabilitiesChanged {
+			changed <- struct{}{}
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s1.Capabilities().UI.Elicitation {
+		t.Fatal("a session no client shows forms for says it can")
+	}
+	s2, err := c2.ResumeSession(ctx, s1.ID(), SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools(),
+		OnElicitation: func(context.Context, *protocol.ElicitationRequestedData) (*protocol.UIElicitationResponse, error) {
+			return &protocol.UIElicitationResponse{Action: protocol.UIElicitationResponseActionAccept,
+				Content: protocol.UIElicitationResponseContent{"db": json.RawMessage(`"sqlite"`)}}, nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	if !s2.Capabilities().UI.Elicitation {
+		t.Errorf("the resume with OnElicitation answered %+v", s2.Capabilities())
+	}
+	testutil.Receive(t, "capabilities.changed on the first client", hangGuard, changed)
+	if !s1.Capabilities().UI.Elicitation {
+		t.Fatalf("after capabilities.changed: %+v", s1.Capabilities())
+	}
+	res, err := s1.Elicit(ctx, protocol.SessionUIElicitationParams{Message: "Which database?", RequestedSchema: protocol.UIElicitationSchema{
+		Type: "object", Properties: map[string]protocol.UIElicitationSchemaProperty{"db": {Type: json.RawMessage(`"string"`)}}}})
+	if err != nil || string(res.Content["db"]) != `"sqlite"` {
+		t.Errorf("Elicit, answered by the other client: %+v, %v", res, err)
+	}
+}
