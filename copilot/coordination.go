@@ -24,7 +24,9 @@ import (
 //     holds it reads what comes).
 //  2. A turn never waits for more than one message: the dispatcher looks
 //     at wanted between messages and gives the token back as soon as a
-//     turn waits for it.
+//     turn waits for it. (Handling a permission request only starts its
+//     policy, on a goroutine of its own; it waits only while the session's
+//     maxPolicyCalls policies all run.)
 //  3. No message waits unread while nobody reads. After every delivery the
 //     router calls wake (the channel's delivery hook); a holder's release
 //     wakes for what came while it held the token; the dispatcher clears

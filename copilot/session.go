@@ -108,7 +108,8 @@ func (c *Client) NewSession(ctx context.Context, cfg SessionConfig) (*Session, e
 // lost, none delivered twice. The old one is ended: a turn it was reading
 // fails with an error wrapping ErrSuperseded (its rest goes to the new
 // Session, which answers its tool calls and permission requests), and so
-// do its later turns, Send, Abort, Destroy and Delete; Close releases it.
+// do its later turns, Send, Abort, Destroy and Delete (a channel taken
+// with Channel ends with ErrSuperseded too); Close releases it.
 // What the CLI sent before it answered the resume is the old Session's.
 // A resume the CLI refuses leaves the old Session as it was.
 func (c *Client) ResumeSession(ctx context.Context, id string, cfg SessionConfig) (*Session, error) {
