@@ -376,3 +376,70 @@ func TestQuorumStrategies(t *testing.T) {
 		t.Errorf("the user's model answered %q", a)
 	}
 }
+
+// dirWorkspace is the smallest quorum.Workspace a user could write: a
+// folder, every file in it a new file of the diff. quorum's own is a git
+// worktree.
+type dirWorkspace struct {
+	dir     string
+	commits int
+}
+
+func (w *dirWorkspace) Dir() string    { return w.dir }
+func (w *dirWorkspace) Branch() string { return "agent" }
+func (w *dirWorkspace) Base() string   { return "base" }
+func (w *dirWorkspace) Contains(path string) bool {
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(w.dir, path)
+	}
+	rel, err := filepath.Rel(w.dir, filepath.Clean(path))
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+func (w *dirWorkspace) Writable(path string) bool { return w.Contains(path) }
+func (w *dirWorkspace) Commit(context.Context, string) (string, bool, error) {
+	w.commits++
+	return fmt.Sprintf("commit-%d", w.commits), true, nil
+}
+func (w *dirWorkspace) Diff(context.Context) (string, error) {
+	var b strings.Builder
+	err := filepath.WalkDir(w.dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		text, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(w.dir, path)
+		lines := strings.Split(strings.TrimSuffix(string(text), "\n"), "\n")
+		fmt.Fprintf(&b, "--- /dev/null\n+++ b/%s\n@@ -0,0 +1,%d @@\n", rel, len(lines))
+		for _, l := range lines {
+			b.WriteString("+" + l + "\n")
+		}
+		return nil
+	})
+	return b.String(), err
+}
+
+// Agent runs to its end on the quorum models: planned, approved, carried
+// out in the workspace through the built-in tools, reviewed.
+func TestQuorumAgent(t *testing.T) {
+	srv := copilottest.NewServer(t)
+	dir := t.TempDir()
+	a, err := quorum.Agent(ctxFor(t), quorum.Copilot(srv.Client()), "Document how we cut a release", quorum.AgentConfig{
+		Config: quorum.Config{Models: copilottest.QuorumParticipants()},
+		Approve: func(context.Context, quorum.AgentPlan) (quorum.Approval, error) {
+			return quorum.Approval{Verdict: quorum.ApprovalApproved}, nil
+		},
+		Workspace: func(context.Context) (quorum.Workspace, error) { return &dirWorkspace{dir: dir}, nil },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Stage != quorum.StageReviewed || len(a.Steps) == 0 {
+		t.Errorf("stage %s after %d steps", a.Stage, len(a.Steps))
+	}
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) == 0 {
+		t.Errorf("the executor wrote nothing in the workspace: %v", err)
+	}
+}

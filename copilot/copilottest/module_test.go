@@ -14,8 +14,9 @@ import (
 // TestFromAnotherModule is the proof: a module of its own, as a
 // user's would be, imports the package (through a replace directive to
 // this repository) and tests its own code with it — seven concurrent
-// sessions, quorum's Discuss, Plan, Debate and Review to a result, a tool
-// call it scripted, the error of a crash. It builds offline: every module
+// sessions, quorum's Discuss, Plan, Debate and Review to a result (and
+// Agent, in a workspace of its own), a tool call it scripted, the error of
+// a crash. It builds offline: every module
 // it needs is in the module cache, and go.sum is this repository's.
 func TestFromAnotherModule(t *testing.T) {
 	root, err := filepath.Abs(filepath.Join("..", ".."))
@@ -53,7 +54,7 @@ func TestFromAnotherModule(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go test in the user's module: %v\n%s", err, out)
 	}
-	for _, test := range []string{"TestSevenConcurrentSessions", "TestQuorumStrategies", "TestScriptedToolCall", "TestCrashMidTurn"} {
+	for _, test := range []string{"TestSevenConcurrentSessions", "TestQuorumStrategies", "TestScriptedToolCall", "TestCrashMidTurn", "TestQuorumAgent"} {
 		if !strings.Contains(string(out), "--- PASS: "+test+" ") {
 			t.Errorf("%s did not pass in the user's module:\n%s", test, out)
 		}
