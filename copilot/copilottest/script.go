@@ -23,7 +23,8 @@ type Model struct {
 // counts them). Scripts of different sessions run at the same time, so a
 // script must be safe for concurrent use; those of one session run one at a
 // time. A script may block, but must return: the server cannot interrupt
-// it (return Stall for a turn that never ends).
+// it (return Stall for a turn that never ends). A script that panics fails
+// the turn with a session.error that names the panic.
 type Script func(Turn) Reply
 
 // Turn is what a script sees of one model call.
