@@ -65,7 +65,8 @@ func (s *Session) noteCapabilities(ev Event) {
 	s.caps.Store(&c)
 }
 
-// Elicit asks the session's user to fill in a form: the CLI passes it to a
+// Elicit asks the session's user to fill in a form (Confirm, Select and
+// Input ask the common ones): the CLI passes it to a
 // client of the session that shows forms (one that set
 // SessionConfig.OnElicitation) and returns its answer. A session without
 // such a client (Capabilities().UI.Elicitation false) is refused with an
@@ -79,4 +80,51 @@ func (s *Session) Elicit(ctx context.Context, params protocol.SessionUIElicitati
 		return nil, err
 	}
 	return s.RPC().UI.Elicitation(ctx, params)
+}
+
+// Confirm asks the session's user a yes-or-no question (a form of one
+// boolean, yes by default) and returns the answer; false when the user
+// declines or cancels the form. It is refused as Elicit is.
+func (s *Session) Confirm(ctx context.Context, message string) (bool, error) {
+	res, err := s.askOne(ctx, message, "confirmed", protocol.UIElicitationSchemaProperty{Type: json.RawMessage(`"boolean"`), Default: json.RawMessage(`true`)})
+	if err != nil || res == nil {
+		return false, err
+	}
+	var yes bool
+	return json.Unmarshal(res, &yes) == nil && yes, nil
+}
+
+// Select asks the session's user to pick one of options and returns it; ok
+// is false when the user declines or cancels the form. It is refused as
+// Elicit is.
+func (s *Session) Select(ctx context.Context, message string, options []string) (choice string, ok bool, err error) {
+	res, err := s.askOne(ctx, message, "selection", protocol.UIElicitationSchemaProperty{Type: json.RawMessage(`"string"`), Enum: options})
+	if err != nil || res == nil {
+		return "", false, err
+	}
+	return choice, json.Unmarshal(res, &choice) == nil, nil
+}
+
+// Input asks the session's user for a line of text, the field described by
+// field (its Title, Description, MinLength, MaxLength, Format, Default; its
+// Type is set to string), and returns it; ok is false when the user
+// declines or cancels the form. It is refused as Elicit is.
+func (s *Session) Input(ctx context.Context, message string, field protocol.UIElicitationSchemaProperty) (text string, ok bool, err error) {
+	field.Type = json.RawMessage(`"string"`)
+	res, err := s.askOne(ctx, message, "value", field)
+	if err != nil || res == nil {
+		return "", false, err
+	}
+	return text, json.Unmarshal(res, &text) == nil, nil
+}
+
+// askOne asks a form of one required field and returns the field's value
+// when the user accepted it; nil when not.
+func (s *Session) askOne(ctx context.Context, message, name string, field protocol.UIElicitationSchemaProperty) (json.RawMessage, error) {
+	res, err := s.Elicit(ctx, protocol.SessionUIElicitationParams{Message: message, RequestedSchema: protocol.UIElicitationSchema{
+		Type: "object", Properties: map[string]protocol.UIElicitationSchemaProperty{name: field}, Required: []string{name}}})
+	if err != nil || res.Action != protocol.UIElicitationResponseActionAccept {
+		return nil, err
+	}
+	return res.Content[name], nil
 }

@@ -274,6 +274,48 @@ func TestRealCLISessionCapabilities(t *testing.T) {
 	if res, err := forms.Elicit(ctx, ask); err != nil || string(res.Content["db"]) != `"postgres"` {
 		t.Errorf("Elicit: %+v, %v", res, err)
 	}
+	if _, err := plain.Confirm(ctx, "Go on?"); !errors.Is(err, ErrNoElicitation) {
+		t.Errorf("Confirm without the capability: %v", err)
+	}
+}
+
+// Confirm, Select and Input ask the forms the official SDK's UI helpers
+// ask, and read their answers; a declined form is no answer.
+func TestRealCLIFormHelpers(t *testing.T) {
+	c, _ := startReal(t, map[string]modelapi.Responder{"m": modelapi.Echo}, Options{})
+	ctx := testutil.Context(t, hangGuard)
+	var decline atomic.Bool
+	s, err := c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools(),
+		OnElicitation: func(_ context.Context, d *protocol.ElicitationRequestedData) (*protocol.UIElicitationResponse, error) {
+			if decline.Load() {
+				return &protocol.UIElicitationResponse{Action: protocol.UIElicitationResponseActionDecline}, nil
+			}
+			answers := map[string]string{"confirmed": `true`, "selection": `"blue"`, "value": `"Ada"`}
+			for name := range d.RequestedSchema.Properties {
+				return &protocol.UIElicitationResponse{Action: protocol.UIElicitationResponseActionAccept,
+					Content: protocol.UIElicitationResponseContent{name: json.RawMessage(answers[name])}}, nil
+			}
+			return nil, errors.New("a form without fields")
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if yes, err := s.Confirm(ctx, "Go on?"); err != nil || !yes {
+		t.Errorf("Confirm: %v, %v", yes, err)
+	}
+	if got, ok, err := s.Select(ctx, "Colour?", []string{"red", "blue"}); err != nil || !ok || got != "blue" {
+		t.Errorf("Select: %q %v %v", got, ok, err)
+	}
+	if got, ok, err := s.Input(ctx, "Name?", protocol.UIElicitationSchemaProperty{Title: "Name", MaxLength: new(int64(40))}); err != nil || !ok || got != "Ada" {
+		t.Errorf("Input: %q %v %v", got, ok, err)
+	}
+	decline.Store(true)
+	if yes, err := s.Confirm(ctx, "Go on?"); err != nil || yes {
+		t.Errorf("a declined Confirm: %v, %v", yes, err)
+	}
+	if _, ok, err := s.Select(ctx, "Colour?", []string{"red"}); err != nil || ok {
+		t.Errorf("a declined Select: %v %v", ok, err)
+	}
 }
 
 // Item 7: a client tool overrides the built-in tool of its name: the model
