@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/quorum-go/quorum/internal/sim"
+	"github.com/quorum-go/quorum/internal/simquorum"
 	"github.com/quorum-go/quorum/quorum"
 )
 
@@ -68,5 +70,25 @@ func TestDebateDegradedAndFailed(t *testing.T) {
 	if o.code != ExitFailure || !strings.Contains(o.stderr, "the debate failed: no opponent was left after the opening phase") ||
 		!strings.Contains(o.stdout, "INCOMPLETE") || !strings.Contains(o.stdout, "Proponent") {
 		t.Errorf("exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+}
+
+// The demo's models write what quorum asks for, so a simulated debate or
+// review shows no parse problems; a model that writes Markdown is read
+// through the fallback, and the report says so.
+func TestSimDemoHasNoParseProblems(t *testing.T) {
+	h := newHarness(t)
+	for _, args := range [][]string{{"debate", "--sim", goldenClaim}, {"review", "--sim", "--fail-on", "none", goldenDiff}} {
+		o := h.run(args...)
+		if o.code != ExitOK || strings.Contains(o.stdout, "Parse problems") {
+			t.Errorf("%s: exit %d, parse problems in the demo:\n%s", args[0], o.code, o.stdout)
+		}
+	}
+	h.simModels = func(p pace) []sim.Model {
+		return sim.Paced(simquorum.Models("sim-alpha", "sim-beta"+simquorum.MarkdownSuffix, simquorum.Moderator), p.first, p.chunk)
+	}
+	o := h.run("debate", "--sim", "-m", "sim-alpha,sim-beta"+simquorum.MarkdownSuffix, goldenClaim)
+	if o.code != ExitOK || !strings.Contains(o.stdout, "Parse problems: no JSON reply found; read as Markdown") {
+		t.Errorf("a Markdown debater: exit %d:\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/quorum-go/quorum/internal/sim"
@@ -28,8 +29,26 @@ const (
 )
 
 // styleOf is a model's style: seeded by its id, so that any id works and
-// each keeps its style through a run.
-func styleOf(model string) style { return style(hash("styles", model) % 3) }
+// each keeps its style through a run. The demo's own models (Participants
+// and Moderator) write JSON, bare or fenced, never Markdown: a reply read
+// as Markdown is listed under "Parse problems" in the report, which makes
+// a demo look broken. An id ending in MarkdownSuffix always writes
+// Markdown, for the tests of that fallback.
+func styleOf(model string) style {
+	switch {
+	case strings.HasSuffix(model, MarkdownSuffix):
+		return styleMarkdown
+	case model == Moderator || slices.Contains(Participants, model):
+		return style(hash("styles", model) % 2)
+	}
+	return style(hash("styles", model) % 3)
+}
+
+// MarkdownSuffix ends the id of a simulated model that writes its debate
+// turns, rulings, verdicts and review findings as Markdown with no JSON,
+// so that quorum reads them through its Markdown fallback
+// ("sim-beta-markdown").
+const MarkdownSuffix = "-markdown"
 
 var (
 	seatRE   = regexp.MustCompile(`(?m)^You are (Proponent|Opponent) ([A-Z]+) `)

@@ -9,7 +9,9 @@
 // (review.go). Debaters, moderators and reviewers each write in one of
 // three styles (the JSON asked for, loose JSON in a fence with other
 // scales' words, or Markdown with now and then an unreadable item), so
-// that runs exercise quorum's parsers and their fallbacks.
+// that runs exercise quorum's parsers and their fallbacks. The demo's own
+// models never write Markdown, which the report would list as a parse
+// problem; a model whose id ends in MarkdownSuffix always does.
 //
 // Replies are deterministic (seeded by a hash of the model and the
 // prompt), vary with the words of the question or task, read like a few
