@@ -66,7 +66,8 @@
 //
 // Requests and Events are records of what already happened: to wait for
 // something, wait on the client (Ask, Stream, a handler that signals a
-// channel), then assert on the records.
+// channel), then assert on the records. They keep everything, so a server
+// is for one test, not for a long benchmark.
 //
 // # Compatibility
 //
