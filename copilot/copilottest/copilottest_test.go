@@ -443,3 +443,34 @@ func TestQuorumAgent(t *testing.T) {
 		t.Errorf("the executor wrote nothing in the workspace: %v", err)
 	}
 }
+
+// A script sees the session as the model would: its tools, system
+// message, folder and earlier turns.
+func TestTurnSeesTheSession(t *testing.T) {
+	var mu sync.Mutex
+	var turns []copilottest.Turn
+	srv := copilottest.NewServer(t, copilottest.Model{ID: "m", Respond: func(turn copilottest.Turn) copilottest.Reply {
+		mu.Lock()
+		turns = append(turns, turn)
+		mu.Unlock()
+		return copilottest.Reply{Text: "reply " + turn.Prompt}
+	}})
+	dir := t.TempDir()
+	tool := copilot.Tool{Name: "lookup", Description: "looks up", Handler: func(context.Context, copilot.ToolCall) (string, error) { return "", nil }}
+	s := session(t, srv, copilot.SessionConfig{Model: "m", SystemMessage: "Be brief.", WorkingDirectory: dir, Tools: []copilot.Tool{tool}})
+	ask(t, s, "one")
+	ask(t, s, "two")
+	mu.Lock()
+	defer mu.Unlock()
+	if len(turns) != 2 {
+		t.Fatalf("%d model calls", len(turns))
+	}
+	last := turns[1]
+	if last.Model != "m" || last.SessionID != s.ID() || last.Prompt != "two" || last.Number != 2 || last.Call != 0 ||
+		!strings.Contains(last.SystemMessage, "Be brief.") || last.WorkingDirectory != dir || !slices.Equal(last.Tools, []string{"lookup"}) {
+		t.Errorf("the second call saw %+v", last)
+	}
+	if len(last.History) != 1 || last.History[0] != (copilottest.Exchange{Prompt: "one", Reply: "reply one"}) {
+		t.Errorf("history %+v", last.History)
+	}
+}
