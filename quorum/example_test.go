@@ -125,7 +125,7 @@ func ExampleDebate() {
 	// O1 [blocking] answered
 	// O2 [major] answered
 	// O3 [minor] answered
-	// O4 [major] answered
+	// O4 [minor] answered
 	// All 2 rounds were held; no blocking objection stood after the last.
 	// verdict by sim-moderator: for; blocking objections standing: 0
 }
