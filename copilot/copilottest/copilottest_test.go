@@ -152,7 +152,7 @@ func TestPermissionRequestsOfEveryKind(t *testing.T) {
 
 func TestQuestionForTheUser(t *testing.T) {
 	srv := copilottest.NewServer(t, copilottest.Model{ID: "m",
-		Respond: copilottest.Ask(copilottest.Question{Text: "Which colour?", Choices: []string{"red", "blue"}}, func(t copilottest.Turn) copilottest.Reply {
+		Respond: copilottest.AskUser(copilottest.Question{Text: "Which colour?", Choices: []string{"red", "blue"}}, func(t copilottest.Turn) copilottest.Reply {
 			a, ok := t.UserAnswer()
 			return copilottest.Reply{Text: fmt.Sprintf("you said %s (%v)", a, ok)}
 		})})

@@ -22,7 +22,7 @@
 //
 // A Model is a script: a function from the Turn it sees (the prompt, the
 // tools, the results of its tool calls) to the Reply it gives. Echo, Say,
-// Stream, UseTool, Ask, Elicit, Fail, Stall, Crash and Delay build the
+// Stream, UseTool, AskUser, Elicit, Fail, Stall, Crash and Delay build the
 // usual ones; write your own for anything else. A Reply streams text in
 // chunks, calls tools (your client tools by name, the CLI's built-in ones,
 // BuiltinView to BuiltinWebFetch, each asking a permission of its own

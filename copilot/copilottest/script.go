@@ -249,9 +249,9 @@ func UseTool(name string, args any, then Script) Script {
 	}
 }
 
-// Ask puts q to the user on a turn's first model call and hands every later
+// AskUser puts q to the user on a turn's first model call and hands every later
 // call, which carries the answer (Turn.UserAnswer), to then.
-func Ask(q Question, then Script) Script {
+func AskUser(q Question, then Script) Script {
 	return func(t Turn) Reply {
 		if t.Call == 0 {
 			return Reply{Question: &q}
