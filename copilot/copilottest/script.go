@@ -249,8 +249,8 @@ func UseTool(name string, args any, then Script) Script {
 	}
 }
 
-// AskUser puts q to the user on a turn's first model call and hands every later
-// call, which carries the answer (Turn.UserAnswer), to then.
+// AskUser puts q to the user on a turn's first model call and hands every
+// later call, which carries the answer (Turn.UserAnswer), to then.
 func AskUser(q Question, then Script) Script {
 	return func(t Turn) Reply {
 		if t.Call == 0 {
