@@ -383,3 +383,21 @@ func TestRunErrorsSayOneThingInFlags(t *testing.T) {
 		t.Errorf("a simulated failure: exit %d, stderr:\n%s", o.code, o.stderr)
 	}
 }
+
+// The report says what was asked for: --no-review is not a failure to
+// rank, and --reviewers 1 is one of the others' answers, not all of them.
+func TestDiscussWordingFollowsTheFlags(t *testing.T) {
+	h := newHarness(t)
+	o := h.run("discuss", "--sim", "-q", "--no-review", goldenTopic)
+	if o.code != ExitOK || !strings.Contains(o.stdout, "Not ranked: peer review was skipped (--no-review), as asked") || strings.Contains(o.stdout, "no usable review") {
+		t.Errorf("--no-review: exit %d:\n%s", o.code, o.stdout)
+	}
+	o = h.run("discuss", "--sim", "-q", "--reviewers", "1", goldenTopic)
+	if o.code != ExitOK || !strings.Contains(o.stdout, "Each participant scored one of the others' answers") {
+		t.Errorf("--reviewers 1: exit %d:\n%s", o.code, o.stdout)
+	}
+	o = h.run("discuss", "--sim", "-q", goldenTopic)
+	if !strings.Contains(o.stdout, "Each participant scored the others' answers") {
+		t.Errorf("default:\n%s", o.stdout)
+	}
+}

@@ -79,7 +79,7 @@ func (r discuss) answers(doc doc) {
 
 func (r discuss) reviews(doc doc) {
 	doc.heading(1, "Reviews")
-	doc.note("Each participant scored the others' answers from 1 to 10, never its own, and ranked them.")
+	doc.note(fmt.Sprintf("Each participant scored %s from 1 to 10, never its own, and ranked them.", r.reviewedWhat()))
 	for _, rv := range r.d.Reviews {
 		doc.heading(2, fmt.Sprintf("By %s, author of Response %s", rv.Reviewer, rv.ReviewerLabel))
 		if !rv.Usable {
@@ -116,9 +116,12 @@ func (r discuss) reviews(doc doc) {
 func (r discuss) ranking(doc doc) {
 	d := r.d
 	doc.heading(1, "Ranking")
-	if !d.Ranked {
-		doc.note("Not ranked (no usable review); answers in the configured order.")
-	} else {
+	switch {
+	case !d.Ranked && !r.reviewPhase():
+		doc.note("Not ranked: peer review was skipped (--no-review), as asked; answers in the configured order.")
+	case !d.Ranked:
+		doc.note("Not ranked: no review could be used; answers in the configured order.")
+	default:
 		doc.note("Mean score and Borda count of the reviews, self-votes excluded; ties go to the Borda count, then to the configured order.")
 	}
 	var rows [][]string
@@ -158,4 +161,40 @@ func (r discuss) synthesis(doc doc, o Options) {
 		}
 		doc.list(items(sec.items))
 	}
+}
+
+// reviewPhase says whether the discussion had a peer review: it has none
+// with --no-review.
+func (r discuss) reviewPhase() bool {
+	for _, p := range r.d.Phases {
+		if p.Phase == quorum.PhaseReview {
+			return true
+		}
+	}
+	return len(r.d.Reviews) > 0
+}
+
+// reviewedWhat says which answers each reviewer scored: all the others',
+// or, with --reviewers N, N of them.
+func (r discuss) reviewedWhat() string {
+	others := len(r.d.Answers) - 1
+	n := -1
+	for _, rv := range r.d.Reviews {
+		if !rv.Usable {
+			continue
+		}
+		switch {
+		case n == -1:
+			n = len(rv.Reviewed)
+		case n != len(rv.Reviewed):
+			return "some of the others' answers"
+		}
+	}
+	if n < 0 || n >= others {
+		return "the others' answers"
+	}
+	if n == 1 {
+		return "one of the others' answers"
+	}
+	return fmt.Sprintf("%d of the others' answers", n)
 }
