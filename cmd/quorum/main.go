@@ -11,7 +11,7 @@ import (
 )
 
 func main() {
-	ctx, stop := cli.WithSignals(context.Background())
+	ctx, stop := cli.WithSignals(context.Background(), os.Stderr)
 	err := cli.Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(cli.ExitCode(err))

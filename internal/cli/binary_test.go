@@ -177,6 +177,10 @@ func TestBinary(t *testing.T) {
 			if code := cmd.ProcessState.ExitCode(); code != c.code || !strings.Contains(string(rest), "turns were aborted, sessions destroyed and the CLI stopped") {
 				t.Errorf("exit %d (%v), stderr after the signal %q", code, err, rest)
 			}
+			// The first Ctrl-C says what a second would do.
+			if again := strings.Contains(string(rest), "press Ctrl-C again to quit at once, without it"); again != (c.sig == syscall.SIGINT) {
+				t.Errorf("after %v, stderr %q", c.sig, rest)
+			}
 			if out := stdout.String(); !strings.Contains(out, "INCOMPLETE: the discussion was "+c.says+" in the answer phase") || !strings.Contains(out, "Response A · sim-") {
 				t.Errorf("stdout does not hold the answers that came in, marked incomplete:\n%s", out)
 			}

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -12,8 +14,10 @@ import (
 // command cleanly (turns aborted, sessions destroyed, the CLI stopped),
 // prints what was collected, and ExitCode gives 130 or 143. The first
 // signal also restores the default handling, so that a second one ends
-// the process at once if that clean-up hangs. stop releases the signals.
-func WithSignals(parent context.Context) (ctx context.Context, stop func()) {
+// the process at once if that clean-up hangs; the first says so on
+// stderr, so that nobody presses Ctrl-C twice and loses the report by
+// surprise. stop releases the signals.
+func WithSignals(parent context.Context, stderr io.Writer) (ctx context.Context, stop func()) {
 	ctx, cancel := context.WithCancelCause(parent)
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
@@ -22,6 +26,9 @@ func WithSignals(parent context.Context) (ctx context.Context, stop func()) {
 		select {
 		case s := <-ch:
 			signal.Stop(ch)
+			if s == os.Interrupt {
+				fmt.Fprintln(stderr, "\nquorum: stopping: aborting the turns, then printing what was collected; press Ctrl-C again to quit at once, without it")
+			}
 			cancel(&Interrupted{Signal: s})
 		case <-done:
 		}
