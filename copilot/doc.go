@@ -49,8 +49,9 @@
 // after, fails with an error wrapping ErrSuperseded (router contract 11).
 // Session.Capabilities says what the CLI said the session can do (forms:
 // Session.Elicit refuses with ErrNoElicitation where no client can show
-// one). Destroy and Delete read on until the CLI answers, so that the
-// hooks it runs as the session ends (Hooks.OnSessionEnd) are answered.
+// one). Destroy and Delete of a session with Hooks read on until the CLI
+// answers, so that the hook it runs as the session ends
+// (Hooks.OnSessionEnd) is answered.
 //
 // # Events and requests, any time
 //

@@ -236,16 +236,18 @@ func (s *Session) Messages(ctx context.Context) ([]Event, error) {
 
 // Destroy disconnects the session: it stops it on the CLI and deregisters
 // it here. The CLI keeps the session on disk: ListSessions still lists it,
-// and ResumeSession can take it up again; Delete removes it. Until the CLI
-// has answered, the session still reads what the CLI sends it: CLI 1.0.102
-// asks the session's Hooks.OnSessionEnd before it answers. Idempotent. A
-// Destroy that fails (its context ended, say) may be called again; the
-// session is deregistered either way.
+// and ResumeSession can take it up again; Delete removes it. A session
+// with Hooks reads on until the CLI has answered: CLI 1.0.102 asks its
+// Hooks.OnSessionEnd before it answers (so a session with hooks must not
+// be destroyed from its own handlers — OnEvent, a tool, a hook, a policy
+// — whose return the hook waits for); one without is deregistered first.
+// Idempotent. A Destroy that fails (its context ended, say) may be called
+// again; the session is deregistered either way.
 func (s *Session) Destroy(ctx context.Context) error {
 	if err := s.superseded("destroying"); err != nil {
 		return err
 	}
-	defer s.ch.Close(ctx) // after the answer: nothing more is read for it
+	defer s.release(ctx)()
 	if s.destroyed.Load() {
 		return nil
 	}
@@ -259,9 +261,8 @@ func (s *Session) Destroy(ctx context.Context) error {
 }
 
 // Delete stops the session and removes it from the CLI: from disk and
-// from ListSessions, so it cannot be resumed. It deregisters it here too,
-// once the CLI has answered (the session's hooks are asked meanwhile, as
-// for Destroy). It is one session.delete, which on CLI 1.0.102 also stops
+// from ListSessions, so it cannot be resumed. It deregisters it here too
+// (a session with Hooks once the CLI has answered, as for Destroy). It is one session.delete, which on CLI 1.0.102 also stops
 // a live session and its turn (no destroy is needed first). Idempotent; a
 // Delete that fails may be called again. A session the CLI no longer keeps
 // (one deleted elsewhere) is refused with an error wrapping ErrRefused.
@@ -269,7 +270,7 @@ func (s *Session) Delete(ctx context.Context) error {
 	if err := s.superseded("deleting"); err != nil {
 		return err
 	}
-	defer s.ch.Close(ctx)
+	defer s.release(ctx)()
 	if s.deleted.Load() {
 		return nil
 	}
@@ -279,6 +280,19 @@ func (s *Session) Delete(ctx context.Context) error {
 	s.destroyed.Store(true)
 	s.deleted.Store(true)
 	return nil
+}
+
+// release deregisters the session, for Destroy and Delete, at once or, for
+// a session with hooks, when the function it returns is called, after the
+// CLI has answered: the CLI runs the sessionEnd hook before it answers,
+// and a deregistered session would refuse it.
+func (s *Session) release(ctx context.Context) func() {
+	closeIt := func() { s.ch.Close(ctx) }
+	if s.handlers.HooksInvoke == nil {
+		closeIt() // nothing more is read for it
+		return func() {}
+	}
+	return closeIt
 }
 
 // Close deregisters the session locally without ending it on the CLI. It
