@@ -474,3 +474,13 @@ func TestTurnSeesTheSession(t *testing.T) {
 		t.Errorf("history %+v", last.History)
 	}
 }
+
+func TestLoggedOut(t *testing.T) {
+	srv := copilottest.NewServer(t, copilottest.LoggedOut(), copilottest.Model{ID: "m", Respond: copilottest.Echo})
+	if err := srv.Client().RequireAuth(ctxFor(t)); !errors.Is(err, copilot.ErrNotAuthenticated) {
+		t.Errorf("RequireAuth: %v", err)
+	}
+	if _, err := session(t, srv, copilot.SessionConfig{Model: "m"}).Ask(ctxFor(t), "hi"); !errors.Is(err, copilot.ErrTurnFailed) {
+		t.Errorf("a turn: %v", err)
+	}
+}

@@ -15,14 +15,15 @@ import (
 	"github.com/quorum-go/quorum/internal/simquorum"
 )
 
-// An Option configures a Server: a Model to offer, QuorumModels, or
-// ClientOptions.
+// An Option configures a Server: a Model to offer, QuorumModels,
+// LoggedOut or ClientOptions.
 type Option interface {
 	apply(*config)
 }
 
 type config struct {
-	models []Model
+	models    []Model
+	loggedOut bool
 	// quorum is set by QuorumModels: the engine's own models are offered
 	// as they are, not through Model, so that nothing of their replies is
 	// lost in translation.
@@ -54,6 +55,14 @@ func QuorumParticipants() []string { return slices.Clone(simquorum.Participants)
 
 // QuorumModerator is the id of QuorumModels' moderator.
 const QuorumModerator = "sim-moderator"
+
+// LoggedOut makes the server a CLI with no usable login, as on a machine
+// where nobody ran copilot login: auth.getStatus says so
+// (copilot.Client.RequireAuth fails with copilot.ErrNotAuthenticated) and
+// every turn fails with an authentication session.error.
+func LoggedOut() Option {
+	return optionFunc(func(c *config) { c.loggedOut = true })
+}
 
 // ClientOptions configures the client NewServer connects (a Logger, the
 // Router's limits, Handlers for requests that name no session). Options
@@ -126,9 +135,10 @@ func Start(ctx context.Context, opts ...Option) (*Server, error) {
 	f := &faults{}
 	s := &Server{
 		srv: sim.NewServer(sim.Options{
-			Models:      models,
-			RecordCalls: true,
-			EventCopies: f.copies,
+			Models:          models,
+			RecordCalls:     true,
+			EventCopies:     f.copies,
+			Unauthenticated: cfg.loggedOut,
 		}),
 		wire:   &wire{},
 		faults: f,
