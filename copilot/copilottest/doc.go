@@ -40,8 +40,9 @@
 // params; Sessions, the sessions alive; Events, the events sent for a
 // session. Faults: Delay and Stall slow or stop a model, Crash kills the
 // connection mid-turn, DropEvents and DuplicateEvents lose or repeat
-// events on the wire, CloseConnections ends every connection at once. Dial
-// opens another connection, for copilot.Connect with options of your own.
+// events on the wire, CloseConnections ends every connection at once,
+// LoggedOut plays a CLI with no login. Dial opens another connection, for
+// copilot.Connect with options of your own.
 //
 // # Fidelity
 //
