@@ -25,8 +25,9 @@ func chatPanelist(name string) modelapi.Responder {
 		p := req.UserText
 		switch {
 		case strings.Contains(p, quorum.PromptMarker(quorum.PhaseAnswer)):
-			lines := strings.Split(strings.TrimSpace(p), "\n")
-			return modelapi.Text(fmt.Sprintf("%s answers %q.", name, strings.TrimSpace(lines[len(lines)-1]))).WithChunks(2)
+			_, q, _ := strings.Cut(p, "Question:\n")
+			q, _, _ = strings.Cut(q, "\n")
+			return modelapi.Text(fmt.Sprintf("%s answers %q.", name, strings.TrimSpace(q))).WithChunks(2)
 		case strings.Contains(p, quorum.PromptMarker(quorum.PhaseReview)):
 			var reviews []string
 			var ranking []string

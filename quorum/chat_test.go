@@ -78,8 +78,8 @@ func TestChatFollowUpGoesToTheSameSessionsWithThePreviousSynthesis(t *testing.T)
 	if r2.N != 2 || r2.Discuss.Question != "And what about read replicas?" {
 		t.Errorf("round 2: n %d, question %q", r2.N, r2.Discuss.Question)
 	}
-	if !strings.Contains(r2.Sent, r1.Conclusion) || !strings.HasSuffix(r2.Sent, "And what about read replicas?") {
-		t.Errorf("round 2's prompt does not carry round 1's synthesis before the follow-up:\n%s", r2.Sent)
+	if !strings.Contains(r2.Sent, r1.Conclusion) || !strings.HasPrefix(r2.Sent, "And what about read replicas?\n\n") {
+		t.Errorf("round 2's prompt does not carry round 1's synthesis after the follow-up:\n%s", r2.Sent)
 	}
 	answers := log.of(quorum.PhaseAnswer)
 	for _, m := range simquorum.Participants {
