@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+	"github.com/quorum-go/quorum/internal/cli/report"
 	"github.com/quorum-go/quorum/internal/sim"
 	"github.com/quorum-go/quorum/internal/simquorum"
 	"github.com/quorum-go/quorum/quorum"
@@ -232,4 +235,33 @@ func interruptAfter(h *harness, phase quorum.Phase, n int, args ...string) outco
 		h.t.Errorf("%q did not return before the test's deadline", args)
 	}
 	return o
+}
+
+// The reports as a terminal shows them, at 80 and 120 columns, are golden
+// files: tables as wide as what they hold (not stretched to the width),
+// headers whole, a long title wrapped inside its column. At 50 columns,
+// and at every width, no line is wider than the terminal.
+func TestTerminalReportGolden(t *testing.T) {
+	for _, c := range goldenRuns {
+		t.Run(c.cmd, func(t *testing.T) {
+			o := newHarness(t).run(append([]string{c.cmd, "--sim", "-o", "markdown"}, c.args...)...)
+			if o.code != ExitOK {
+				t.Fatalf("exit %d: %s", o.code, o.stderr)
+			}
+			for _, width := range []int{50, 80, 120} {
+				out, err := report.Terminal(o.stdout, width, false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, l := range strings.Split(out, "\n") {
+					if w := ansi.StringWidth(strings.TrimRight(l, " ")); w > width {
+						t.Errorf("%d columns: a line of %d: %q", width, w, l)
+					}
+				}
+				if width != 50 {
+					golden(t, fmt.Sprintf("%s.terminal-%d.golden", c.cmd, width), out)
+				}
+			}
+		})
+	}
 }

@@ -131,3 +131,33 @@ func TestUsageSaysWhatCostIs(t *testing.T) {
 		t.Errorf("usage without cost:\n%s", text.String())
 	}
 }
+
+// A table on a terminal is as wide as what it holds, never stretched;
+// narrower, its text columns wrap at spaces and its headers and numbers
+// stay whole; too narrow for that, each row is lines of "header: value".
+func TestTerminalTables(t *testing.T) {
+	md := "## Standings\n\n| Rank | Title | Mean score |\n|---:|:---|---:|\n| 1 | A plan with a rather long title | 8.00 |\n| 2 | Short | 10.00 |\n"
+	wide, err := Terminal(md, 120, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(wide, "  Rank  Title                            Mean score\n") || !strings.Contains(wide, "     1  A plan with a rather long title        8.00\n") {
+		t.Errorf("120 columns:\n%s", wide)
+	}
+	narrow, _ := Terminal(md, 36, false)
+	if !strings.Contains(narrow, "     1  A plan with a           8.00\n") || !strings.Contains(narrow, "        rather long\n") {
+		t.Errorf("36 columns:\n%s", narrow)
+	}
+	tiny, _ := Terminal(md, 20, false)
+	if !strings.Contains(tiny, "  Rank: 1\n  Title: A plan with\n") || !strings.Contains(tiny, "  Mean score: 8.00\n") {
+		t.Errorf("20 columns:\n%s", tiny)
+	}
+	for w := 20; w <= 120; w++ {
+		out, _ := Terminal(md, w, false)
+		for _, n := range []string{"8.00", "10.00", "Mean", "score"} {
+			if !strings.Contains(out, n) {
+				t.Errorf("%d columns: %q split:\n%s", w, n, out)
+			}
+		}
+	}
+}

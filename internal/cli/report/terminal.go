@@ -2,6 +2,7 @@ package report
 
 import (
 	"regexp"
+	"strings"
 
 	"github.com/charmbracelet/glamour"
 	"github.com/charmbracelet/glamour/ansi"
@@ -25,7 +26,28 @@ func Terminal(md string, width int, colour bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	out, err := r.Render(md)
+	// Tables are laid out here (table.go), the rest by glamour.
+	parts, tables := splitTables(md)
+	var b strings.Builder
+	for i, p := range parts {
+		if strings.TrimSpace(p) != "" {
+			out, err := r.Render(p)
+			if err != nil {
+				return "", err
+			}
+			if i > 0 { // after a table, one blank line
+				out = trimBlankStart(out)
+			}
+			if i < len(tables) {
+				out = trimBlankEnd(out) + "\n"
+			}
+			b.WriteString(out)
+		}
+		if i < len(tables) {
+			b.WriteString(tables[i].layout(max(width, 20)) + "\n")
+		}
+	}
+	out := b.String()
 	if !colour {
 		// Even without colours glamour styles text bold or italic with
 		// escape sequences; the Markdown had none (it is clean), so every
@@ -33,6 +55,25 @@ func Terminal(md string, width int, colour bool) (string, error) {
 		out = sgrRE.ReplaceAllString(out, "")
 	}
 	return out, err
+}
+
+// trimBlankEnd is out without its last lines that show nothing (glamour
+// pads them with spaces and styling), ending in a newline.
+func trimBlankEnd(out string) string {
+	lines := strings.Split(out, "\n")
+	for len(lines) > 0 && strings.TrimSpace(sgrRE.ReplaceAllString(lines[len(lines)-1], "")) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// trimBlankStart is out without its first lines that show nothing.
+func trimBlankStart(out string) string {
+	lines := strings.Split(out, "\n")
+	for len(lines) > 0 && strings.TrimSpace(sgrRE.ReplaceAllString(lines[0], "")) == "" {
+		lines = lines[1:]
+	}
+	return strings.Join(lines, "\n")
 }
 
 // sgrRE matches a Select Graphic Rendition sequence: colour, bold, italic.
