@@ -185,6 +185,7 @@ and exit codes for CI.`,
 	// --version alone: in the commands, -v is --verbose.
 	root.Flags().Bool("version", false, "print the version")
 	root.AddCommand(e.discussCmd(runF), e.planCmd(runF), e.debateCmd(runF), e.reviewCmd(runF), e.agentCmd(runF), e.askCmd(runF), e.chatCmd(runF), e.historyCmd(), e.showCmd(), e.modelsCmd(), e.configCmd(), e.versionCmd())
+	root.AddCommand(e.mcpCmd())
 	root.SetHelpCommand(e.helpCmd())
 	root.SetHelpFunc(func(cmd *cobra.Command, _ []string) { e.help(cmd, e.stdout) })
 	root.SetFlagErrorFunc(e.flagError)

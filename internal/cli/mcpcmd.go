@@ -1,0 +1,118 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/quorum-go/quorum/copilot"
+	"github.com/quorum-go/quorum/internal/mcpserver"
+	"github.com/spf13/cobra"
+)
+
+// This file is `quorum mcp`: the quorum as an MCP server (package
+// mcpserver), wired to the command's settings, connection and streams.
+
+func (e *env) mcpCmd() *cobra.Command {
+	var httpAddr string
+	var allowRemote bool
+	c := e.newCommand(&cobra.Command{
+		Use:   "mcp",
+		Short: "Serve the quorum to other agents over the Model Context Protocol",
+		Long: `Serve the quorum as a Model Context Protocol (MCP) server, so that other
+agents (the Copilot CLI, VS Code, Claude Code, Cursor) can consult it. Its
+tools are discuss, plan, debate, review (a diff given as text, or --base
+and --head of the git repository the server runs in), ask (one model) and
+models. Each result carries the same JSON as quorum … -o json's result as
+structured content, with its output schema, and the Markdown report.
+
+The server speaks over stdio (the default: the client starts quorum mcp)
+or, with --http ADDR, over Streamable HTTP on a loopback address (another
+address is refused unless --allow-remote; requests from web pages of other
+hosts are refused). It starts one Copilot CLI on the first call and runs
+every call's sessions over it; at most -j calls run at once. A CLI that
+dies is started again on the next call. Settings (quorum config) give the
+tools' defaults: models, moderator, review, reviewers, rounds,
+phase-timeout, timeout. Logs go to stderr; stdout carries only the
+protocol. With --sim it serves the simulated models: no CLI or login.`,
+		Example: `  $ quorum mcp --sim                        # try it: a client starts this over stdio
+  $ quorum mcp -m gpt-5,claude-sonnet-4.5     # the default participants of every tool
+  $ quorum mcp --http 127.0.0.1:8765          # Streamable HTTP at http://127.0.0.1:8765/
+  $ claude mcp add quorum -- quorum mcp`,
+		Args: noArgs,
+	}, cmdSpec{connects: true}, func(inv *invocation) error { return runMCP(inv, httpAddr, allowRemote) })
+	fs := c.Flags()
+	fs.StringSliceP("model", "m", nil, "a default participant `model` of every tool; repeat, or separate with commas (default: the first three the CLI offers)")
+	annotate(fs.Lookup("model"), annSetting, "models")
+	group(fs.Lookup("model"), groupParticipants)
+	b := flagBuilder{fs: fs}
+	b.setting("moderator", "moderator", "", "the default `model` that writes a synthesis or gives a verdict (default: the first participant)", groupParticipants)
+	b.setting("phase-timeout", "phase-timeout", "", "the default time limit of each phase (a tool call's phaseTimeoutSeconds)", groupRun)
+	b.setting("timeout", "timeout", "", "the default time limit of a tool call (its timeoutSeconds); a call past it returns what was collected", groupRun)
+	b.setting("concurrency", "concurrency", "j", "at most `N` tool calls run models at once; the others wait their turn", groupRun)
+	fs.StringVar(&httpAddr, "http", "", "serve Streamable HTTP on `addr` (host:port on a loopback address) instead of stdio")
+	group(fs.Lookup("http"), groupRun)
+	fs.BoolVar(&allowRemote, "allow-remote", false, "let --http listen on an address other machines can reach (no authentication: only on a network you trust)")
+	group(fs.Lookup("allow-remote"), groupRun)
+	return c
+}
+
+func runMCP(inv *invocation, httpAddr string, allowRemote bool) error {
+	ctx := inv.cmd.Context()
+	var addr string
+	if httpAddr != "" {
+		var err error
+		if addr, err = mcpserver.ListenAddr(httpAddr, allowRemote); err != nil {
+			return usagef("%s", err)
+		}
+	}
+	if !inv.o.sim {
+		// The CLI starts on the first call; a missing one is told now, to
+		// the person setting the server up.
+		if _, err := inv.findCLI(); err != nil {
+			return err
+		}
+	}
+	level := slog.LevelWarn
+	if inv.o.verbose {
+		level = slog.LevelDebug
+	}
+	logger := slog.New(mcpserver.SafeHandler(slog.NewTextHandler(inv.e.stderr, &slog.HandlerOptions{Level: level})))
+	opts := mcpserver.Options{
+		Connect: func(ctx context.Context) (*copilot.Client, func(), error) {
+			return inv.connect(ctx)
+		},
+		Settings:  inv.s,
+		Simulated: inv.o.sim,
+		Dir:       inv.e.dir,
+		MaxCalls:  inv.s.Concurrency,
+		Logger:    logger,
+		Version:   version(),
+	}
+	if inv.o.sim {
+		opts.SimDefaults = simDefaults
+	}
+	srv, err := mcpserver.New(opts)
+	if err != nil {
+		return err
+	}
+	if addr == "" {
+		return srv.ServeStdio(ctx, &mcp.IOTransport{Reader: io.NopCloser(inv.e.stdin), Writer: nopWriteCloser{inv.e.stdout}})
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		srv.Close()
+		return fmt.Errorf("--http %s: %w; pick another port", httpAddr, err)
+	}
+	fmt.Fprintf(inv.e.stderr, "quorum mcp: serving MCP over Streamable HTTP at http://%s/\n", ln.Addr())
+	return srv.ServeHTTP(ctx, ln)
+}
+
+// nopWriteCloser is stdout for the MCP transport: closing the connection
+// must not close the process's stdout.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
