@@ -156,9 +156,12 @@ type Chat struct {
 	log     *chatLog // nil: not saved
 }
 
-// keptSession is one model's conversation, kept across rounds.
+// keptSession is one model's conversation, kept across rounds. turn is
+// held for a turn, so that a session takes one turn at a time and Close
+// waits for it; the fields are the Chat's, guarded by Chat.mu, so that
+// reading them (Sessions, a round's prompt) never waits for a turn.
 type keptSession struct {
-	mu      sync.Mutex // held for a turn: one turn at a time
+	turn    sync.Mutex
 	conv    Conversation
 	id      string
 	resumed bool
@@ -265,9 +268,7 @@ func (c *Chat) Sessions() []ChatSession {
 	var out []ChatSession
 	for _, m := range slices.Sorted(mapKeys(c.kept)) {
 		ks := c.kept[m]
-		ks.mu.Lock() // the id changes only between turns; wait for none
 		out = append(out, ChatSession{Model: m, ID: ks.id, Resumed: ks.resumed})
-		ks.mu.Unlock()
 	}
 	return out
 }
@@ -685,6 +686,12 @@ func (cc *chatConversation) Close(ctx context.Context) error {
 func (cb *chatBackend) sendKept(ctx context.Context, o OpenOptions, prompt string, onDelta func(string)) (Reply, error) {
 	c := cb.c
 	c.mu.Lock()
+	if c.closed {
+		// A round still running when the chat was closed: no session
+		// may open that nothing would close.
+		c.mu.Unlock()
+		return Reply{}, ErrChatClosed
+	}
 	ks := c.kept[o.Model]
 	if ks == nil {
 		ks = &keptSession{}
@@ -696,36 +703,43 @@ func (cb *chatBackend) sendKept(ctx context.Context, o OpenOptions, prompt strin
 		closeTimeout = DefaultCloseTimeout
 	}
 
-	ks.mu.Lock()
-	defer ks.mu.Unlock()
-	if ks.conv == nil {
-		conv, err := cb.inner.Open(ctx, o)
+	ks.turn.Lock()
+	defer ks.turn.Unlock()
+	c.mu.Lock()
+	conv, id := ks.conv, ks.id
+	c.mu.Unlock()
+	if conv == nil {
+		var err error
+		conv, err = cb.inner.Open(ctx, o)
 		if err != nil {
 			return Reply{}, err
 		}
 		if conv == nil {
 			return Reply{}, errors.New("quorum: the Backend's Open returned neither a conversation nor an error; fix the Backend")
 		}
-		ks.conv, ks.id, ks.resumed, ks.upTo = conv, sessionIDOf(conv), false, 0
+		id = sessionIDOf(conv)
 		c.mu.Lock()
-		_ = c.saveLocked(chatRecord{Type: recSessions, Sessions: c.sessionIDsLocked(o.Model, ks.id)})
+		ks.conv, ks.id, ks.resumed, ks.upTo = conv, id, false, 0
+		_ = c.saveLocked(chatRecord{Type: recSessions, Sessions: c.sessionIDsLocked()})
 		c.mu.Unlock()
 	}
 	cb.mu.Lock()
 	if cb.used == nil {
 		cb.used = map[string]string{}
 	}
-	cb.used[o.Model] = ks.id
+	cb.used[o.Model] = id
 	cb.mu.Unlock()
-	reply, err := ks.conv.Send(ctx, prompt, onDelta)
+	reply, err := conv.Send(ctx, prompt, onDelta)
 	if err != nil && ctx.Err() == nil {
 		// The session itself failed (the provider refused it, the CLI
 		// died): close it, and let the model's next round open a new one,
 		// told what it missed.
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
-		_ = ks.conv.Close(cctx)
+		_ = conv.Close(cctx)
 		cancel()
+		c.mu.Lock()
 		ks.conv, ks.id, ks.upTo = nil, "", 0
+		c.mu.Unlock()
 		cb.mu.Lock()
 		delete(cb.used, o.Model)
 		cb.mu.Unlock()
@@ -733,18 +747,12 @@ func (cb *chatBackend) sendKept(ctx context.Context, o OpenOptions, prompt strin
 	return reply, err
 }
 
-// sessionIDsLocked is the id of every kept session, with model's set to
-// id (its lock is held by the caller, so it is not read here).
-func (c *Chat) sessionIDsLocked(model, id string) map[string]string {
+// sessionIDsLocked is the id of every kept session that is open.
+func (c *Chat) sessionIDsLocked() map[string]string {
 	out := map[string]string{}
 	for m, ks := range c.kept {
-		if m == model {
-			out[m] = id
-			continue
-		}
-		if ks.mu.TryLock() {
+		if ks.conv != nil {
 			out[m] = ks.id
-			ks.mu.Unlock()
 		}
 	}
 	return out
@@ -788,7 +796,8 @@ func (c *Chat) end(ctx context.Context, detach bool) error {
 	var errs []error
 	for _, m := range slices.Sorted(mapKeys(kept)) {
 		ks := kept[m]
-		ks.mu.Lock()
+		ks.turn.Lock() // a turn still running ends first
+		// kept left the Chat above: nothing else reaches ks now.
 		if ks.conv != nil {
 			var err error
 			if d, ok := ks.conv.(interface{ Detach(context.Context) error }); ok && detach {
@@ -801,7 +810,7 @@ func (c *Chat) end(ctx context.Context, detach bool) error {
 			}
 			ks.conv = nil
 		}
-		ks.mu.Unlock()
+		ks.turn.Unlock()
 	}
 	c.mu.Lock()
 	if c.log != nil {

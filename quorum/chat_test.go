@@ -144,6 +144,7 @@ func TestChatCancelledRoundIsInterruptedAndTheChatGoesOn(t *testing.T) {
 	rctx, cancel := context.WithCancel(ctx)
 	var mu sync.Mutex
 	var once sync.Once
+	var c *quorum.Chat
 	finished := map[string]bool{}
 	cfg := chatConfig()
 	cfg.Progress = func(ev quorum.Event) {
@@ -155,10 +156,18 @@ func TestChatCancelledRoundIsInterruptedAndTheChatGoesOn(t *testing.T) {
 		both := finished["sim-alpha"] && finished["sim-beta"]
 		mu.Unlock()
 		if both {
-			once.Do(func() { <-hang; cancel() }) // once gamma's turn hangs too
+			once.Do(func() {
+				<-hang // gamma's turn hangs too
+				// Reading the sessions never waits for a turn.
+				if n := len(c.Sessions()); n != 3 {
+					t.Errorf("%d sessions while the round runs, want 3", n)
+				}
+				cancel()
+			})
 		}
 	}
-	c, err := quorum.NewChat(e.b, cfg)
+	var err error
+	c, err = quorum.NewChat(e.b, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
