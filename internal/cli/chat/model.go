@@ -518,7 +518,7 @@ func (m *Model) roundDone(r *quorum.ChatRound, err error) {
 		m.addRound(r)
 	}
 	switch {
-	case errors.Is(err, copilot.ErrStopped):
+	case cliStopped(err):
 		m.note(fmt.Sprintf("The Copilot CLI stopped: %s. The conversation is saved: leave, and continue it with quorum chat --resume %s.",
 			sanitize.Line(err.Error()), m.o.Chat.ID()))
 	case r == nil && err != nil:
@@ -527,6 +527,24 @@ func (m *Model) roundDone(r *quorum.ChatRound, err error) {
 		m.hint = "round interrupted: what came in is shown; the conversation goes on"
 	}
 	m.refresh(true)
+}
+
+// cliStopped tells whether err says the Copilot CLI stopped: itself, or
+// the failure of a model that made the run stop (a TooFewError lists
+// them; the CLI dying fails every model at once).
+func cliStopped(err error) bool {
+	if errors.Is(err, copilot.ErrStopped) {
+		return true
+	}
+	var tf *quorum.TooFewError
+	if errors.As(err, &tf) {
+		for _, f := range tf.Failures {
+			if errors.Is(f, copilot.ErrStopped) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (m *Model) addRound(r *quorum.ChatRound) {

@@ -37,6 +37,13 @@ func fixedClock() time.Time { return time.Date(2026, 11, 25, 9, 0, 0, 0, time.UT
 // extra rules first), with no pacing: replies come at once.
 func newOptions(t *testing.T, rules ...sim.Rule) Options {
 	t.Helper()
+	o, _ := newOptionsOn(t, rules...)
+	return o
+}
+
+// newOptionsOn is newOptions, with the simulator.
+func newOptionsOn(t *testing.T, rules ...sim.Rule) (Options, *sim.Server) {
+	t.Helper()
 	var models []sim.Model
 	for _, m := range simquorum.Models() {
 		models = append(models, m.With(rules...))
@@ -70,7 +77,7 @@ func newOptions(t *testing.T, rules ...sim.Rule) Options {
 		c.Close()
 		srv.Close()
 	})
-	return o
+	return o, srv
 }
 
 func outputHas(s string) func([]byte) bool {
@@ -154,6 +161,40 @@ func TestCancelRoundKeepsWhatCameInAndGoesOn(t *testing.T) {
 	}
 	if rs[1].Sessions["sim-gamma"] != rs[0].Sessions["sim-gamma"] {
 		t.Errorf("after the cancel sim-gamma was asked in session %s, not its kept %s", rs[1].Sessions["sim-gamma"], rs[0].Sessions["sim-gamma"])
+	}
+}
+
+// TestCLIStoppedMidRound: the CLI (here the simulator) dies while a
+// round runs; the round fails, what came in is shown, and the screen says
+// the conversation is saved and how to resume it.
+func TestCLIStoppedMidRound(t *testing.T) {
+	hung := make(chan struct{})
+	var once sync.Once
+	o, srv := newOptionsOn(t, sim.Rule{Name: "beta hangs", Match: func(tt sim.Turn) bool {
+		return tt.Model == "sim-beta" && simquorum.Is(quorum.PhaseAnswer)(tt)
+	}, Respond: func(sim.Turn) sim.Reply {
+		once.Do(func() { close(hung) })
+		return sim.Reply{Hang: true}
+	}})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	tm := teatest.NewTestModel(t, New(ctx, o), teatest.WithInitialTermSize(100, 30))
+	enter(tm, "Should we shard the database?")
+	select {
+	case <-hung:
+	case <-time.After(guard):
+		t.Fatal("sim-beta's answer never started")
+	}
+	srv.Close()
+	teatest.WaitFor(t, tm.Output(), outputHas("The Copilot CLI stopped"), teatest.WithDuration(guard))
+	tm.Send(tea.QuitMsg{})
+	m := tm.FinalModel(t, teatest.WithFinalTimeout(guard)).(*Model)
+	rs := o.Chat.Rounds()
+	if len(rs) != 1 || rs[0].Status != quorum.RoundFailed {
+		t.Fatalf("rounds: %+v", rs)
+	}
+	if v := m.conv.View(); !strings.Contains(v, "quorum chat --resume golden") {
+		t.Errorf("the screen does not say how to resume:\n%s", v)
 	}
 }
 
