@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"net"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -34,6 +35,10 @@ type fixture struct {
 	// conn is the client's end of the transport, to cut it as a client
 	// that dies would.
 	conn mcp.Connection
+	// Over HTTP: the server's address, and how to stop it (its client's
+	// end does not).
+	url      string
+	stopHTTP func()
 }
 
 // grabConn is a transport that keeps the connection it makes.
@@ -65,8 +70,18 @@ func testSettings() config.Settings {
 }
 
 // start serves models (simquorum's when nil) on the simulator, changes the
-// options with mod, and connects a client with copts.
+// options with mod, and connects a client with copts over an in-memory
+// transport.
 func start(t *testing.T, models []sim.Model, mod func(*Options), copts *mcp.ClientOptions) *fixture {
+	return startOn(t, false, models, mod, copts)
+}
+
+// startHTTP is start over Streamable HTTP on a loopback port.
+func startHTTP(t *testing.T, models []sim.Model, mod func(*Options), copts *mcp.ClientOptions) *fixture {
+	return startOn(t, true, models, mod, copts)
+}
+
+func startOn(t *testing.T, overHTTP bool, models []sim.Model, mod func(*Options), copts *mcp.ClientOptions) *fixture {
 	t.Helper()
 	if models == nil {
 		models = simquorum.Models()
@@ -96,8 +111,24 @@ func start(t *testing.T, models []sim.Model, mod func(*Options), copts *mcp.Clie
 		t.Fatal(err)
 	}
 	f.s = s
-	ct, st := mcp.NewInMemoryTransports()
-	go func() { f.done <- s.ServeStdio(context.Background(), st) }()
+	var ct mcp.Transport
+	if overHTTP {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			s.Close()
+			f.srv.Close()
+			t.Fatal(err)
+		}
+		ctx, stop := context.WithCancel(context.Background())
+		f.stopHTTP = stop
+		go func() { f.done <- s.ServeHTTP(ctx, ln) }()
+		f.url = "http://" + ln.Addr().String() + "/"
+		ct = &mcp.StreamableClientTransport{Endpoint: f.url}
+	} else {
+		var st mcp.Transport
+		ct, st = mcp.NewInMemoryTransports()
+		go func() { f.done <- s.ServeStdio(context.Background(), st) }()
+	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, copts)
 	f.cs, err = client.Connect(testutil.Context(t, guard), &grabConn{Transport: ct, conn: &f.conn}, nil)
 	if err != nil {
@@ -117,6 +148,9 @@ func (f *fixture) close() {
 	}
 	f.closed = true
 	f.cs.Close()
+	if f.stopHTTP != nil {
+		f.stopHTTP()
+	}
 	select {
 	case <-f.done:
 	case <-time.After(guard):

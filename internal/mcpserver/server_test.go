@@ -118,8 +118,9 @@ index 1111111..2222222 100644
 
 // Every tool on the simulator: a result with structured content of the
 // command's -o json result type, a Markdown text, and the status.
-func TestEachTool(t *testing.T) {
-	f := start(t, nil, nil, nil)
+func TestEachTool(t *testing.T) { checkEachTool(t, start(t, nil, nil, nil)) }
+
+func checkEachTool(t *testing.T, f *fixture) {
 	ctx := testutil.Context(t, guard)
 	ok := func(t *testing.T, res *mcp.CallToolResult) {
 		t.Helper()
