@@ -519,8 +519,12 @@ func (m *Model) roundDone(r *quorum.ChatRound, err error) {
 	}
 	switch {
 	case cliStopped(err):
-		m.note(fmt.Sprintf("The Copilot CLI stopped: %s. The conversation is saved: leave, and continue it with quorum chat --resume %s.",
-			sanitize.Line(err.Error()), m.o.Chat.ID()))
+		what := "its report above says what came in"
+		if r == nil {
+			what = sanitize.Line(err.Error())
+		}
+		m.note(fmt.Sprintf("The Copilot CLI stopped during this round (%s). The conversation is saved: leave, and continue it with quorum chat --resume %s.",
+			what, m.o.Chat.ID()))
 	case r == nil && err != nil:
 		m.note(sanitize.Text(err.Error()))
 	case r != nil && r.Status == quorum.RoundInterrupted:

@@ -193,7 +193,7 @@ func TestCLIStoppedMidRound(t *testing.T) {
 	if len(rs) != 1 || rs[0].Status != quorum.RoundFailed {
 		t.Fatalf("rounds: %+v", rs)
 	}
-	if v := m.conv.View(); !strings.Contains(v, "quorum chat --resume golden") {
+	if v := strings.Join(strings.Fields(m.conv.View()), " "); !strings.Contains(v, "The Copilot CLI stopped during this round") || !strings.Contains(v, "quorum chat --resume golden") {
 		t.Errorf("the screen does not say how to resume:\n%s", v)
 	}
 }
