@@ -1,0 +1,371 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/quorum-go/quorum/internal/mcpserver"
+	"github.com/quorum-go/quorum/quorum"
+)
+
+// mcpGuard bounds every wait of the quorum mcp tests (a hang guard, not a
+// timing assertion).
+const mcpGuard = 90 * time.Second
+
+// mcpConnect connects an MCP client to cmd over its stdio (the SDK's
+// CommandTransport, which starts it). Closing the session ends it.
+func mcpConnect(t *testing.T, ctx context.Context, cmd *exec.Cmd) *mcp.ClientSession {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "quorum-test", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connecting to %s: %v", cmd, err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func callTool(t *testing.T, ctx context.Context, cs *mcp.ClientSession, name string, args any) *mcp.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: protocol error %v", name, err)
+	}
+	return res
+}
+
+func toolText(res *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, t.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// keys are the top-level fields of a JSON object.
+func keys(t *testing.T, v any) []string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+// The built binary over stdio, on the simulator: the tools and their
+// schemas; every tool called, each result's structured content in the
+// shape of the command's -o json result; nothing but the protocol on
+// stdout; a clean exit when the client leaves.
+func TestMCPBinary(t *testing.T) {
+	bin := quorumBinary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), mcpGuard)
+	defer cancel()
+	env := cleanEnv(t)
+	cmd := exec.Command(bin, "mcp", "--sim")
+	cmd.Env, cmd.Dir = env, t.TempDir()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cs := mcpConnect(t, ctx, cmd)
+
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range tools.Tools {
+		names = append(names, tool.Name)
+		in, _ := json.Marshal(tool.InputSchema)
+		if tool.OutputSchema == nil || !tool.Annotations.ReadOnlyHint || (tool.Name != "models" && !strings.Contains(string(in), `"description"`)) {
+			t.Errorf("%s: input %s, output %v, annotations %+v", tool.Name, in, tool.OutputSchema != nil, tool.Annotations)
+		}
+	}
+	slices.Sort(names)
+	if !slices.Equal(names, []string{"ask", "debate", "discuss", "models", "plan", "review"}) {
+		t.Fatalf("tools %v", names)
+	}
+
+	// The -o json result of each command, to compare shapes with.
+	cli := func(args ...string) any {
+		c := exec.CommandContext(ctx, bin, args...)
+		c.Env, c.Dir = env, t.TempDir()
+		r := runBinary(t, c)
+		if r.code != ExitOK {
+			t.Fatalf("%v: exit %d: %s", args, r.code, r.stderr)
+		}
+		var out struct{ Result any }
+		if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+			t.Fatal(err)
+		}
+		return out.Result
+	}
+	diff, err := os.ReadFile(goldenDiff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		cli  []string
+	}{
+		{"discuss", map[string]any{"topic": goldenTopic}, []string{"discuss", "--sim", "-q", "-o", "json", goldenTopic}},
+		{"plan", map[string]any{"task": goldenTask}, []string{"plan", "--sim", "-q", "-o", "json", goldenTask}},
+		{"debate", map[string]any{"claim": goldenClaim, "rounds": 1}, []string{"debate", "--sim", "-q", "-o", "json", "--rounds", "1", goldenClaim}},
+		{"review", map[string]any{"diff": string(diff)}, nil},
+		{"ask", map[string]any{"question": "What is a goroutine?"}, []string{"ask", "--sim", "-o", "json", "What is a goroutine?"}},
+		{"models", map[string]any{}, []string{"models", "--sim", "-o", "json"}},
+	} {
+		res := callTool(t, ctx, cs, c.tool, c.args)
+		if res.IsError || res.Meta["status"] != "ok" || res.Meta["simulated"] != true || toolText(res) == "" {
+			t.Errorf("%s: isError %v, meta %v: %s", c.tool, res.IsError, res.Meta, toolText(res))
+			continue
+		}
+		if c.cli != nil {
+			if got, want := keys(t, res.StructuredContent), keys(t, cli(c.cli...)); !slices.Equal(got, want) {
+				t.Errorf("%s: structured content has fields %v, quorum %s -o json's result %v", c.tool, got, c.tool, want)
+			}
+		}
+	}
+	cs.Close()
+	if err := cmd.Wait(); err != nil && !errors.Is(err, os.ErrClosed) && cmd.ProcessState.ExitCode() != 0 {
+		t.Errorf("quorum mcp ended with %v; stderr:\n%s", err, stderr.String())
+	}
+	if strings.ContainsRune(stderr.String(), 0x1b) {
+		t.Errorf("escape sequences in the log: %q", stderr.String())
+	}
+}
+
+// The JSON shapes of ask and models are internal/cli's and mcpserver's
+// both: the same fields, so that -o json and the MCP result never drift.
+func TestMCPResultShapes(t *testing.T) {
+	for _, c := range []struct{ cli, mcp any }{
+		{askResult{}, mcpserver.AskResult{}},
+		{modelsResult{Models: []modelInfo{{}}}, mcpserver.ModelsResult{Models: []mcpserver.ModelInfo{{}}}},
+	} {
+		a, _ := json.Marshal(c.cli)
+		b, _ := json.Marshal(c.mcp)
+		if string(a) != string(b) {
+			t.Errorf("-o json: %s\nMCP:      %s", a, b)
+		}
+	}
+}
+
+// buildSim builds the simulator program (it takes the real CLI's flags)
+// into dir.
+func buildSim(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "copilot-sim")
+	args := []string{"build", "-o", bin}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	if out, err := exec.Command("go", append(args, "github.com/quorum-go/quorum/internal/cmd/copilot-sim")...).CombinedOutput(); err != nil {
+		t.Fatalf("building copilot-sim: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// children lists the processes whose parent is pid, by their /proc stat.
+func children(t *testing.T, pid int) map[int]string {
+	t.Helper()
+	out := map[int]string{}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue // gone meanwhile
+		}
+		// pid (comm) state ppid …; comm may hold spaces, so read after ')'.
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		fields := strings.Fields(s[i+1:])
+		if len(fields) > 1 {
+			if ppid, _ := strconv.Atoi(fields[1]); ppid == pid {
+				out[child] = s[strings.IndexByte(s, '(')+1 : i]
+			}
+		}
+	}
+	return out
+}
+
+// alive reports whether pid is a process that has not been reaped.
+func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
+
+// Three calls at once on the built binary, with a CLI child (the
+// simulator program in the CLI's place): one child serves them all. Then
+// a client that disconnects mid-call: the server exits, and its child is
+// gone.
+func TestMCPBinaryOneChild(t *testing.T) {
+	bin, simBin := quorumBinary(t), buildSim(t)
+	ctx, cancel := context.WithTimeout(context.Background(), mcpGuard)
+	defer cancel()
+	cmd := exec.Command(bin, "mcp", "--cli-path", simBin, "--cli-args", "--sim-pace 20ms")
+	cmd.Env, cmd.Dir = cleanEnv(t), t.TempDir()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		stdin.Close()
+		select {
+		case <-waited:
+		case <-time.After(mcpGuard):
+			cmd.Process.Kill()
+			<-waited
+		}
+	})
+	progress := make(chan string, 100)
+	client := mcp.NewClient(&mcp.Implementation{Name: "quorum-test", Version: "1"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			select {
+			case progress <- r.Params.Message:
+			default:
+			}
+		}})
+	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: stdout, Writer: stdin}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kids := children(t, cmd.Process.Pid); len(kids) != 0 {
+		t.Errorf("a CLI started before any call: %v", kids)
+	}
+	var wg sync.WaitGroup
+	results := make([]*mcp.CallToolResult, 3)
+	for i, model := range []string{"sim-alpha", "sim-beta", "sim-gamma"} {
+		wg.Go(func() { results[i] = callTool(t, ctx, cs, "ask", map[string]any{"question": "Which is best?", "model": model}) })
+	}
+	wg.Wait()
+	for i, res := range results {
+		if res == nil || res.IsError {
+			t.Fatalf("call %d failed: %s\n%s", i, toolText(res), stderr.String())
+		}
+	}
+	kids := children(t, cmd.Process.Pid)
+	var sims []int
+	for pid, comm := range kids {
+		if strings.HasPrefix(comm, "copilot-sim") {
+			sims = append(sims, pid)
+		}
+	}
+	if len(sims) != 1 {
+		t.Fatalf("CLI children after three calls at once: %v, want one", kids)
+	}
+
+	// A long call, and the client gone once its first phase has started.
+	go func() {
+		p := &mcp.CallToolParams{Name: "debate", Arguments: map[string]any{"claim": "long", "models": []string{"sim-alpha", "sim-beta"}, "rounds": 10}}
+		p.SetProgressToken("debate")
+		cs.CallTool(ctx, p)
+	}()
+	select {
+	case msg := <-progress:
+		if !strings.HasPrefix(msg, "opening phase started") {
+			t.Errorf("first progress: %q", msg)
+		}
+	case <-time.After(mcpGuard):
+		t.Fatal("no progress from the debate")
+	}
+	stdin.Close() // the client dies: the server reads the end of its input
+	select {
+	case err := <-waited:
+		if err != nil {
+			t.Errorf("quorum mcp ended with %v; stderr:\n%s", err, stderr.String())
+		}
+		waited <- err // for the cleanup
+	case <-time.After(mcpGuard):
+		t.Fatalf("quorum mcp did not exit after its client left; stderr:\n%s", stderr.String())
+	}
+	if alive(sims[0]) {
+		t.Errorf("the CLI child %d outlived quorum mcp", sims[0])
+	}
+	cs.Close()
+}
+
+// The quorum stays one shape: the mcp command's flags are settings, and
+// its defaults reach the tools' schemas.
+func TestMCPCommandDefaults(t *testing.T) {
+	bin := quorumBinary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), mcpGuard)
+	defer cancel()
+	cmd := exec.Command(bin, "mcp", "--sim", "-m", "sim-beta,sim-gamma", "--timeout", "90s", "-j", "2")
+	cmd.Env, cmd.Dir = append(cleanEnv(t), "QUORUM_ROUNDS=4"), t.TempDir()
+	cs := mcpConnect(t, ctx, cmd)
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range tools.Tools {
+		in, _ := json.Marshal(tool.InputSchema)
+		switch tool.Name {
+		case "debate":
+			for _, want := range []string{`"default":["sim-beta","sim-gamma"]`, `"default":90`, `"default":4`} {
+				if !strings.Contains(string(in), want) {
+					t.Errorf("debate's input schema lacks %s: %s", want, in)
+				}
+			}
+		}
+	}
+	res := callTool(t, ctx, cs, "discuss", map[string]any{"topic": goldenTopic, "noReview": true})
+	var d quorum.DiscussResult
+	b, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(b, &d); err != nil || !slices.Equal(d.Models, []string{"sim-beta", "sim-gamma"}) {
+		t.Errorf("%v: models %v", err, d.Models)
+	}
+}
+
+// --http refuses an address other machines can reach without
+// --allow-remote, as a usage error.
+func TestMCPHTTPRefusesRemote(t *testing.T) {
+	r := runBinary(t, func() *exec.Cmd {
+		c := exec.Command(quorumBinary(t), "mcp", "--sim", "--http", "0.0.0.0:0")
+		c.Env, c.Dir = cleanEnv(t), t.TempDir()
+		return c
+	}())
+	if r.code != ExitUsage || !strings.Contains(r.stderr, "--allow-remote") || r.stdout != "" {
+		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
