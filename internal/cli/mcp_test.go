@@ -276,7 +276,9 @@ func TestMCPBinaryOneChild(t *testing.T) {
 	var wg sync.WaitGroup
 	results := make([]*mcp.CallToolResult, 3)
 	for i, model := range []string{"sim-alpha", "sim-beta", "sim-gamma"} {
-		wg.Go(func() { results[i] = callTool(t, ctx, cs, "ask", map[string]any{"question": "Which is best?", "model": model}) })
+		wg.Go(func() {
+			results[i] = callTool(t, ctx, cs, "ask", map[string]any{"question": "Which is best?", "model": model})
+		})
 	}
 	wg.Wait()
 	for i, res := range results {
