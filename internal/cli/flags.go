@@ -45,6 +45,8 @@ type opts struct {
 	transcript string
 	show       []string
 	json       []string
+	// jq is --jq's expression over the JSON output.
+	jq string
 	// model is ask's one model (-m once).
 	model string
 	// base and head are review's git range; context its context files;
@@ -201,6 +203,8 @@ func (b flagBuilder) declare(spec cmdSpec) {
 		b.setting("output", "output", "o", "result `format`: text, markdown or json", groupOutput)
 		fs.StringSliceVar(&o.json, "json", nil, "print these `fields` of the result as JSON (a comma-separated list; --json with no list names them)")
 		group(fs.Lookup("json"), groupOutput)
+		fs.StringVar(&o.jq, "jq", "", "filter the JSON output with a jq `expression` (built in, as gh's --jq; strings print as text)")
+		group(fs.Lookup("jq"), groupOutput)
 	}
 	if spec.quorum {
 		fs.StringSliceVar(&o.show, "show", nil, "show only these `sections` of the report, comma-separated (default: all)")

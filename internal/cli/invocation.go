@@ -11,6 +11,7 @@ import (
 	"github.com/quorum-go/quorum/internal/cli/sanitize"
 	"github.com/spf13/pflag"
 
+	"github.com/itchyny/gojq"
 	"github.com/quorum-go/quorum/internal/cli/config"
 	"github.com/quorum-go/quorum/quorum"
 	"github.com/rs/zerolog"
@@ -37,6 +38,8 @@ type invocation struct {
 	// and ask's streamed text as Delta events. Only a test's run function
 	// sets it (runWrapper), to stop a run at a chosen point.
 	observe func(quorum.Event)
+	// jq is --jq's compiled expression, nil without it.
+	jq *gojq.Code
 	// printedJSON says that the command printed its JSON envelope: one
 	// that fails before it does prints one with its error (newCommand).
 	printedJSON bool
@@ -97,6 +100,16 @@ func (e *env) prepare(cmd *cobra.Command, args []string, spec cmdSpec, o *opts) 
 	inv.loaded, inv.s, inv.loadErr = loaded, loaded.Settings, err
 	if err := inv.settingsProblems(); err != nil {
 		return inv, err
+	}
+	if o.jq != "" {
+		if inv.flagGiven("output") && inv.s.Output != "json" {
+			return inv, usagef("--jq filters JSON output; it cannot be used with -o %s", inv.s.Output)
+		}
+		code, err := compileJQ(o.jq)
+		if err != nil {
+			return inv, err
+		}
+		inv.jq, inv.s.Output = code, "json"
 	}
 	if len(o.json) == 0 && inv.flagGiven("json") {
 		return inv, usagef("--json needs the fields to print, comma-separated; %s has: %s", cmd.CommandPath(), strings.Join(jsonFields(inv.name), ", "))
@@ -213,7 +226,7 @@ func (e *settingsError) Error() string {
 // jsonOutput says whether the command prints JSON: -o json or --json,
 // from whichever layer, even when another setting is broken.
 func (inv *invocation) jsonOutput() bool {
-	return inv.s.Output == "json" || len(inv.o.json) > 0
+	return inv.s.Output == "json" || len(inv.o.json) > 0 || inv.o.jq != ""
 }
 
 // failedJSON prints the envelope of a command that failed before it had a

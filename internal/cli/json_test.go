@@ -150,3 +150,37 @@ func TestPlanJSONWinnerIsThePlan(t *testing.T) {
 		t.Errorf("winner = %+v\n%s", w, o.stdout)
 	}
 }
+
+// --jq runs a jq expression over any command's JSON output, as gh's does:
+// strings print as text, other values as JSON; a mistake in the
+// expression is a usage error before anything runs; with text output it
+// is refused.
+func TestJQ(t *testing.T) {
+	h := newHarness(t)
+	for _, c := range []struct {
+		args []string
+		code int
+		out  string
+	}{
+		{[]string{"models", "--sim", "--jq", ".result.models[].id"}, ExitOK, "sim-alpha\nsim-beta\nsim-gamma\nsim-moderator\n"},
+		{[]string{"models", "--sim", "--jq", "{n: (.result.models | length), s: .simulated}"}, ExitOK, "{\n  \"n\": 4,\n  \"s\": true\n}\n"},
+		{[]string{"plan", "--sim", "-q", "--json", "winner", "--jq", ".winner.model", goldenTask}, ExitOK, "sim-"},
+		{[]string{"config", "get", "timeout", "--jq", ".result.value"}, ExitOK, "15m\n"},
+		{[]string{"ask", "--sim", "-q", "--jq", ".error, .status", "q"}, ExitOK, "null\nok\n"},
+		{[]string{"models", "--sim", "--jq", ".result.models["}, ExitUsage, ""},
+		{[]string{"models", "--sim", "-o", "text", "--jq", "."}, ExitUsage, ""},
+		{[]string{"models", "--sim", "--jq", `error("boom")`}, ExitFailure, ""},
+	} {
+		o := h.run(c.args...)
+		if o.code != c.code || !strings.HasPrefix(o.stdout, c.out) || c.out == "" && o.stdout != "" {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q", c.args, o.code, o.stdout, o.stderr)
+		}
+	}
+	// A model's text printed as a string is cleaned for the terminal.
+	h.simModels = func(p pace) []sim.Model {
+		return []sim.Model{simquorum.Model("m").With(sim.Rule{Name: "evil", Match: func(sim.Turn) bool { return true }, Respond: sim.Always(sim.Text("a \x1b[2J b"))})}
+	}
+	if o := h.run("ask", "--sim", "-q", "--jq", ".result.answer", "q"); strings.Contains(o.stdout, "\x1b") || !strings.Contains(o.stdout, "a ") {
+		t.Errorf("--jq printed %q", o.stdout)
+	}
+}

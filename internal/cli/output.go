@@ -140,6 +140,9 @@ func (inv *invocation) writeJSON(result any, status, errText string) error {
 		}
 		out = picked
 	}
+	if inv.jq != nil {
+		return writeJQ(inv.cmd.Context(), inv.e.stdout, inv.jq, out)
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
