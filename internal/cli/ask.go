@@ -33,10 +33,13 @@ switched off; the answer streams to stdout as it is written. With -o json,
 the answer comes whole at the end, in the envelope every command uses:
   {"command": "ask", "simulated", "status", "error", "result":
    {"model", "question", "answer", "elapsedMs", "usage"}}
-A question of - is read from stdin (up to 1 MiB). An answer cut short by
+A question of - is read from stdin (up to 1 MiB); text piped on stdin
+beside a question is given with it as context, marked as material and not
+instructions (git diff | quorum ask "explain this"). An answer cut short by
 Ctrl-C or a failure is still printed, in every format.`,
 		Example: `  $ quorum ask "What does errgroup.WithContext do?"
-  $ quorum ask -m gpt-5 --json answer "Explain CRDTs in one paragraph" | jq -r .answer`,
+  $ quorum ask -m gpt-5 --json answer "Explain CRDTs in one paragraph" | jq -r .answer
+  $ git diff | quorum ask "explain this change"`,
 		Args: exactArgs("a question (quote it; - reads it from stdin)"),
 	}, cmdSpec{one: true, connects: true, output: true, progress: true, timeout: true}, runF.around(runAsk))
 }
@@ -47,6 +50,11 @@ func runAsk(inv *invocation) error {
 	if err != nil {
 		return err
 	}
+	g, err := inv.withContext(q, "question")
+	if err != nil {
+		return err
+	}
+	q = g.text
 	ctx, cancel := context.WithTimeout(parent, inv.s.Timeout)
 	defer cancel()
 	c, closeClient, err := inv.connect(ctx)
@@ -69,7 +77,11 @@ func runAsk(inv *invocation) error {
 		if inv.simulated() {
 			label += ", simulated"
 		}
-		fmt.Fprintf(inv.e.stderr, "quorum: asking %s\n", label)
+		with := ""
+		if len(g.lines) > 0 {
+			with = " with " + strings.Join(g.lines, "; ")
+		}
+		fmt.Fprintf(inv.e.stderr, "quorum: asking %s%s\n", label, sanitize.Line(with))
 	}
 	var streamed strings.Builder
 	// On a terminal the answer is wrapped at spaces to its width; piped,

@@ -28,11 +28,15 @@ arguments, ledger, verdict, usage.
 Participants default to the first three models the CLI offers (with --sim:
 sim-alpha and sim-gamma for, sim-beta against, moderated by sim-moderator).
 A claim of - is read from stdin (up to 1 MiB).
+Text piped on stdin beside the claim (git diff | quorum debate "…"), and
+--context files and folders (their text files, 256 KiB in all), are given
+with it as context, marked as material and not instructions; the report
+lists what was read and what was left out.
 ` + outputHelp("DebateResult", exitHelp),
 		Example: `  $ quorum debate "We should rewrite the billing service in Rust"
   $ quorum debate -m gpt-5,claude-sonnet-4.5 --moderator gemini-2.5-pro --rounds 3 "Tabs beat spaces"
   $ quorum debate -q --json verdict,ledger "Monorepos scale" | jq .verdict.position`,
 		Args: exactArgs("a claim (quote it; - reads it from stdin)"),
-	}, cmdSpec{quorum: true, moderated: true, rounds: true, connects: true, output: true, progress: true, timeout: true},
+	}, cmdSpec{quorum: true, textContext: true, moderated: true, rounds: true, connects: true, output: true, progress: true, timeout: true},
 		runF.around(func(inv *invocation) error { return inv.runQuorum(quorumKinds["debate"]) }))
 }

@@ -21,12 +21,16 @@ synthesis, usage.
 Participants default to the first three models the CLI offers (with --sim:
 sim-alpha, sim-beta and sim-gamma, moderated by sim-moderator). A topic of
 - is read from stdin (up to 1 MiB).
+Text piped on stdin beside the topic (git diff | quorum discuss "…"), and
+--context files and folders (their text files, 256 KiB in all), are given
+with it as context, marked as material and not instructions; the report
+lists what was read and what was left out.
 ` + outputHelp("DiscussResult", exitHelp),
 		Example: `  $ quorum discuss "Should we shard the database?"
   $ quorum discuss -m gpt-5,claude-sonnet-4.5 --moderator gpt-5 "Tabs or spaces?"
   $ quorum discuss --show synthesis,ranking "Is Rust worth it for us?"
   $ git diff | quorum discuss -o markdown - > review.md`,
 		Args: exactArgs("a topic (quote it; - reads it from stdin)"),
-	}, cmdSpec{quorum: true, moderated: true, peerReview: true, connects: true, output: true, progress: true, timeout: true},
+	}, cmdSpec{quorum: true, textContext: true, moderated: true, peerReview: true, connects: true, output: true, progress: true, timeout: true},
 		runF.around(func(inv *invocation) error { return inv.runQuorum(quorumKinds["discuss"]) }))
 }

@@ -73,6 +73,9 @@ type cmdSpec struct {
 	// agent: agent (--context, --solo, --executor, --yes, --approve, …,
 	// --fail-on, --sarif).
 	quorum, moderated, peerReview, rounds, change, agent bool
+	// textContext: discuss, plan and debate (--context FILE|DIR, read
+	// with the question).
+	textContext bool
 	// one: ask (one model).
 	one bool
 	// connects: the command talks to the CLI (connection flags, --sim);
@@ -164,6 +167,10 @@ func (b flagBuilder) declare(spec cmdSpec) {
 		fs.StringVar(&o.head, "head", "", "the end of the --base range (default HEAD)")
 		group(fs.Lookup("head"), groupInput)
 		fs.StringArrayVar(&o.context, "context", nil, "a `file` that helps to understand the change, shown to the models but not reviewed; repeat for several")
+		group(fs.Lookup("context"), groupInput)
+	}
+	if spec.textContext {
+		fs.StringArrayVar(&o.context, "context", nil, "a `file` or folder the models read with the question (text files, 256 KiB in all); repeat for several")
 		group(fs.Lookup("context"), groupInput)
 	}
 	if spec.agent {

@@ -38,6 +38,9 @@ type invocation struct {
 	// and ask's streamed text as Delta events. Only a test's run function
 	// sets it (runWrapper), to stop a run at a chosen point.
 	observe func(quorum.Event)
+	// given is the question with the context given with it (context.go),
+	// for the report.
+	given given
 	// jq is --jq's compiled expression, nil without it.
 	jq *gojq.Code
 	// printedJSON says that the command printed its JSON envelope: one

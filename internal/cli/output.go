@@ -184,7 +184,8 @@ func (inv *invocation) printResult(rep report.Report, result any, status, incomp
 	if inv.s.Output == "json" {
 		return inv.writeJSON(result, status, incomplete)
 	}
-	o := report.Options{Sections: inv.o.show, Simulated: inv.simulated(), Incomplete: incomplete}
+	o := report.Options{Sections: inv.o.show, Simulated: inv.simulated(), Incomplete: incomplete,
+		Subject: inv.given.question, Context: inv.given.lines}
 	if inv.s.Output == "markdown" {
 		report.Markdown(inv.e.stdout, rep, o)
 		return nil

@@ -18,11 +18,15 @@ picks sections: proposals, votes, standings, winner, usage.
 Participants default to the first three models the CLI offers (with --sim:
 sim-alpha, sim-beta and sim-gamma). A task of - is read from stdin (up to
 1 MiB).
+Text piped on stdin beside the task (git diff | quorum plan "…"), and
+--context files and folders (their text files, 256 KiB in all), are given
+with it as context, marked as material and not instructions; the report
+lists what was read and what was left out.
 ` + outputHelp("PlanResult", exitHelp),
 		Example: `  $ quorum plan "Migrate our CI to GitHub Actions"
   $ quorum plan -m gpt-5 -m claude-sonnet-4.5 --show winner "Add SSO to the admin app"
   $ quorum plan -q --json winner,standings "Split the monolith" | jq .`,
 		Args: exactArgs("a task (quote it; - reads it from stdin)"),
-	}, cmdSpec{quorum: true, connects: true, output: true, progress: true, timeout: true},
+	}, cmdSpec{quorum: true, textContext: true, connects: true, output: true, progress: true, timeout: true},
 		runF.around(func(inv *invocation) error { return inv.runQuorum(quorumKinds["plan"]) }))
 }

@@ -75,12 +75,17 @@ func strategy[R any](run func(context.Context, quorum.Backend, quorum.Config) (*
 // by topic.
 func textInput[R any](what string, run func(context.Context, quorum.Backend, string, quorum.Config) (*R, error), rep func(*R) report.Report, out func(*R) *quorum.Outcome) func(*invocation) (quorumRun, error) {
 	return func(inv *invocation) (quorumRun, error) {
-		text, err := inv.topic(what)
+		q, err := inv.topic(what)
 		if err != nil {
 			return quorumRun{}, err
 		}
+		g, err := inv.withContext(q, what)
+		if err != nil {
+			return quorumRun{}, err
+		}
+		inv.given = g
 		return quorumRun{run: strategy(func(ctx context.Context, b quorum.Backend, cfg quorum.Config) (*R, error) {
-			return run(ctx, b, text, cfg)
+			return run(ctx, b, g.text, cfg)
 		}, rep, out)}, nil
 	}
 }

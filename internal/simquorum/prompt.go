@@ -74,7 +74,8 @@ func outside(prompt string) string {
 }
 
 // subject returns the question or task of a prompt: the text after its
-// "Question:" or "Task:" line, up to the next blank line.
+// "Question:" or "Task:" line, up to the next blank line; in a prompt
+// without one, its first paragraph.
 func subject(prompt string) string {
 	for _, head := range []string{"\nQuestion:\n", "\nTask:\n", "\nClaim:\n"} {
 		if i := strings.Index(prompt, head); i >= 0 {
@@ -85,7 +86,13 @@ func subject(prompt string) string {
 			return strings.TrimSpace(s)
 		}
 	}
-	return strings.TrimSpace(prompt)
+	// A plain question: its first paragraph, before any material given
+	// with it (git diff | quorum ask "explain this").
+	s := strings.TrimSpace(prompt)
+	if j := strings.Index(s, "\n\n"); j >= 0 {
+		s = s[:j]
+	}
+	return strings.TrimSpace(s)
 }
 
 var stopwords = map[string]bool{}

@@ -59,7 +59,7 @@ func phaseWhen(p quorum.Phase) string {
 func (r debate) write(doc doc, o Options) {
 	d := r.d
 	header(doc, o)
-	doc.title("Debate", "Claim", excerpt(d.Claim))
+	doc.title("Debate", "Claim", o.subject(d.Claim))
 	var pro, con []string
 	for _, db := range d.Debaters {
 		who := participants([]string{db.Model}, d.Phases)
@@ -73,7 +73,7 @@ func (r debate) write(doc doc, o Options) {
 	if v := d.Verdict; v != nil {
 		kv = append(kv, [2]string{"Moderator", moderatorLine(v.Moderation)})
 	}
-	doc.fields(kv)
+	doc.fields(o.withContext(kv))
 	if o.show("arguments") {
 		r.arguments(doc)
 	}

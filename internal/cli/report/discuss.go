@@ -38,12 +38,12 @@ func (r discuss) response(l string) string {
 func (r discuss) write(doc doc, o Options) {
 	d := r.d
 	header(doc, o)
-	doc.title("Discussion", "Question", excerpt(d.Question))
+	doc.title("Discussion", "Question", o.subject(d.Question))
 	kv := [][2]string{{"Participants", participants(d.Models, d.Phases)}}
 	if s := d.Synthesis; s != nil {
 		kv = append(kv, [2]string{"Moderator", moderatorLine(s.Moderation)})
 	}
-	doc.fields(kv)
+	doc.fields(o.withContext(kv))
 	if o.show("answers") {
 		r.answers(doc)
 	}

@@ -37,8 +37,8 @@ func (r plan) name(label string) string {
 func (r plan) write(doc doc, o Options) {
 	p := r.p
 	header(doc, o)
-	doc.title("Plan", "Task", excerpt(p.Task))
-	doc.fields([][2]string{{"Participants", participants(p.Models, p.Phases)}})
+	doc.title("Plan", "Task", o.subject(p.Task))
+	doc.fields(o.withContext([][2]string{{"Participants", participants(p.Models, p.Phases)}}))
 	if o.show("proposals") {
 		r.proposals(doc)
 	}

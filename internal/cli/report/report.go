@@ -34,6 +34,30 @@ type Options struct {
 	// was interrupted): the report says so at its top and its end, and
 	// shows what had been collected.
 	Incomplete string
+	// Subject, when set, is the question, task or claim as the user gave
+	// it, shown in place of the result's, which holds the context given
+	// with it; Context lists that context: what was read (its source and
+	// size) and what was left out and why.
+	Subject string
+	Context []string
+}
+
+// subject is what the report names as the run's question: o.Subject, or
+// the result's own text.
+func (o Options) subject(own string) string {
+	if o.Subject != "" {
+		return excerpt(o.Subject)
+	}
+	return excerpt(own)
+}
+
+// withContext adds the context given with the question to a report's
+// fields.
+func (o Options) withContext(kv [][2]string) [][2]string {
+	if len(o.Context) == 0 {
+		return kv
+	}
+	return append(kv, [2]string{"Context", strings.Join(o.Context, "; ")})
 }
 
 func (o Options) show(section string) bool {
