@@ -323,3 +323,57 @@ func TestPermissionRequestDecode(t *testing.T) {
 		t.Error("a malformed shell request decoded")
 	}
 }
+
+// The policies of one session run at once, at most maxPolicyCalls of
+// them: past that, asking waits for one to return, and every request is
+// decided in the end.
+func TestPoliciesRunAtOnceWithinTheirBound(t *testing.T) {
+	c, _ := simClient(t, sim.Options{Models: []sim.Model{model("m", func(sim.Turn) sim.Reply { return sim.Text("") })}})
+	ctx := testutil.Context(t, hangGuard)
+	var mu sync.Mutex
+	running, most, decided := 0, 0, 0
+	full := make(chan struct{})
+	var fullOnce sync.Once
+	release := make(chan struct{})
+	s, err := c.NewSession(ctx, SessionConfig{Model: "m", Permissions: func(pctx context.Context, _ PermissionRequest) (PermissionDecision, error) {
+		mu.Lock()
+		running++
+		most = max(most, running)
+		if running == maxPolicyCalls {
+			fullOnce.Do(func() { close(full) })
+		}
+		mu.Unlock()
+		select {
+		case <-release:
+		case <-pctx.Done():
+		}
+		mu.Lock()
+		running--
+		decided++
+		mu.Unlock()
+		return NoResult(), nil // nothing to send for these made-up requests
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const asks = maxPolicyCalls + 4
+	asked := make(chan struct{})
+	go func() {
+		defer close(asked)
+		for i := range asks {
+			s.askPolicy(ctx, &PermissionRequest{RequestID: fmt.Sprint("r", i), Kind: PermissionKindRead}, nil, nil)
+		}
+	}()
+	testutil.Receive(t, "the bound's worth of policies running", hangGuard, full)
+	close(release)
+	testutil.Receive(t, "every request asked", hangGuard, asked)
+	if err := s.Destroy(ctx); err != nil { // Close below waits for the policies' goroutines
+		t.Fatal(err)
+	}
+	c.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	if most != maxPolicyCalls || decided != asks {
+		t.Errorf("at most %d policies ran at once (bound %d); %d of %d decided", most, maxPolicyCalls, decided, asks)
+	}
+}
