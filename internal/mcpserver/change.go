@@ -137,6 +137,8 @@ func (s *Server) gitDiff(ctx context.Context, base, head string) (string, error)
 		return "", fmt.Errorf("git was not found on the server's PATH, so git diff %s cannot run; give the change as diff instead", rng)
 	case ctx.Err() != nil:
 		return "", context.Cause(ctx)
+	case errors.As(err, &ee) && strings.Contains(errOut.buf.String(), "ot a git repository"):
+		return "", argError("the server's working directory %s is not the top of a git repository, so git diff %s cannot run there; start quorum mcp in the repository's top folder, or give the change as diff", dir, rng)
 	case errors.As(err, &ee):
 		msg, _, _ := strings.Cut(strings.TrimSpace(errOut.buf.String()), "\n")
 		return "", argError("git diff %s failed in %s (%s): %s; check the revisions, or give the change as diff (the server reviews the repository it was started in)", rng, dir, ee.ProcessState, msg)

@@ -84,11 +84,9 @@ func (s *clis) get(ctx context.Context) (*cliInstance, error) {
 		s.starting = ch
 		s.mu.Unlock()
 
-		c, release, err := s.connect(ctx)
+		c, release, err := s.connectOnce(ctx, ch)
 
 		s.mu.Lock()
-		s.starting = nil
-		close(ch)
 		if err != nil {
 			s.mu.Unlock()
 			return nil, err
@@ -109,6 +107,19 @@ func (s *clis) get(ctx context.Context) (*cliInstance, error) {
 		go s.watch(inst)
 		return inst, nil
 	}
+}
+
+// connectOnce runs the connector for the start that ch marks, and ends
+// that start however the connector returns (a panic included), so that
+// the calls waiting for it look again rather than wait for ever.
+func (s *clis) connectOnce(ctx context.Context, ch chan struct{}) (*copilot.Client, func(), error) {
+	defer func() {
+		s.mu.Lock()
+		s.starting = nil
+		close(ch)
+		s.mu.Unlock()
+	}()
+	return s.connect(ctx)
 }
 
 // watch releases an instance whose connection ended, so that a dead child

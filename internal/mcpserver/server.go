@@ -126,9 +126,11 @@ func (s *Server) Close() error {
 	return nil
 }
 
-// ServeStdio serves one client on r and w (the process's stdin and
-// stdout) until the client disconnects or ctx ends, then closes the
-// server. Nothing but the protocol is written to w.
+// ServeStdio serves one client on t (for quorum mcp, an IOTransport on
+// the process's stdin and stdout) until the client disconnects or ctx
+// ends, then closes the server. Nothing but the protocol is written to
+// the transport; no response goes out for a request the client
+// cancelled.
 func (s *Server) ServeStdio(ctx context.Context, t mcp.Transport) error {
 	// Cancel the calls before the SDK's session waits for them to return.
 	stop := context.AfterFunc(ctx, s.cancel)

@@ -426,7 +426,7 @@ func TestBadArguments(t *testing.T) {
 		{"review", map[string]any{"diff": testDiff, "context": []string{"../../etc/passwd"}}, "cannot be read"},
 		{"review", map[string]any{"diff": testDiff, "context": []string{"/etc/passwd"}}, "must be relative"},
 		{"review", map[string]any{"base": "--output=/tmp/x"}, "is not one"},
-		{"review", map[string]any{"base": "main"}, "git diff main..HEAD failed"},
+		{"review", map[string]any{"base": "main"}, "is not the top of a git repository, so git diff main..HEAD cannot run there"},
 		{"ask", map[string]any{"question": "x", "model": "nope"}, "unknown model nope"},
 		{"nosuchtool", map[string]any{}, ""},
 	} {
