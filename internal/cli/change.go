@@ -23,6 +23,10 @@ func (inv *invocation) readChange() (quorum.Change, string, error) {
 	var source string
 	var err error
 	switch {
+	case o.pr != "" && (len(inv.args) == 1 || o.base != ""):
+		return ch, "", usagef("give the change as a diff file, as --base or as --pr, one of them")
+	case o.pr != "":
+		ch, source, err = inv.readPR(o.pr) // its title and body are context
 	case len(inv.args) == 1 && o.base != "":
 		return ch, "", usagef("give the change as a diff file or as --base, not both")
 	case o.head != "" && o.base == "":
@@ -36,7 +40,7 @@ func (inv *invocation) readChange() (quorum.Change, string, error) {
 	case o.base != "":
 		ch.Diff, source, err = inv.gitDiff(o.base, o.head)
 	default:
-		return ch, "", usagef("quorum review needs a change: a diff file, - to read it from stdin, or --base REV to review git diff REV..HEAD")
+		return ch, "", usagef("quorum review needs a change: a diff file, - to read it from stdin, --base REV to review git diff REV..HEAD, or --pr N for a pull request")
 	}
 	if err != nil {
 		return ch, source, err

@@ -52,8 +52,10 @@ type opts struct {
 	// base and head are review's git range; context its context files;
 	// sarif where it writes SARIF.
 	base, head string
-	context    []string
-	sarif      string
+	// pr is review's pull request (--pr), read through gh.
+	pr      string
+	context []string
+	sarif   string
 	// The agent's: who plans alone (solo) and who executes, the rounds of
 	// plan review and of fixes, the tool-call limit, consent (yes), how
 	// shell commands are decided (approve), URLs, where worktrees go.
@@ -166,6 +168,8 @@ func (b flagBuilder) declare(spec cmdSpec) {
 		group(fs.Lookup("base"), groupInput)
 		fs.StringVar(&o.head, "head", "", "the end of the --base range (default HEAD)")
 		group(fs.Lookup("head"), groupInput)
+		fs.StringVar(&o.pr, "pr", "", "review pull request `N` (a number, or its URL) through the GitHub CLI, gh: its diff, with its title and description as context")
+		group(fs.Lookup("pr"), groupInput)
 		fs.StringArrayVar(&o.context, "context", nil, "a `file` that helps to understand the change, shown to the models but not reviewed; repeat for several")
 		group(fs.Lookup("context"), groupInput)
 	}

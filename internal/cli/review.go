@@ -27,8 +27,10 @@ lines, severity (blocking, major or minor), category, explanation and a
 suggested fix. The same finding from several models counts once, with the
 models that agree; findings are ranked by severity, then by agreement.
 
-The change is a unified diff: a file, - for stdin, or with --base (and
---head, default HEAD) git diff base..head in the current repository.
+The change is a unified diff: a file, - for stdin, with --base (and
+--head, default HEAD) git diff base..head in the current repository, or
+with --pr N (or the pull request's URL) the pull request's diff through
+the GitHub CLI, gh, its title and description given as context.
 --context adds files that help to understand it. Binary diffs, and changes
 over 1 MiB with their context files, are refused.
 
@@ -42,6 +44,7 @@ Participants default to the first three models the CLI offers (with --sim:
 sim-alpha, sim-beta and sim-gamma).
 ` + outputHelp("ReviewResult", reviewExits),
 		Example: `  $ quorum review --base main
+  $ quorum review --pr 123 --sarif review.sarif
   $ git diff HEAD~3 | quorum review - --fail-on major
   $ quorum review change.diff --context docs/design.md --sarif review.sarif -q`,
 		Args: maxArgs(1, "a diff file (- reads it from stdin)"),

@@ -148,7 +148,7 @@ func TestReviewRefusesBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"review", "--sim"}, "quorum review needs a change: a diff file, - to read it from stdin, or --base REV"},
+		{[]string{"review", "--sim"}, "quorum review needs a change: a diff file, - to read it from stdin, --base REV to review git diff REV..HEAD, or --pr N"},
 		{[]string{"review", "--sim", "a.diff", "b.diff"}, "quorum review takes at most a diff file (- reads it from stdin), got 2 arguments"},
 		{[]string{"review", "--sim", "--base", "main", goldenDiff}, "give the change as a diff file or as --base, not both"},
 		{[]string{"review", "--sim", "--head", "HEAD"}, "--head needs --base"},
