@@ -110,7 +110,9 @@ func (c *Client) NewSession(ctx context.Context, cfg SessionConfig) (*Session, e
 // Session, which answers its tool calls and permission requests), and so
 // do its later turns, Send, Abort, Destroy and Delete (a channel taken
 // with Channel ends with ErrSuperseded too); Close releases it.
-// What the CLI sent before it answered the resume is the old Session's.
+// What the CLI sent before it answered the resume is the old Session's,
+// and a permission request its policy is still deciding is answered by
+// that policy (whose context ends with the old turn).
 // A resume the CLI refuses leaves the old Session as it was.
 func (c *Client) ResumeSession(ctx context.Context, id string, cfg SessionConfig) (*Session, error) {
 	if err := requireID("resuming a session", id); err != nil {

@@ -93,6 +93,11 @@ func (s *Session) StreamPrompt(ctx context.Context, p Prompt, h TurnHandlers) (R
 
 	s.turns.betweenTurns = nil // from here, the turn counts every call
 	ctx = withToolCount(ctx, &toolCount{})
+	// The turn's policies run on goroutines of their own: their context
+	// ends with the turn (a policy still deciding when the turn failed or
+	// was superseded gives up; its answer, if any, still goes out).
+	ctx, endTurn := context.WithCancel(ctx)
+	defer endTurn()
 	var limit *inactivityLimit
 	if s.inactivity > 0 {
 		var stop func()
