@@ -134,7 +134,8 @@ func TestRealCLIResumeOpenSession(t *testing.T) {
 				var denied bool
 				for _, ev := range events {
 					var d protocol.ToolExecutionCompleteData
-					if ev.Type == protocol.EventToolExecutionComplete && ev.UnmarshalData(&d) == nil && !d.Success {
+					if ev.Type == protocol.EventToolExecutionComplete && ev.UnmarshalData(&d) == nil && !d.Success &&
+						d.Error != nil && strings.Contains(d.Error.Message, "Permission denied") {
 						denied = true
 					}
 				}

@@ -9,7 +9,8 @@ import (
 	"github.com/quorum-go/quorum/session"
 )
 
-// Supersede hands a session to a new channel while its events stream:
+// Contract 11 (see the package doc). Supersede hands a session to a new
+// channel while its events stream:
 // every event reaches exactly one of the two channels, in order, the old
 // consumer's first; the old channel ends with session.ErrSuperseded;
 // closing it leaves the new route alone. The old consumer has read some of
