@@ -10,9 +10,8 @@ import (
 )
 
 // Contract 11 (see the package doc). Supersede hands a session to a new
-// channel while its events stream:
-// every event reaches exactly one of the two channels, in order, the old
-// consumer's first; the old channel ends with session.ErrSuperseded;
+// channel while its events stream: every event reaches exactly one of the
+// two channels, in order, the old consumer's first; the old channel ends with session.ErrSuperseded;
 // closing it leaves the new route alone. The old consumer has read some of
 // the first half of the events and left the rest unread (they must move);
 // the second half is being sent while the hand-over happens (a delivery
