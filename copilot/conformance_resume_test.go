@@ -163,6 +163,14 @@ func TestRealCLIResumeOpenSession(t *testing.T) {
 					t.Errorf("the resumed session's messages hold the answers %q", answers)
 				}
 			}},
+		// Not one of the official SDK's eleven: a resume need not name the
+		// model, as theirs need not.
+		{"model kept", plain, SessionConfig{BuiltinTools: NoBuiltinTools()}, "hi",
+			func(t *testing.T, s *Session, req modelapi.Request, _ []Event) {
+				if req.Model != "m" || s.Model() != "m" {
+					t.Errorf("the model asked for %q; Session.Model %q; want the session's own, m", req.Model, s.Model())
+				}
+			}},
 		{"permission handler",
 			SessionConfig{Model: "tooler", BuiltinTools: NoBuiltinTools(), Tools: []Tool{lookup}, Permissions: oldPolicy},
 			SessionConfig{Model: "tooler", BuiltinTools: NoBuiltinTools(), Tools: []Tool{lookup}}, "go",

@@ -13,8 +13,14 @@ import (
 // prepare validates cfg and builds, on the current connection, the session
 // value and the params that create or resume it.
 func (c *Client) prepare(ctx context.Context, cfg SessionConfig) (*Session, wireCreateParams, error) {
+	return c.prepareFor(ctx, cfg, false)
+}
+
+// prepareFor is prepare, for a resume when resuming (cfg's Model may then
+// be empty: the session keeps its own).
+func (c *Client) prepareFor(ctx context.Context, cfg SessionConfig, resuming bool) (*Session, wireCreateParams, error) {
 	var params wireCreateParams
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.validate(resuming); err != nil {
 		return nil, params, err
 	}
 	cn, err := c.current(ctx)

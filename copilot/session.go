@@ -98,7 +98,8 @@ func (c *Client) NewSession(ctx context.Context, cfg SessionConfig) (*Session, e
 // earlier on this connection or saved by the CLI), with a new configuration:
 // the CLI applies what cfg sets (system message, working directory, tools,
 // provider, MCP servers, custom agents, …) from the next turn on. cfg's ID
-// and AssignedID are not used: the session's id is id.
+// and AssignedID are not used: the session's id is id. cfg's Model may be
+// empty: the session keeps the model it had (Session.Model says which).
 //
 // A session this client has open (a *Session not closed, destroyed or
 // deleted) can be resumed too; there is one owner per session id, so the
@@ -119,7 +120,7 @@ func (c *Client) ResumeSession(ctx context.Context, id string, cfg SessionConfig
 		return nil, err
 	}
 	cfg.ID, cfg.AssignedID = id, false
-	s, params, err := c.prepare(ctx, cfg)
+	s, params, err := c.prepareFor(ctx, cfg, true)
 	if err != nil {
 		return nil, err
 	}
@@ -144,6 +145,9 @@ func (c *Client) ResumeSession(ctx context.Context, id string, cfg SessionConfig
 		}
 	}
 	s.id = id
+	if s.model == "" && res.ModelState != nil {
+		s.model = res.ModelState.ModelID // the model the session kept
+	}
 	s.workspace = res.WorkspacePath
 	s.setCapabilities(res.Capabilities)
 	s.startReading()

@@ -26,8 +26,12 @@ import (
 // beside the Handlers they would replace; an ExtraParams entry with an
 // empty name, the name of a param a field sends, or a value encoding/json
 // cannot marshal.
-func (cfg SessionConfig) Validate() error {
-	if cfg.Model == "" && (cfg.Provider == nil || cfg.Provider.ModelID == "") {
+func (cfg SessionConfig) Validate() error { return cfg.validate(false) }
+
+// validate is Validate; resuming, a cfg without a Model is valid (the
+// session keeps its own).
+func (cfg SessionConfig) validate(resuming bool) error {
+	if !resuming && cfg.Model == "" && (cfg.Provider == nil || cfg.Provider.ModelID == "") {
 		return invalid(ErrInvalidSessionConfig, "Model is empty (and no Provider.ModelID names one); list the available models with Client.Models")
 	}
 	if cfg.ID != "" && cfg.AssignedID {
