@@ -100,6 +100,9 @@ func (c *Client) NewSession(ctx context.Context, cfg SessionConfig) (*Session, e
 // provider, MCP servers, custom agents, …) from the next turn on. cfg's ID
 // and AssignedID are not used: the session's id is id. cfg's Model may be
 // empty: the session keeps the model it had (Session.Model says which).
+// What cfg leaves at its zero value is not sent, and the CLI may keep the
+// session's own: CLI 1.0.102 keeps a BuiltinTools list set before (a nil
+// BuiltinTools does not offer every built-in tool again).
 //
 // A session this client has open (a *Session not closed, destroyed or
 // deleted) can be resumed too; there is one owner per session id, so the
