@@ -175,21 +175,25 @@ func TestMCPResultShapes(t *testing.T) {
 
 // buildSim builds the simulator program (it takes the real CLI's flags)
 // into dir.
-func buildSim(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "copilot-sim")
+func buildSim(tb testing.TB) string { return buildInto(tb, "copilot-sim", "internal/cmd/copilot-sim") }
+
+// buildInto builds the module's package pkg as a program named name in a
+// temporary directory, with -race when the tests run with it.
+func buildInto(tb testing.TB, name, pkg string) string {
+	tb.Helper()
+	bin := filepath.Join(tb.TempDir(), name)
 	args := []string{"build", "-o", bin}
 	if raceEnabled {
 		args = append(args, "-race")
 	}
-	if out, err := exec.Command("go", append(args, "github.com/quorum-go/quorum/internal/cmd/copilot-sim")...).CombinedOutput(); err != nil {
-		t.Fatalf("building copilot-sim: %v\n%s", err, out)
+	if out, err := exec.Command("go", append(args, "github.com/quorum-go/quorum/"+pkg)...).CombinedOutput(); err != nil {
+		tb.Fatalf("building %s: %v\n%s", pkg, err, out)
 	}
 	return bin
 }
 
 // children lists the processes whose parent is pid, by their /proc stat.
-func children(t *testing.T, pid int) map[int]string {
+func children(t testing.TB, pid int) map[int]string {
 	t.Helper()
 	out := map[int]string{}
 	entries, err := os.ReadDir("/proc")
@@ -370,4 +374,76 @@ func TestMCPHTTPRefusesRemote(t *testing.T) {
 	if r.code != ExitUsage || !strings.Contains(r.stderr, "--allow-remote") || r.stdout != "" {
 		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
+}
+
+// BenchmarkMCPCalls runs n discussions at once through the built binary,
+// whose CLI child is the simulator program (30 ms a streamed chunk), and
+// reports the wall time of n at once against one alone (x-one), the CLI
+// children the server had (one for all) and its peak resident memory
+// (peak-rss-MB: with n calls in flight, as no other work runs).
+//
+//	go test -run X -bench MCPCalls ./internal/cli
+func BenchmarkMCPCalls(b *testing.B) {
+	bin, simBin := buildInto(b, "quorum", "cmd/quorum"), buildSim(b)
+	for _, n := range []int{1, 3, 30} {
+		b.Run("calls="+strconv.Itoa(n), func(b *testing.B) {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*mcpGuard)
+			defer cancel()
+			cmd := exec.Command(bin, "mcp", "--cli-path", simBin, "--cli-args", "--sim-pace 30ms", "-j", "64")
+			cmd.Env, cmd.Dir = append(os.Environ(), "HOME="+b.TempDir(), "XDG_CONFIG_HOME="+b.TempDir()), b.TempDir()
+			client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+			cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer cs.Close()
+			batch := func(n int) time.Duration {
+				start := time.Now()
+				var wg sync.WaitGroup
+				for i := range n {
+					wg.Go(func() {
+						res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "discuss", Arguments: map[string]any{"topic": "Should we shard the database? " + strconv.Itoa(i)}})
+						if err != nil || res.IsError {
+							b.Errorf("call %d: %v %v", i, err, res)
+						}
+					})
+				}
+				wg.Wait()
+				return time.Since(start)
+			}
+			one := batch(1) // starts the CLI, too
+			one = batch(1)
+			b.ResetTimer()
+			var total time.Duration
+			for range b.N {
+				total += batch(n)
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(total)/float64(b.N)/float64(one), "x-one")
+			kids := 0
+			for _, comm := range children(b, cmd.Process.Pid) {
+				if strings.HasPrefix(comm, "copilot-sim") {
+					kids++
+				}
+			}
+			b.ReportMetric(float64(kids), "cli-children")
+			b.ReportMetric(float64(peakRSS(b, cmd.Process.Pid))/1024, "peak-rss-MB")
+		})
+	}
+}
+
+// peakRSS is a process's peak resident set (VmHWM), in KiB.
+func peakRSS(tb testing.TB, pid int) int {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+			return n
+		}
+	}
+	tb.Fatal("no VmHWM")
+	return 0
 }
