@@ -69,8 +69,11 @@ func TestNewAndResumeSessionRefuseInvalidConfig(t *testing.T) {
 			if s, err := c.NewSession(ctx, tc.cfg); !errors.Is(err, ErrInvalidSessionConfig) || s != nil {
 				t.Errorf("NewSession = %v, %v; want ErrInvalidSessionConfig", s, err)
 			}
-			if tc.name == "id and assigned id" {
+			switch tc.name {
+			case "id and assigned id":
 				return // ResumeSession sets the id itself
+			case "no model":
+				return // a resumed session keeps its model (TestRealCLIResumeOpenSession)
 			}
 			if s, err := c.ResumeSession(ctx, "x", tc.cfg); !errors.Is(err, ErrInvalidSessionConfig) || s != nil {
 				t.Errorf("ResumeSession = %v, %v; want ErrInvalidSessionConfig", s, err)
