@@ -27,7 +27,10 @@ const (
 // ToolResult. The tool pipeline's stages see, and may change, the result's
 // text as they see a plain handler's (truncation applies to it); the rest
 // of the result goes to the CLI as the handler returned it. An error still
-// makes the call a plain failed result, whatever the result held.
+// makes the call a plain failed result, whatever the result held: the
+// model is told only that the tool failed, unless the error is a
+// ToolError (return a ToolResult with ResultType ToolFailure and a nil
+// error to tell the model more).
 func ResultHandler(h func(ctx context.Context, call ToolCall) (ToolResult, error)) ToolHandler {
 	return func(ctx context.Context, call ToolCall) (string, error) {
 		res, err := h(ctx, call)
