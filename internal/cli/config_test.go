@@ -168,6 +168,14 @@ func TestConfigRefusesWhatARunRefuses(t *testing.T) {
 		t.Errorf("a refused value was written")
 	}
 
+	// A value that starts with a dash is a value: the CLI's own flags.
+	if o := h.run("config", "set", "cli-args", "--disable-builtin-mcps --no-color"); o.code != ExitOK {
+		t.Errorf("set cli-args: exit %d, %q", o.code, o.stderr)
+	}
+	if o := h.run("config", "get", "cli-args"); o.stdout != "--disable-builtin-mcps --no-color\n" {
+		t.Errorf("get cli-args: %q", o.stdout)
+	}
+
 	h.writeConfig(`{"rounds": 11}`)
 	o := h.run("discuss", "--sim", "-q", "-o", "json", "t")
 	if o.code != ExitOK || !strings.Contains(o.stderr, "quorum: warning: the config file "+h.configFile()+":1:12: rounds: must be 1 to 10 (got 11); quorum discuss does not use rounds") {

@@ -12,7 +12,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/quorum-go/quorum/internal/cli/report"
@@ -91,10 +90,12 @@ func (e *env) run(ctx context.Context, args []string, runF runWrapper) error {
 	return err
 }
 
-// valuesNotFlags keeps a negative number given to quorum config set as
-// its value (quorum config set concurrency -5), which pflag would take
-// for short flags, so that the value is checked and refused as a value:
-// a "--" goes before it. Other commands take no negative arguments.
+// valuesNotFlags keeps the value given to quorum config set as a value
+// when it starts with a dash — a negative number (concurrency -5), or the
+// CLI's own flags (cli-args --disable-builtin-mcps) — which pflag would
+// take for quorum's flags: a "--" goes before it, so that it is checked
+// and written, or refused, as a value. Other commands take no such
+// arguments.
 func valuesNotFlags(args []string) []string {
 	var words []int // where the words that are not flags are
 	for i, a := range args {
@@ -105,16 +106,12 @@ func valuesNotFlags(args []string) []string {
 			words = append(words, i)
 			continue
 		}
-		if len(words) >= 3 && args[words[0]] == "config" && args[words[1]] == "set" && isNumber(a) {
+		own := a == "-h" || a == "--help" || a == "--config" || strings.HasPrefix(a, "--config=")
+		if len(words) >= 3 && args[words[0]] == "config" && args[words[1]] == "set" && !own {
 			return slices.Concat(args[:i], []string{"--"}, args[i:])
 		}
 	}
 	return args
-}
-
-func isNumber(s string) bool {
-	_, err := strconv.ParseFloat(s, 64)
-	return err == nil
 }
 
 // interrupted is the error of a command whose context was cancelled: the

@@ -161,3 +161,17 @@ func TestTerminalTables(t *testing.T) {
 		}
 	}
 }
+
+// The quorum package's Config names become the flags that set them.
+func TestPlainSaysFlags(t *testing.T) {
+	for in, want := range map[string]string{
+		"no reply within the phase timeout (Config.PhaseTimeout, 5m) of the answer phase": "no reply within the phase timeout (--phase-timeout, 5m) of the answer phase",
+		"the run took longer than Config.Timeout (1s)":                                    "the run took longer than --timeout (1s)",
+		"tool calls (200); raise AgentConfig.MaxToolCalls (--max-tool-calls) if needed":   "tool calls (200); raise --max-tool-calls if needed",
+		"Config.Rounds is 11": "--rounds is 11",
+	} {
+		if got := Plain(in); got != want || strings.Contains(got, "Config") {
+			t.Errorf("Plain(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
