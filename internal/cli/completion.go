@@ -56,7 +56,7 @@ func (e *env) setupCompletion(root *cobra.Command) {
 			case "output", "transport", "fail-on":
 				k, _ := config.Lookup(f.Name)
 				fn = fixed(k.Values()...)
-			case "base", "head", "jq", "pr":
+			case "base", "head", "jq", "template", "pr":
 				fn = cobra.NoFileCompletions
 			case "show":
 				fn = fixed(sectionsOf(commandName(c))...)

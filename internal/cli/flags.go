@@ -45,8 +45,9 @@ type opts struct {
 	transcript string
 	show       []string
 	json       []string
-	// jq is --jq's expression over the JSON output.
-	jq string
+	// jq is --jq's expression over the JSON output; template is
+	// --template's Go template.
+	jq, template string
 	// model is ask's one model (-m once).
 	model string
 	// base and head are review's git range; context its context files;
@@ -216,6 +217,8 @@ func (b flagBuilder) declare(spec cmdSpec) {
 		group(fs.Lookup("json"), groupOutput)
 		fs.StringVar(&o.jq, "jq", "", "filter the JSON output with a jq `expression` (built in, as gh's --jq; strings print as text)")
 		group(fs.Lookup("jq"), groupOutput)
+		fs.StringVar(&o.template, "template", "", "format the JSON output with a Go `template`, as gh's --template ({{.status}}, {{range .result.models}}…{{end}}, join)")
+		group(fs.Lookup("template"), groupOutput)
 	}
 	if spec.quorum {
 		fs.StringSliceVar(&o.show, "show", nil, "show only these `sections` of the report, comma-separated (default: all)")

@@ -6,16 +6,16 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/quorum-go/quorum/internal/cli/report"
-	"github.com/quorum-go/quorum/internal/cli/sanitize"
-	"github.com/spf13/pflag"
+	"text/template"
 
 	"github.com/itchyny/gojq"
 	"github.com/quorum-go/quorum/internal/cli/config"
+	"github.com/quorum-go/quorum/internal/cli/report"
+	"github.com/quorum-go/quorum/internal/cli/sanitize"
 	"github.com/quorum-go/quorum/quorum"
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // invocation is one command, its command line read: the settings, read
@@ -41,8 +41,10 @@ type invocation struct {
 	// given is the question with the context given with it (context.go),
 	// for the report.
 	given given
-	// jq is --jq's compiled expression, nil without it.
-	jq *gojq.Code
+	// jq is --jq's compiled expression, template --template's; nil
+	// without them.
+	jq       *gojq.Code
+	template *template.Template
 	// printedJSON says that the command printed its JSON envelope: one
 	// that fails before it does prints one with its error (newCommand).
 	printedJSON bool
@@ -104,15 +106,27 @@ func (e *env) prepare(cmd *cobra.Command, args []string, spec cmdSpec, o *opts) 
 	if err := inv.settingsProblems(); err != nil {
 		return inv, err
 	}
-	if o.jq != "" {
-		if inv.flagGiven("output") && inv.s.Output != "json" {
-			return inv, usagef("--jq filters JSON output; it cannot be used with -o %s", inv.s.Output)
+	if o.jq != "" || o.template != "" {
+		flag := "--jq"
+		if o.template != "" {
+			flag = "--template"
 		}
-		code, err := compileJQ(o.jq)
+		switch {
+		case o.jq != "" && o.template != "":
+			return inv, usagef("--jq and --template both shape the JSON output; give one")
+		case inv.flagGiven("output") && inv.s.Output != "json":
+			return inv, usagef("%s works on the JSON output; it cannot be used with -o %s", flag, inv.s.Output)
+		}
+		var err error
+		if o.jq != "" {
+			inv.jq, err = compileJQ(o.jq)
+		} else {
+			inv.template, err = compileTemplate(o.template)
+		}
 		if err != nil {
 			return inv, err
 		}
-		inv.jq, inv.s.Output = code, "json"
+		inv.s.Output = "json"
 	}
 	if len(o.json) == 0 && inv.flagGiven("json") {
 		return inv, usagef("--json needs the fields to print, comma-separated; %s has: %s", cmd.CommandPath(), strings.Join(jsonFields(inv.name), ", "))
@@ -229,7 +243,7 @@ func (e *settingsError) Error() string {
 // jsonOutput says whether the command prints JSON: -o json or --json,
 // from whichever layer, even when another setting is broken.
 func (inv *invocation) jsonOutput() bool {
-	return inv.s.Output == "json" || len(inv.o.json) > 0 || inv.o.jq != ""
+	return inv.s.Output == "json" || len(inv.o.json) > 0 || inv.o.jq != "" || inv.o.template != ""
 }
 
 // failedJSON prints the envelope of a command that failed before it had a

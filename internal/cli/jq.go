@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
+	"text/template"
 
 	"github.com/itchyny/gojq"
 	"github.com/quorum-go/quorum/internal/cli/sanitize"
@@ -73,5 +75,46 @@ func writeJQ(ctx context.Context, w io.Writer, code *gojq.Code, v any) error {
 		out.WriteString(escapeC1(enc.String()))
 	}
 	_, err = w.Write(out.Bytes())
+	return err
+}
+
+// compileTemplate parses --template's Go template, as gh's: it runs over
+// the JSON output read as JSON (fields by their JSON names: {{.status}},
+// {{range .result.models}}{{.id}}{{"\n"}}{{end}}), with join to join a
+// list. A mistake in it is a usage error.
+func compileTemplate(text string) (*template.Template, error) {
+	t, err := template.New("--template").Option("missingkey=zero").Funcs(template.FuncMap{
+		"join": func(sep string, xs []any) string {
+			s := make([]string, len(xs))
+			for i, x := range xs {
+				s[i] = fmt.Sprint(x)
+			}
+			return strings.Join(s, sep)
+		},
+	}).Parse(text)
+	if err != nil {
+		return nil, usagef("--template: %v", strings.TrimPrefix(err.Error(), "template: --template:"))
+	}
+	return t, nil
+}
+
+// writeTemplate runs t over v, the JSON output, and writes the result to
+// w, cleaned for the terminal.
+func writeTemplate(w io.Writer, t *template.Template, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	var in any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber() // 2830 tokens, not 2.83e+03
+	if err := dec.Decode(&in); err != nil {
+		return err
+	}
+	var out strings.Builder
+	if err := t.Execute(&out, in); err != nil {
+		return fmt.Errorf("--template: %v", strings.TrimPrefix(err.Error(), "template: --template:"))
+	}
+	_, err = io.WriteString(w, sanitize.Text(out.String()))
 	return err
 }

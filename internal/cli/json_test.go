@@ -184,3 +184,26 @@ func TestJQ(t *testing.T) {
 		t.Errorf("--jq printed %q", o.stdout)
 	}
 }
+
+// --template formats any command's JSON output with a Go template, as
+// gh's: fields by their JSON names, numbers as written, join for lists.
+func TestTemplate(t *testing.T) {
+	h := newHarness(t)
+	for _, c := range []struct {
+		args []string
+		code int
+		out  string
+	}{
+		{[]string{"models", "--sim", "--template", `{{range .result.models}}{{.id}}{{"\n"}}{{end}}`}, ExitOK, "sim-alpha\nsim-beta\nsim-gamma\nsim-moderator\n"},
+		{[]string{"config", "--template", `{{.command}} {{.status}} {{if .error}}{{.error}}{{else}}no error{{end}}`}, ExitOK, "config ok no error"},
+		{[]string{"discuss", "--sim", "-q", "--json", "models", "--template", `{{join ", " .models}}`, "q"}, ExitOK, "sim-alpha, sim-beta, sim-gamma"},
+		{[]string{"models", "--sim", "--template", "{{.nope"}, ExitUsage, ""},
+		{[]string{"models", "--sim", "--template", "x", "--jq", "."}, ExitUsage, ""},
+		{[]string{"models", "--sim", "-o", "markdown", "--template", "x"}, ExitUsage, ""},
+	} {
+		o := h.run(c.args...)
+		if o.code != c.code || o.stdout != c.out {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q", c.args, o.code, o.stdout, o.stderr)
+		}
+	}
+}

@@ -140,8 +140,11 @@ func (inv *invocation) writeJSON(result any, status, errText string) error {
 		}
 		out = picked
 	}
-	if inv.jq != nil {
+	switch {
+	case inv.jq != nil:
 		return writeJQ(inv.cmd.Context(), inv.e.stdout, inv.jq, out)
+	case inv.template != nil:
+		return writeTemplate(inv.e.stdout, inv.template, out)
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
