@@ -176,7 +176,7 @@ func TestHelp(t *testing.T) {
 		t.Fatalf("help discuss (exit %d) and discuss --help differ:\n%s\n---\n%s", a.code, a.stdout, b.stdout)
 	}
 	for _, want := range []string{"USAGE\n  quorum discuss <topic> [flags]", "PARTICIPANTS FLAGS\n  -m, --model model", "--moderator model",
-		"RUN FLAGS", "(default 5m0s)", "OUTPUT FLAGS", `-o, --output format   result format: text, markdown or json (default "text")`,
+		"RUN FLAGS", "(default 5m0s)", "OUTPUT FLAGS", "-o, --output format", `result format: text, markdown or json (default "text")`,
 		"COPILOT CLI FLAGS", "--sim", "EXAMPLES\n  $ quorum discuss", "Exit codes", "130", "143", `"status"`} {
 		if !strings.Contains(a.stdout, want) {
 			t.Errorf("discuss help lacks %q:\n%s", want, a.stdout)
