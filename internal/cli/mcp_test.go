@@ -301,6 +301,51 @@ func TestMCPBinaryOneChild(t *testing.T) {
 		t.Fatalf("CLI children after three calls at once: %v, want one", kids)
 	}
 
+	// The CLI killed mid-call: the call fails with a tool error that says
+	// so, and the next call runs on a new child.
+	crashed := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		p := &mcp.CallToolParams{Name: "debate", Arguments: map[string]any{"claim": "crash", "models": []string{"sim-alpha", "sim-beta"}, "rounds": 10}}
+		p.SetProgressToken("crash")
+		res, err := cs.CallTool(ctx, p)
+		if err != nil {
+			res = &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "protocol error: " + err.Error()}}}
+		}
+		crashed <- res
+	}()
+	select {
+	case <-progress:
+	case <-time.After(mcpGuard):
+		t.Fatal("no progress from the debate")
+	}
+	if err := syscall.Kill(sims[0], syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case res := <-crashed:
+		if !res.IsError || !strings.Contains(toolText(res), "the Copilot CLI stopped during the call") {
+			t.Errorf("the call on the killed CLI: isError %v: %s", res.IsError, toolText(res))
+		}
+	case <-time.After(mcpGuard):
+		t.Fatal("the call on the killed CLI did not return")
+	}
+	if res := callTool(t, ctx, cs, "ask", map[string]any{"question": "Still there?"}); res.IsError {
+		t.Fatalf("after the crash: %s\n%s", toolText(res), stderr.String())
+	}
+	killed := sims[0]
+	sims = sims[:0]
+	for pid, comm := range children(t, cmd.Process.Pid) {
+		if strings.HasPrefix(comm, "copilot-sim") {
+			sims = append(sims, pid)
+		}
+	}
+	if len(sims) != 1 || !alive(sims[0]) || sims[0] == killed {
+		t.Fatalf("CLI children after the restart: %v", sims)
+	}
+	for len(progress) > 0 { // the crashed call's, if any came late
+		<-progress
+	}
+
 	// A long call, and the client gone once its first phase has started.
 	go func() {
 		p := &mcp.CallToolParams{Name: "debate", Arguments: map[string]any{"claim": "long", "models": []string{"sim-alpha", "sim-beta"}, "rounds": 10}}
