@@ -55,16 +55,16 @@ func runAsk(inv *invocation) error {
 		return err
 	}
 	q = g.text
-	ctx, cancel := context.WithTimeout(parent, inv.s.Timeout)
+	ctx, cancel := inv.withTimeout(parent)
 	defer cancel()
 	c, closeClient, err := inv.connect(ctx)
 	if err != nil {
-		return err
+		return timedOut(ctx, parent, err)
 	}
 	defer closeClient()
 	model, err := inv.resolveModel(ctx, c)
 	if err != nil {
-		return err
+		return timedOut(ctx, parent, err)
 	}
 	s, err := c.NewSession(ctx, copilot.SessionConfig{Model: model, BuiltinTools: copilot.NoBuiltinTools()})
 	if err != nil {

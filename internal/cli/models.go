@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -41,16 +40,17 @@ one request to each counts. With -o json:
 }
 
 func runModels(inv *invocation) error {
-	ctx, cancel := context.WithTimeout(inv.cmd.Context(), inv.s.Timeout)
+	parent := inv.cmd.Context()
+	ctx, cancel := inv.withTimeout(parent)
 	defer cancel()
 	c, closeClient, err := inv.connect(ctx)
 	if err != nil {
-		return err
+		return timedOut(ctx, parent, err)
 	}
 	defer closeClient()
 	ms, err := inv.listModels(ctx, c)
 	if err != nil {
-		return err
+		return timedOut(ctx, parent, err)
 	}
 	res := modelsResult{Models: []modelInfo{}}
 	for _, m := range ms {

@@ -363,6 +363,14 @@ func TestRunErrorsSayOneThingInFlags(t *testing.T) {
 		ms[2] = hanging("sim-gamma", quorum.PhaseAnswer)
 		return ms
 	}
+	// A limit reached before the run begins says so, in every command.
+	for _, args := range [][]string{{"ask", "--sim", "q"}, {"models", "--sim"}, {"plan", "--sim", "t"}} {
+		o := h.run(append(args, "--timeout", "1ns")...)
+		if o.code != ExitFailure || !strings.Contains(strings.ToLower(o.stderr), "raise --timeout") || strings.Contains(o.stderr, "handshake") {
+			t.Errorf("%q --timeout 1ns: exit %d, stderr %q", args, o.code, o.stderr)
+		}
+	}
+
 	// Every participant hangs: the whole run's limit stops them all.
 	o = h.run("discuss", "--sim", "-m", "sim-beta,sim-gamma", "--timeout", "300ms", "t")
 	if o.code != ExitFailure || !strings.Contains(strings.ToLower(o.stderr), "raise --timeout") || strings.Contains(o.stderr, "lower") ||

@@ -38,10 +38,7 @@ func (inv *invocation) runQuorum(k quorumKind) (err error) {
 		return fmt.Errorf("cannot write the SARIF file: %w; choose another --sarif path", err)
 	}
 	timeout := inv.s.Timeout
-	// The cause names the limit only: it is the error of every model the
-	// limit stopped, and the advice (raise --timeout) comes once, after.
-	ctx, cancel := context.WithTimeoutCause(parent, timeout, fmt.Errorf(
-		"%w: quorum %s took longer than --timeout (%v)", quorum.ErrTimeout, inv.name, timeout))
+	ctx, cancel := inv.withTimeout(parent)
 	defer cancel()
 
 	var tr *quorum.Transcript
@@ -172,12 +169,20 @@ func (inv *invocation) header(k quorumKind, about string, models []string, moder
 	return h
 }
 
+// withTimeout is parent bounded by --timeout. The cause names the limit
+// only: it is the error of every model the limit stopped, and the advice
+// (raise --timeout) comes once, after.
+func (inv *invocation) withTimeout(parent context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(parent, inv.s.Timeout, fmt.Errorf(
+		"%w: quorum %s took longer than --timeout (%v)", quorum.ErrTimeout, inv.name, inv.s.Timeout))
+}
+
 // timedOut is err, or, when the command's own time limit ended it before
 // the run began (while connecting, or listing the models), that limit
 // and what to do about it.
 func timedOut(ctx, parent context.Context, err error) error {
 	if parent.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return fmt.Errorf("%s before the run began; raise --timeout", strings.TrimPrefix(context.Cause(ctx).Error(), quorum.ErrTimeout.Error()+": "))
+		return fmt.Errorf("%s before it could begin; raise --timeout", strings.TrimPrefix(context.Cause(ctx).Error(), quorum.ErrTimeout.Error()+": "))
 	}
 	return err
 }
