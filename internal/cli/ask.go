@@ -107,9 +107,12 @@ func runAsk(inv *invocation) error {
 		r.Text = streamed.String() // cut short: what had streamed
 	}
 	var in *Interrupted
-	if runErr != nil && errors.Is(parent.Err(), context.Canceled) { // Ctrl-C, SIGTERM
+	switch {
+	case runErr != nil && errors.Is(parent.Err(), context.Canceled): // Ctrl-C, SIGTERM
 		in = interrupted(parent)
 		runErr = in
+	case runErr != nil && parent.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		runErr = fmt.Errorf("%w, and the answer was cut short; raise --timeout", context.Cause(ctx))
 	}
 	if jsonOut {
 		status, errText := statusOK, ""

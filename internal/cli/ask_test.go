@@ -108,3 +108,16 @@ func TestAskInterruptedPrintsWhatCame(t *testing.T) {
 		}
 	}
 }
+
+// An answer cut short by --timeout says so and what to do, and what had
+// streamed is kept.
+func TestAskTimeoutSaysSo(t *testing.T) {
+	h := newHarness(t)
+	h.simModels = func(p pace) []sim.Model {
+		return []sim.Model{simquorum.Model("m").With(sim.Rule{Name: "hang", Match: func(sim.Turn) bool { return true }, Respond: sim.Always(sim.Reply{Text: "half", Hang: true})})}
+	}
+	o := h.run("ask", "--sim", "--timeout", "300ms", "q")
+	if o.code != ExitFailure || o.stdout != "half\n" || !strings.Contains(o.stderr, "quorum ask took longer than --timeout (300ms), and the answer was cut short; raise --timeout") {
+		t.Errorf("exit %d, stdout %q, stderr %q", o.code, o.stdout, o.stderr)
+	}
+}
