@@ -24,8 +24,8 @@ func (e *env) mcpCmd() *cobra.Command {
 		Short: "Serve the quorum to other agents over the Model Context Protocol",
 		Long: `Serve the quorum as a Model Context Protocol (MCP) server, so that other
 agents (the Copilot CLI, VS Code, Claude Code, Cursor) can consult it. Its
-tools are discuss, plan, debate, review (a diff given as text, or --base
-and --head of the git repository the server runs in), ask (one model) and
+tools are discuss, plan, debate, review (a diff given as text, or base
+and head of the git repository the server runs in), ask (one model) and
 models. Each result carries the same JSON as quorum … -o json's result as
 structured content, with its output schema, and the Markdown report.
 
