@@ -87,6 +87,22 @@
 // quorum itself never runs git or touches a file: all it changes, the
 // executor changes, as the gate allows.
 //
+// # Conversations
+//
+// Chat keeps a conversation going over rounds: Chat.Discuss, Plan, Debate
+// and Review run the strategies as rounds, and Chat.Ask puts a question to
+// one model. Unlike a single run, each model keeps one session for the
+// whole chat: the first phase of every round (answers, proposals, the
+// opening, the inspection) and Ask go to it, so each model has its own
+// context, and a round's prompt carries what the previous round concluded
+// (and any earlier round one of its participants missed). A cancelled
+// round is kept, marked interrupted, and the chat goes on. A chat saved in
+// ChatConfig.Dir (ChatDir: $XDG_STATE_HOME/quorum/chats) is written as it
+// goes, one JSON object a line, mode 0600; ResumeChat continues it in the
+// same sessions where the provider still has them (Copilot: after Detach,
+// or a crash), else in new sessions told the saved rounds. Close deletes
+// the sessions. A chat runs one round at a time.
+//
 // # Parsing
 //
 // Models are asked for JSON; ParseVerdict, ParseBallot, ParsePlan,
