@@ -404,7 +404,7 @@ func statusOf(noun string, out *quorum.Outcome, runErr error, ctx context.Contex
 		return "ok", ""
 	case inst.isDead():
 		return "failed", fmt.Sprintf("The %s failed %s: the Copilot CLI stopped during the call.", noun, phase)
-	case errors.Is(runErr, quorum.ErrTimeout) && ctx.Err() != nil:
+	case errors.Is(runErr, quorum.ErrTimeout) && pastDeadline(ctx):
 		return "failed", fmt.Sprintf("The %s took longer than its timeout and was stopped %s; what was collected is below.", noun, phase)
 	case ctx.Err() != nil:
 		return "interrupted", fmt.Sprintf("The %s was cancelled %s.", noun, phase)
@@ -412,6 +412,13 @@ func statusOf(noun string, out *quorum.Outcome, runErr error, ctx context.Contex
 		return "failed", fmt.Sprintf("The %s failed %s: %s.", noun, phase, strings.TrimPrefix(tf.Error(), "quorum: "))
 	}
 	return "failed", fmt.Sprintf("The %s failed %s: %s.", noun, phase, strings.TrimPrefix(runErr.Error(), "quorum: "))
+}
+
+// pastDeadline reports whether ctx's deadline has passed: quorum's own
+// Config.Timeout, the same as the call's, may fire a moment before ctx's.
+func pastDeadline(ctx context.Context) bool {
+	d, ok := ctx.Deadline()
+	return errors.Is(ctx.Err(), context.DeadlineExceeded) || (ok && !time.Now().Before(d))
 }
 
 // advice is what to do after a run that did not finish.
