@@ -352,3 +352,34 @@ func TestHistoryIsKeptAcrossRuns(t *testing.T) {
 		t.Errorf("history read back: %q", got)
 	}
 }
+
+// The line mode: questions and commands read line by line (a trailing \
+// continues a line), a line per step, each round's report as text, model
+// text cleaned; it returns at /quit, leaving the rest of the input unread.
+func TestPlain(t *testing.T) {
+	evil := sim.Rule{Name: "evil ask", Match: func(tt sim.Turn) bool { return tt.Model == "sim-beta" && tt.Number == 2 }, Respond: func(sim.Turn) sim.Reply {
+		return sim.Reply{Text: "because \x1b[2J\x1b]52;c;cHduZWQ=\x07 I said so"}
+	}}
+	o := newOptions(t, evil)
+	var out bytes.Buffer
+	in := strings.NewReader("Should we \\\nshard?\n/ask sim-beta why?\n/models\n/bogus\n/quit\nnever read\n")
+	c, err := RunPlain(context.Background(), o, in, &out)
+	if err != nil || c != o.Chat {
+		t.Fatalf("RunPlain: %v", err)
+	}
+	s := out.String()
+	for _, want := range []string{
+		"· answer: sim-alpha, sim-beta, sim-gamma", "✓ sim-moderator", "Round 1 · discuss: Should we", "SYNTHESIS",
+		"Round 2 · ask: why?", "because ␛[2J␛]52;c;cHduZWQ=␇ I said so", "   M sim-moderator", "*  sim-beta", "unknown command /bogus",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the line mode lacks %q:\n%s", want, s)
+		}
+	}
+	if rawControls(s) {
+		t.Errorf("raw control characters in the line mode:\n%q", s)
+	}
+	if rs := o.Chat.Rounds(); len(rs) != 2 || rs[1].Sessions["sim-beta"] != rs[0].Sessions["sim-beta"] {
+		t.Errorf("rounds: %+v", rs)
+	}
+}

@@ -21,9 +21,12 @@ import (
 func RunPlain(ctx context.Context, o Options, in io.Reader, out io.Writer) (*quorum.Chat, error) {
 	lines := make(chan string)
 	readErr := make(chan error, 1)
+	stopped := make(chan struct{})
+	defer close(stopped)
 	go func() {
-		// Reading stdin cannot be interrupted; this goroutine ends at the
-		// end of in (the process's own end for a terminal).
+		// Reading in cannot be interrupted: this goroutine ends at the
+		// end of in, or at the next line once RunPlain has returned (for
+		// a terminal, with the process).
 		sc := bufio.NewScanner(in)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		var cont strings.Builder
@@ -36,7 +39,7 @@ func RunPlain(ctx context.Context, o Options, in io.Reader, out io.Writer) (*quo
 			cont.WriteString(l)
 			select {
 			case lines <- cont.String():
-			case <-ctx.Done():
+			case <-stopped:
 				return
 			}
 			cont.Reset()
