@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,5 +76,30 @@ func TestPanicIsToolError(t *testing.T) {
 	}
 	if res := f.call(t, ctx, "models", nil); res.IsError {
 		t.Fatalf("after the panic: %s", text(res))
+	}
+}
+
+// A CLI that cannot start fails each call with what the connector said
+// to do, and every later call tries again.
+func TestStartFailure(t *testing.T) {
+	fail := true
+	f := start(t, nil, nil, nil)
+	connect := f.s.clis.connect
+	f.s.clis.connect = func(ctx context.Context) (*copilot.Client, func(), error) {
+		if fail {
+			return nil, nil, errors.New("the Copilot CLI is not logged in; run copilot login, or add --sim")
+		}
+		return connect(ctx)
+	}
+	ctx := testutil.Context(t, guard)
+	for tool, args := range map[string]any{"models": nil, "discuss": map[string]any{"topic": "x"}} {
+		res := f.call(t, ctx, tool, args)
+		if !res.IsError || !strings.Contains(text(res), "run copilot login") {
+			t.Errorf("%s: %s", tool, text(res))
+		}
+	}
+	fail = false
+	if res := f.call(t, ctx, "models", nil); res.IsError {
+		t.Errorf("once the CLI starts: %s", text(res))
 	}
 }
