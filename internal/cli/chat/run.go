@@ -18,7 +18,11 @@ func Run(ctx context.Context, o Options, in io.Reader, out io.Writer) (*quorum.C
 	defer cancel()
 	m := New(ctx, o)
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out),
-		tea.WithAltScreen(), tea.WithMouseCellMotion())
+		tea.WithAltScreen(), tea.WithMouseCellMotion(),
+		// The renderer wakes at this rate even when nothing changes; 30
+		// frames a second are as smooth as text streams need, and halve
+		// the idle wake-ups of bubbletea's default 60.
+		tea.WithFPS(30))
 	_, err := p.Run()
 	if m.cancel != nil {
 		m.cancel()
