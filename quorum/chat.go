@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -266,7 +267,7 @@ func (c *Chat) Sessions() []ChatSession {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var out []ChatSession
-	for _, m := range slices.Sorted(mapKeys(c.kept)) {
+	for _, m := range slices.Sorted(maps.Keys(c.kept)) {
 		ks := c.kept[m]
 		out = append(out, ChatSession{Model: m, ID: ks.id, Resumed: ks.resumed})
 	}
@@ -286,7 +287,7 @@ func (c *Chat) Usage() Usage {
 
 // Discuss runs a discussion round (Discuss) of question.
 func (c *Chat) Discuss(ctx context.Context, question string) (*ChatRound, error) {
-	return c.round(ctx, RoundDiscuss, question, "", func(ctx context.Context, b Backend, sent string, cfg Config, r *ChatRound) error {
+	return c.round(ctx, RoundDiscuss, question, "", func(ctx context.Context, b *chatBackend, sent string, cfg Config, r *ChatRound) error {
 		d, err := Discuss(ctx, b, sent, cfg)
 		if d != nil {
 			r.Discuss, r.Usage, r.Conclusion = d, d.Usage, discussConclusion(d)
@@ -298,7 +299,7 @@ func (c *Chat) Discuss(ctx context.Context, question string) (*ChatRound, error)
 
 // Plan runs an ensemble-planning round (Plan) of task.
 func (c *Chat) Plan(ctx context.Context, task string) (*ChatRound, error) {
-	return c.round(ctx, RoundPlan, task, "", func(ctx context.Context, b Backend, sent string, cfg Config, r *ChatRound) error {
+	return c.round(ctx, RoundPlan, task, "", func(ctx context.Context, b *chatBackend, sent string, cfg Config, r *ChatRound) error {
 		p, err := Plan(ctx, b, sent, cfg)
 		if p != nil {
 			r.Plan, r.Usage, r.Conclusion = p, p.Usage, planConclusion(p)
@@ -310,7 +311,7 @@ func (c *Chat) Plan(ctx context.Context, task string) (*ChatRound, error) {
 
 // Debate runs a debate round (Debate) of claim.
 func (c *Chat) Debate(ctx context.Context, claim string) (*ChatRound, error) {
-	return c.round(ctx, RoundDebate, claim, "", func(ctx context.Context, b Backend, sent string, cfg Config, r *ChatRound) error {
+	return c.round(ctx, RoundDebate, claim, "", func(ctx context.Context, b *chatBackend, sent string, cfg Config, r *ChatRound) error {
 		d, err := Debate(ctx, b, sent, cfg)
 		if d != nil {
 			r.Debate, r.Usage, r.Conclusion = d, d.Usage, debateConclusion(d)
@@ -330,7 +331,7 @@ func (c *Chat) Review(ctx context.Context, change Change, about string) (*ChatRo
 	if err := change.Validate(); err != nil {
 		return nil, err
 	}
-	return c.round(ctx, RoundReview, about, "", func(ctx context.Context, b Backend, sent string, cfg Config, r *ChatRound) error {
+	return c.round(ctx, RoundReview, about, "", func(ctx context.Context, b *chatBackend, sent string, cfg Config, r *ChatRound) error {
 		ch := change
 		if sent != r.Prompt { // the chat has context to give
 			ch.Context = append(slices.Clone(change.Context), ContextFile{Path: "(the conversation so far)", Text: sent})
@@ -356,7 +357,7 @@ func (c *Chat) Ask(ctx context.Context, model, text string) (*ChatRound, error) 
 	if !known {
 		return nil, invalid("model %q is not a participant of this chat; ask one of them, or add it with SetModels", model)
 	}
-	return c.round(ctx, RoundAsk, text, model, func(ctx context.Context, b Backend, sent string, cfg Config, r *ChatRound) error {
+	return c.round(ctx, RoundAsk, text, model, func(ctx context.Context, b *chatBackend, sent string, cfg Config, r *ChatRound) error {
 		s, err := cfg.settle()
 		if err != nil {
 			return err
@@ -368,7 +369,7 @@ func (c *Chat) Ask(ctx context.Context, model, text string) (*ChatRound, error) 
 		ev.emit(Event{Kind: ModelStarted, Phase: PhaseAsk, Model: model, Text: sent, System: s.Prompts.AnswerSystem})
 		pctx, cancel := context.WithTimeoutCause(ctx, s.PhaseTimeout,
 			fmt.Errorf("%w: no reply within the phase timeout (Config.PhaseTimeout, %v) of the ask phase", ErrTimeout, s.PhaseTimeout))
-		reply, err := c.b2(b).sendKept(pctx, OpenOptions{Model: model, SystemMessage: s.Prompts.AnswerSystem}, sent, func(d string) {
+		reply, err := b.sendKept(pctx, OpenOptions{Model: model, SystemMessage: s.Prompts.AnswerSystem}, sent, func(d string) {
 			ev.emit(Event{Kind: Delta, Phase: PhaseAsk, Model: model, Text: d})
 		})
 		if err == nil && strings.TrimSpace(reply.Text) == "" {
@@ -397,11 +398,8 @@ func (c *Chat) Ask(ctx context.Context, model, text string) (*ChatRound, error) 
 	})
 }
 
-// b2 returns the chat's routing backend of b (round passes it to run).
-func (c *Chat) b2(b Backend) *chatBackend { return b.(*chatBackend) }
-
 // runFunc runs one round's strategy on b with sent, filling r.
-type runFunc func(ctx context.Context, b Backend, sent string, cfg Config, r *ChatRound) error
+type runFunc func(ctx context.Context, b *chatBackend, sent string, cfg Config, r *ChatRound) error
 
 // round runs one round: it composes the prompt from what earlier rounds
 // concluded, runs the strategy with the first phase routed to the kept
@@ -794,7 +792,7 @@ func (c *Chat) end(ctx context.Context, detach bool) error {
 	c.kept = map[string]*keptSession{}
 	c.mu.Unlock()
 	var errs []error
-	for _, m := range slices.Sorted(mapKeys(kept)) {
+	for _, m := range slices.Sorted(maps.Keys(kept)) {
 		ks := kept[m]
 		ks.turn.Lock() // a turn still running ends first
 		// kept left the Chat above: nothing else reaches ks now.
@@ -827,16 +825,6 @@ func (c *Chat) end(ctx context.Context, detach bool) error {
 	}
 	c.mu.Unlock()
 	return errors.Join(errs...)
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // infoLocked is the chat's header record.
