@@ -53,6 +53,7 @@ or the end of input), its sessions deleted and the CLI stopped.`,
 		runF.around(func(inv *invocation) error { return runChat(inv, resume, plain) }))
 	c.Flags().StringVar(&resume, "resume", "", "continue the saved conversation `ID` (quorum history lists them)")
 	group(c.Flags().Lookup("resume"), groupInput)
+	_ = c.RegisterFlagCompletionFunc("resume", e.completeChats)
 	c.Flags().BoolVar(&plain, "plain", false, "line by line instead of full screen (also with TERM=dumb, or off a terminal)")
 	group(c.Flags().Lookup("plain"), groupOutput)
 	return c
@@ -229,6 +230,12 @@ func (e *env) showCmd() *cobra.Command {
 report: rendered Markdown on a terminal, plain text otherwise, Markdown with
 -o markdown. quorum history lists the ids.`,
 		Args: exactArgs("a conversation id (quorum history lists them)"),
+		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return e.completeChats(cmd, args, toComplete)
+		},
 	}, cmdSpec{}, func(inv *invocation) error {
 		state, err := inv.e.stateDir()
 		if err != nil {
@@ -243,6 +250,28 @@ report: rendered Markdown on a terminal, plain text otherwise, Markdown with
 		}
 		return printSaved(inv, sc)
 	})
+}
+
+// completeChats completes the ids of the saved conversations, latest
+// first, each described by its first question.
+func (e *env) completeChats(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	state, err := e.stateDir()
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	list, _, _ := quorum.ListChats(filepath.Join(state, "chats"))
+	var out []string
+	for _, sc := range list {
+		if !strings.HasPrefix(sc.ID, toComplete) {
+			continue
+		}
+		desc := ""
+		if len(sc.Rounds) > 0 {
+			desc = "\t" + sanitize.Line(sc.Rounds[0].Prompt)
+		}
+		out = append(out, sc.ID+desc)
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
 }
 
 // printSaved prints a saved conversation: rendered on a terminal, plain
