@@ -213,13 +213,7 @@ func (inv *invocation) noteOverride(key string) {
 
 func unknownSetting(name string) error {
 	msg := fmt.Sprintf("unknown setting %q (settings: %s)", name, strings.Join(config.Names(), ", "))
-	best, bestD := "", 3
-	for _, n := range config.Names() {
-		if d := distance(name, n); d < bestD {
-			best, bestD = n, d
-		}
-	}
-	if best != "" {
+	if best := config.Closest(name); best != "" {
 		msg = fmt.Sprintf("unknown setting %q; did you mean %s?", name, best)
 	}
 	return &UsageError{Msg: msg}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/quorum-go/quorum/internal/cli/config"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -217,7 +218,7 @@ func firstWord(args []string) string {
 func suggestFlag(cmd *cobra.Command, name string) string {
 	best, bestD := "", max(2, len(name)/3)+1
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
-		if d := distance(name, f.Name); d < bestD {
+		if d := config.Distance(name, f.Name); d < bestD {
 			best, bestD = f.Name, d
 		}
 	})
@@ -239,27 +240,6 @@ func commandsWithFlag(root *cobra.Command, name string) []string {
 	walk(root)
 	slices.Sort(out)
 	return out
-}
-
-// distance is the Levenshtein distance between a and b.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 // commandName is cmd's path after "quorum ".

@@ -70,7 +70,7 @@ func readFile(path string, required bool) (entries []entry, problems []error, fa
 		k, ok := Lookup(e.key)
 		if !ok {
 			msg := fmt.Sprintf("unknown setting (known: %s)", strings.Join(Names(), ", "))
-			if best := closest(e.key); best != "" {
+			if best := Closest(e.key); best != "" {
 				msg = "unknown setting; did you mean " + best + "?"
 			}
 			failAt(e.keyAt, "", "%s", msg)
@@ -97,19 +97,22 @@ func readFile(path string, required bool) (entries []entry, problems []error, fa
 	return entries, problems, nil
 }
 
-// closest is the setting name within two edits of name, or "".
-func closest(name string) string {
+// Closest is the setting name within two edits of name, or "": the
+// did-you-mean of a mistyped setting, in the file and on the command line.
+func Closest(name string) string {
 	best, bestD := "", 3
 	for _, n := range Names() {
-		if d := distance(name, n); d < bestD {
+		if d := Distance(name, n); d < bestD {
 			best, bestD = n, d
 		}
 	}
 	return best
 }
 
-// distance is the Levenshtein distance between a and b.
-func distance(a, b string) int {
+// Distance is the Levenshtein distance between a and b: the edits that
+// make one the other. The command's did-you-mean uses it too, for
+// commands and flags, so that one measure decides every suggestion.
+func Distance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	for j := range prev {
 		prev[j] = j
