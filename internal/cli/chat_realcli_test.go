@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/quorum-go/quorum/internal/testing/clitest"
 	"github.com/quorum-go/quorum/internal/testing/modelapi"
 	"github.com/quorum-go/quorum/quorum"
 )
@@ -20,21 +19,14 @@ import (
 // in new sessions whose prompt carries both saved rounds. Fails, not
 // skips, without the CLI.
 func TestRealCLIChat(t *testing.T) {
-	cliBin, err := clitest.Binary()
-	if err != nil {
-		t.Fatalf("the real-CLI tests need the Copilot CLI: %v", err)
-	}
-	bin := quorumBinary(t)
-	sb := clitest.NewSandbox(t)
-	api := sb.StartModelAPI(t, modelapi.Config{Models: map[string]modelapi.Responder{
-		"alpha": panelist("alpha", 0), "beta": panelist("beta", 1), "gamma": panelist("gamma", 2),
-	}})
+	p := newRealPanel(t)
+	cliBin, bin, sb, api := p.cli, p.bin, p.sb, p.api
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	state := t.TempDir()
 	chat := func(stdin string, args ...string) procResult {
 		cmd := sb.Command(ctx, bin, append([]string{"chat", "-m", "alpha,beta,gamma", "--moderator", "beta", "--cli-path", cliBin}, args...)...)
-		cmd.Env = append(clitest.OfflineEnv(t, api.URL()), "QUORUM_CLI_ARGS=--disable-builtin-mcps", "XDG_STATE_HOME="+state)
+		cmd.Env = append(p.env(t), "XDG_STATE_HOME="+state)
 		cmd.Dir = t.TempDir()
 		cmd.Stdin = strings.NewReader(stdin)
 		return runBinary(t, cmd)

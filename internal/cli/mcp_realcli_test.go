@@ -22,19 +22,12 @@ import (
 // discuss over its stdio; three calls at once run on its one CLI. These
 // tests fail, not skip, when the CLI is missing.
 func TestMCPRealCLI(t *testing.T) {
-	cliBin, err := clitest.Binary()
-	if err != nil {
-		t.Fatalf("the real-CLI tests need the Copilot CLI: %v", err)
-	}
-	bin := quorumBinary(t)
-	sb := clitest.NewSandbox(t)
-	api := sb.StartModelAPI(t, modelapi.Config{Models: map[string]modelapi.Responder{
-		"alpha": panelist("alpha", 0), "beta": panelist("beta", 1), "gamma": panelist("gamma", 2),
-	}})
+	p := newRealPanel(t)
+	cliBin, bin, sb := p.cli, p.bin, p.sb
 	ctx, cancel := context.WithTimeout(context.Background(), 2*mcpGuard)
 	defer cancel()
 	cmd := sb.Command(ctx, bin, "mcp", "--cli-path", cliBin, "-m", "alpha,beta,gamma", "--moderator", "beta")
-	cmd.Env = append(clitest.OfflineEnv(t, api.URL()), "QUORUM_CLI_ARGS=--disable-builtin-mcps")
+	cmd.Env = p.env(t)
 	cmd.Dir = t.TempDir()
 	var stderr strings.Builder
 	cmd.Stderr = &syncWriter{w: &stderr}

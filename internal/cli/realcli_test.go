@@ -142,27 +142,51 @@ func panelist(name string, bias int) modelapi.Responder {
 	}
 }
 
+// realPanel is the set-up of every test of the quorum binary on the real
+// Copilot CLI, offline: the CLI's path (failing the test, not skipping it,
+// when it is missing), the built binary, a sandbox with a local model API
+// serving three scripted panelists, alpha, beta and gamma, and the
+// binary's environment in the sandbox.
+type realPanel struct {
+	cli, bin string
+	sb       *clitest.Sandbox
+	api      *modelapi.Server
+}
+
+// env is a fresh offline environment for one run of the binary: homes of
+// its own (clitest.OfflineEnv), so that runs side by side share no
+// session store or config; the built-in GitHub MCP server only slows
+// start-up offline.
+func (p realPanel) env(t *testing.T) []string {
+	return append(clitest.OfflineEnv(t, p.api.URL()), "QUORUM_CLI_ARGS=--disable-builtin-mcps")
+}
+
+func newRealPanel(t *testing.T) realPanel {
+	t.Helper()
+	cli, err := clitest.Binary()
+	if err != nil {
+		t.Fatalf("the real-CLI tests need the Copilot CLI: %v", err)
+	}
+	p := realPanel{cli: cli, bin: quorumBinary(t), sb: clitest.NewSandbox(t)}
+	p.api = p.sb.StartModelAPI(t, modelapi.Config{Models: map[string]modelapi.Responder{
+		"alpha": panelist("alpha", 0), "beta": panelist("beta", 1), "gamma": panelist("gamma", 2),
+	}})
+	return p
+}
+
 // The quorum binary against the real Copilot CLI, offline: the CLI talks to
 // a local model API with scripted models, inside the sandbox's network
 // namespace. The binary starts the CLI itself, so the binary runs in the
 // sandbox (its child inherits the namespace) with the offline environment.
 // These tests fail, not skip, when the CLI is missing.
 func TestRealCLI(t *testing.T) {
-	cliBin, err := clitest.Binary()
-	if err != nil {
-		t.Fatalf("the real-CLI tests need the Copilot CLI: %v", err)
-	}
-	bin := quorumBinary(t)
-	sb := clitest.NewSandbox(t)
-	api := sb.StartModelAPI(t, modelapi.Config{Models: map[string]modelapi.Responder{
-		"alpha": panelist("alpha", 0), "beta": panelist("beta", 1), "gamma": panelist("gamma", 2),
-	}})
+	p := newRealPanel(t)
+	cliBin, bin, sb := p.cli, p.bin, p.sb
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	t.Cleanup(cancel) // after the parallel subtests
 	quorumCmd := func(t *testing.T, args ...string) *exec.Cmd {
 		cmd := sb.Command(ctx, bin, append(args, "--cli-path", cliBin)...)
-		// The built-in GitHub MCP server only slows start-up offline.
-		cmd.Env = append(clitest.OfflineEnv(t, api.URL()), "QUORUM_CLI_ARGS=--disable-builtin-mcps")
+		cmd.Env = p.env(t)
 		cmd.Dir = t.TempDir()
 		return cmd
 	}
@@ -274,7 +298,7 @@ func TestRealCLI(t *testing.T) {
 	t.Run("complete-models", func(t *testing.T) {
 		t.Parallel()
 		cmd := sb.Command(ctx, bin, "__complete", "discuss", "-m", "alpha,")
-		cmd.Env = append(clitest.OfflineEnv(t, api.URL()), "QUORUM_CLI_ARGS=--disable-builtin-mcps", "COPILOT_CLI_PATH="+cliBin)
+		cmd.Env = append(p.env(t), "COPILOT_CLI_PATH="+cliBin)
 		r := runBinary(t, cmd)
 		if r.code != ExitOK || !strings.Contains(r.stdout, "alpha,beta") || !strings.Contains(r.stdout, "alpha,gamma") || strings.Contains(r.stdout, "alpha,alpha") {
 			t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
