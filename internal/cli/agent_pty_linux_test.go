@@ -101,6 +101,20 @@ func (p *ptySession) expect(from int, want string) int {
 	}
 }
 
+// answerStartupQuery answers, as a terminal would, the question every
+// quorum command asks a terminal at start-up: bubbletea v1 has lipgloss
+// ask the background colour (OSC 11, then a cursor report, which every
+// terminal answers), and a terminal that does not answer costs termenv's
+// 5 s timeout. It returns the offset past the question.
+func (p *ptySession) answerStartupQuery() int {
+	p.t.Helper()
+	at := p.expect(0, "\x1b[6n")
+	if _, err := p.master.WriteString("\x1b]11;rgb:0000/0000/0000\x1b\\\x1b[1;1R"); err != nil {
+		p.t.Fatal(err)
+	}
+	return at
+}
+
 func (p *ptySession) typeLine(s string) {
 	p.t.Helper()
 	if _, err := io.WriteString(p.master, s+"\r"); err != nil {
@@ -136,7 +150,7 @@ func TestAgentGateOnATerminal(t *testing.T) {
 	// The editor renames the first step: proof that the edited plan runs.
 	os.WriteFile(editor, []byte("#!/bin/sh\nsed -i '0,/\"goal\": \"[^\"]*\"/s//\"goal\": \"Edited at the gate\"/' \"$1\"\n"), 0o755)
 	p := startOnTerminal(t, repo, []string{"EDITOR=" + editor, "XDG_STATE_HOME=" + t.TempDir(), "NO_COLOR=1"}, "agent", "--sim", "Add a --verbose flag")
-	at := p.expect(0, "Carry out this plan? [y]es, [e]dit, [n]o: ")
+	at := p.expect(p.answerStartupQuery(), "Carry out this plan? [y]es, [e]dit, [n]o: ")
 	p.typeLine("e")
 	at = p.expect(at, "Carry out the edited plan? [y]es, [n]o: ")
 	p.typeLine("y")
@@ -161,7 +175,7 @@ func TestAgentGateOnATerminal(t *testing.T) {
 func TestAgentRejectedOnATerminal(t *testing.T) {
 	repo := gittest.NewRepo(t, map[string]string{"README.md": "# demo\n"})
 	p := startOnTerminal(t, repo, []string{"XDG_STATE_HOME=" + t.TempDir(), "NO_COLOR=1"}, "agent", "--sim", "Add a --verbose flag")
-	p.expect(0, "Carry out this plan? [y]es, [e]dit, [n]o: ")
+	p.expect(p.answerStartupQuery(), "Carry out this plan? [y]es, [e]dit, [n]o: ")
 	p.typeLine("n")
 	code, screen := p.wait()
 	if code != 0 || !strings.Contains(screen, "rejected") {

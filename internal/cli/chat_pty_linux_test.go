@@ -23,14 +23,7 @@ func TestChatOnATerminal(t *testing.T) {
 	state := t.TempDir()
 	env := []string{"XDG_STATE_HOME=" + state}
 	p := startOnTerminal(t, t.TempDir(), env, "chat", "--sim")
-	// bubbletea v1 asks the terminal its background colour at start-up
-	// (OSC 11, then a cursor report, which every terminal answers); a
-	// terminal that does not answer costs termenv's 5 s timeout. Answer
-	// as a terminal would.
-	at := p.expect(0, "\x1b[6n")
-	if _, err := p.master.WriteString("\x1b]11;rgb:0000/0000/0000\x1b\\\x1b[1;1R"); err != nil {
-		t.Fatal(err)
-	}
+	at := p.answerStartupQuery()
 	at = p.expect(at, "Type a question and press Enter")
 
 	p.typeLine("Should we shard the database?")
