@@ -237,3 +237,32 @@ func (h signalHandler) Handle(_ context.Context, r slog.Record) error {
 }
 func (h signalHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
 func (h signalHandler) WithGroup(string) slog.Handler      { return h }
+
+// hangingDiscuss starts a discuss call, on a fixture served over stdio or
+// HTTP, whose three answer turns hang, and returns once every one of them
+// has started: the fixture, a live context, the call's cancel, and where
+// the call's error comes.
+func hangingDiscuss(t *testing.T, overHTTP bool) (f *fixture, ctx context.Context, cancel context.CancelFunc, errc chan error) {
+	t.Helper()
+	started := newSignal()
+	models := scripted(func(turn sim.Turn) (sim.Reply, bool) {
+		if isPhase(turn.Prompt, quorum.PhaseAnswer) {
+			started.send(turn.Model)
+			return sim.Reply{Text: "thinking…", Hang: true}, true
+		}
+		return sim.Reply{}, false
+	})
+	f = startOn(t, overHTTP, models, nil, nil)
+	ctx = testutil.Context(t, guard)
+	callCtx, cancel := context.WithCancel(ctx)
+	t.Cleanup(cancel)
+	errc = make(chan error, 1)
+	go func() {
+		_, err := f.cs.CallTool(callCtx, &mcp.CallToolParams{Name: "discuss", Arguments: map[string]any{"topic": "a long question"}})
+		errc <- err
+	}()
+	for range 3 {
+		testutil.Receive(t, "the answer turns", guard, started.ch)
+	}
+	return f, ctx, cancel, errc
+}

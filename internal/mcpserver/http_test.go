@@ -1,16 +1,12 @@
 package mcpserver
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/quorum-go/quorum/internal/sim"
 	"github.com/quorum-go/quorum/internal/testing/testutil"
-	"github.com/quorum-go/quorum/quorum"
 )
 
 // The same calls over Streamable HTTP on loopback.
@@ -18,25 +14,7 @@ func TestHTTPEachTool(t *testing.T) { checkEachTool(t, startHTTP(t, nil, nil, ni
 
 // A cancelled call over HTTP deletes its sessions too.
 func TestHTTPCancel(t *testing.T) {
-	started := newSignal()
-	models := scripted(func(turn sim.Turn) (sim.Reply, bool) {
-		if isPhase(turn.Prompt, quorum.PhaseAnswer) {
-			started.send(turn.Model)
-			return sim.Hang(), true
-		}
-		return sim.Reply{}, false
-	})
-	f := startHTTP(t, models, nil, nil)
-	ctx := testutil.Context(t, guard)
-	callCtx, cancel := context.WithCancel(ctx)
-	errc := make(chan error, 1)
-	go func() {
-		_, err := f.cs.CallTool(callCtx, &mcp.CallToolParams{Name: "discuss", Arguments: map[string]any{"topic": "over http"}})
-		errc <- err
-	}()
-	for range 3 {
-		testutil.Receive(t, "the answer turns", guard, started.ch)
-	}
+	f, _, cancel, errc := hangingDiscuss(t, true)
 	cancel()
 	testutil.Receive(t, "the cancelled call's return", guard, errc)
 	testutil.Await(t, "the server's end of the call", guard, func() error { f.s.calls.Wait(); return nil })

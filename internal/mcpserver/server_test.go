@@ -302,25 +302,7 @@ func TestMaxCalls(t *testing.T) {
 // A cancelled call aborts its turns and deletes its sessions before it
 // returns, and the server goes on.
 func TestCancelMidPhase(t *testing.T) {
-	started := newSignal()
-	models := scripted(func(turn sim.Turn) (sim.Reply, bool) {
-		if isPhase(turn.Prompt, quorum.PhaseAnswer) {
-			started.send(turn.Model)
-			return sim.Reply{Text: "thinking…", Hang: true}, true
-		}
-		return sim.Reply{}, false
-	})
-	f := start(t, models, nil, nil)
-	ctx := testutil.Context(t, guard)
-	callCtx, cancel := context.WithCancel(ctx)
-	errc := make(chan error, 1)
-	go func() {
-		_, err := f.cs.CallTool(callCtx, &mcp.CallToolParams{Name: "discuss", Arguments: map[string]any{"topic": "a long question"}})
-		errc <- err
-	}()
-	for range 3 {
-		testutil.Receive(t, "the answer turns", guard, started.ch)
-	}
+	f, ctx, cancel, errc := hangingDiscuss(t, false)
 	if live := f.srv.LiveSessions(); len(live) != 3 {
 		t.Fatalf("%d sessions live mid-phase, want 3", len(live))
 	}
