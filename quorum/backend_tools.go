@@ -54,8 +54,8 @@ func (u ToolUse) describe() string {
 // maxToolText bounds a ToolUse's Arguments and Result.
 const maxToolText = 300
 
-// CutToolText cuts a tool's arguments or result for a ToolUse.
-func CutToolText(s string) string {
+// cutToolText cuts a tool's arguments or result for a ToolUse.
+func cutToolText(s string) string {
 	s = strings.TrimSpace(s)
 	if len(s) <= maxToolText {
 		return s
@@ -63,7 +63,8 @@ func CutToolText(s string) string {
 	return cutUTF8(s, maxToolText) + "…"
 }
 
-// cutUTF8 returns s cut to at most n bytes, never inside a character.
+// cutUTF8 returns s cut to at most n bytes, never inside a character: a
+// reply clipped for parsing, a tool's text for the result.
 func cutUTF8(s string, n int) string {
 	if len(s) <= n {
 		return s

@@ -73,7 +73,7 @@ func toolUse(ev copilot.Event) (ToolUse, bool) {
 		if ev.UnmarshalData(&d) != nil {
 			return ToolUse{}, false
 		}
-		return ToolUse{ID: d.ToolCallID, Tool: d.ToolName, Arguments: CutToolText(string(d.Arguments))}, true
+		return ToolUse{ID: d.ToolCallID, Tool: d.ToolName, Arguments: cutToolText(string(d.Arguments))}, true
 	case protocol.EventToolExecutionComplete:
 		var d protocol.ToolExecutionCompleteData
 		if ev.UnmarshalData(&d) != nil {
@@ -82,9 +82,9 @@ func toolUse(ev copilot.Event) (ToolUse, bool) {
 		u := ToolUse{ID: d.ToolCallID, Done: true, OK: d.Success}
 		switch {
 		case d.Error != nil:
-			u.Result = CutToolText(d.Error.Message)
+			u.Result = cutToolText(d.Error.Message)
 		case d.Result != nil:
-			u.Result = CutToolText(d.Result.Content)
+			u.Result = cutToolText(d.Result.Content)
 		}
 		return u, true
 	}

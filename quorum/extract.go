@@ -28,14 +28,8 @@ func clip(text string, problems *[]string) string {
 		return text
 	}
 	*problems = append(*problems, fmt.Sprintf("reply is %d bytes; only the first %d were parsed", len(text), maxParseBytes))
-	cut := maxParseBytes
-	for cut > 0 && !utf8Start(text[cut]) {
-		cut--
-	}
-	return text[:cut]
+	return cutUTF8(text, maxParseBytes)
 }
-
-func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
 var fenceRE = regexp.MustCompile("(?s)```[a-zA-Z0-9_-]*[ \t]*\r?\n(.*?)```")
 
