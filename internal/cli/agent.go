@@ -124,9 +124,11 @@ func agentInput(inv *invocation) (quorumRun, error) {
 	}
 	root := o.worktreeRoot
 	if root == "" {
-		if root, err = inv.stateDir("worktrees"); err != nil {
-			return quorumRun{}, err
+		state, err := inv.e.stateDir()
+		if err != nil {
+			return quorumRun{}, fmt.Errorf("%w, or give --worktree-root", err)
 		}
+		root = filepath.Join(state, "worktrees")
 	}
 	g := &gatekeeper{inv: inv}
 	cfg := quorum.AgentConfig{
@@ -220,19 +222,6 @@ func (inv *invocation) agentContext(ctx context.Context, repo *workspace.Repo) (
 		sources = append(sources, quorum.ContextSource{Path: p, Bytes: len(text)})
 	}
 	return files, sources, nil
-}
-
-// stateDir is quorum's folder in the user's state directory
-// ($XDG_STATE_HOME, else ~/.local/state), with sub appended.
-func (inv *invocation) stateDir(sub string) (string, error) {
-	if d := inv.e.getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
-		return filepath.Join(d, "quorum", sub), nil
-	}
-	home := inv.e.getenv("HOME")
-	if !filepath.IsAbs(home) {
-		return "", fmt.Errorf("no state directory for quorum's %s: set XDG_STATE_HOME or HOME, or give --worktree-root", sub)
-	}
-	return filepath.Join(home, ".local", "state", "quorum", sub), nil
 }
 
 // interactive reports whether a person can be asked: stdin and stderr are

@@ -240,3 +240,15 @@ func TestAgentOutputsAsTheOthers(t *testing.T) {
 		t.Fatalf("--show actions,next:\n%s", o.stdout)
 	}
 }
+
+// Without a state directory, and without --worktree-root, the agent says
+// what to set before any model is asked.
+func TestAgentWithoutAStateDirectory(t *testing.T) {
+	h, before := agentHarness(t)
+	h.env["XDG_STATE_HOME"], h.env["HOME"] = "", ""
+	o := h.run("agent", "--sim", "--yes", "t")
+	if o.code != ExitFailure || !strings.Contains(o.stderr, "XDG_STATE_HOME") || !strings.Contains(o.stderr, "--worktree-root") {
+		t.Fatalf("exit %d: %s", o.code, o.stderr)
+	}
+	before.Unchanged(t)
+}

@@ -59,7 +59,8 @@ or the end of input), its sessions deleted and the CLI stopped.`,
 	return c
 }
 
-// stateDir is quorum's state directory: $XDG_STATE_HOME/quorum, or
+// stateDir is quorum's state directory, where conversations and the
+// agent's worktrees are kept: $XDG_STATE_HOME/quorum, or
 // ~/.local/state/quorum.
 func (e *env) stateDir() (string, error) {
 	if d := e.getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
@@ -67,7 +68,7 @@ func (e *env) stateDir() (string, error) {
 	}
 	home := e.getenv("HOME")
 	if home == "" || !filepath.IsAbs(home) {
-		return "", errors.New("no state directory to keep conversations in: set XDG_STATE_HOME or HOME")
+		return "", errors.New("no state directory to keep conversations and worktrees in: set XDG_STATE_HOME or HOME")
 	}
 	return filepath.Join(home, ".local", "state", "quorum"), nil
 }
