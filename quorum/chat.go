@@ -39,6 +39,7 @@ const (
 	RoundDebate  RoundKind = "debate"
 	RoundReview  RoundKind = "review"
 	RoundAsk     RoundKind = "ask"
+	RoundAgent   RoundKind = "agent"
 )
 
 // A round's Status: as the quorum command's JSON envelope has it.
@@ -66,8 +67,8 @@ type ChatConfig struct {
 }
 
 // ChatRound is one round of a Chat: what was asked, of whom, what came
-// back and what it concluded. Exactly one of Discuss, Plan, Debate, Review
-// and Ask is set (none when the round could not start).
+// back and what it concluded. Exactly one of Discuss, Plan, Debate, Review,
+// Ask and Agent is set (none when the round could not start).
 type ChatRound struct {
 	// N counts the chat's rounds from 1.
 	N    int       `json:"n"`
@@ -86,13 +87,15 @@ type ChatRound struct {
 	Error  string `json:"error,omitempty"`
 	// Conclusion is what the round concluded, as the next round's prompt
 	// carries it: the synthesis, the winning plan, the verdict, the
-	// merged findings, the model's reply. Empty when it concluded nothing.
+	// merged findings, the model's reply, what the agent did. Empty when it
+	// concluded nothing.
 	Conclusion string         `json:"conclusion"`
 	Discuss    *DiscussResult `json:"discuss,omitempty"`
 	Plan       *PlanResult    `json:"plan,omitempty"`
 	Debate     *DebateResult  `json:"debate,omitempty"`
 	Review     *ReviewResult  `json:"review,omitempty"`
 	Ask        *ChatAnswer    `json:"ask,omitempty"`
+	Agent      *AgentResult   `json:"agent,omitempty"`
 	// Sessions maps each model whose kept session took the round's
 	// first phase to that session's id ("" when the provider has none).
 	Sessions  map[string]string `json:"sessions"`
@@ -344,6 +347,30 @@ func (c *Chat) Review(ctx context.Context, change Change, about string) (*ChatRo
 	})
 }
 
+// Agent runs an agent round (Agent) of task: the chat's models plan it
+// (their proposals and their review of the result in their kept
+// sessions), cfg.Approve approves the plan, and the executor carries it
+// out in cfg.Workspace, in a session of its own with the provider's tools.
+// The task the models plan carries what the chat concluded so far, so
+// that "carry out what we agreed" has something to build on; the round
+// concludes with what the agent did (the plan, the branch, what is left
+// to fix), for the rounds after it.
+//
+// cfg.Config is not read: the round runs with the chat's (its models,
+// moderator, timeouts and Progress). Everything else of cfg is the
+// agent's, as for Agent: a nil Approve stops the round at StagePlanned.
+func (c *Chat) Agent(ctx context.Context, task string, cfg AgentConfig) (*ChatRound, error) {
+	return c.round(ctx, RoundAgent, task, "", func(ctx context.Context, b *chatBackend, sent string, chatCfg Config, r *ChatRound) error {
+		cfg.Config = chatCfg
+		a, err := Agent(ctx, b, sent, cfg)
+		if a != nil {
+			a.Task = r.Prompt
+			r.Agent, r.Usage, r.Conclusion = a, a.Usage, agentConclusion(a)
+		}
+		return err
+	})
+}
+
 // Ask puts text to one model, in its kept session: a round of one turn,
 // streamed to Config.Progress as phase PhaseAsk. model must be one of the
 // chat's participants ("": the first).
@@ -429,7 +456,7 @@ func (c *Chat) round(ctx context.Context, kind RoundKind, text, only string, run
 	if r.Moderator == "" && (kind == RoundDiscuss || kind == RoundDebate) {
 		r.Moderator = cfg.Models[0]
 	}
-	if kind == RoundPlan || kind == RoundReview || kind == RoundAsk {
+	if kind == RoundPlan || kind == RoundReview || kind == RoundAsk || kind == RoundAgent {
 		r.Moderator = ""
 	}
 	r.Sent = c.composeLocked(text, cfg.Models, only)
@@ -475,6 +502,8 @@ func roundStatus(ctx context.Context, r *ChatRound, err error) string {
 		out = &r.Debate.Outcome
 	case r.Review != nil:
 		out = &r.Review.Outcome
+	case r.Agent != nil:
+		out = &r.Agent.Outcome
 	}
 	switch {
 	case err != nil && errors.Is(ctx.Err(), context.Canceled):
@@ -546,6 +575,8 @@ func roundNoun(k RoundKind) string {
 		return "a code review"
 	case RoundAsk:
 		return "a question to one model"
+	case RoundAgent:
+		return "a change carried out by an agent"
 	}
 	return string(k)
 }
@@ -600,6 +631,45 @@ func reviewConclusion(r *ReviewResult) string {
 			where += fmt.Sprintf(":%d", f.StartLine)
 		}
 		fmt.Fprintf(&b, "%s %s %s (%s): %s\n", f.ID, f.Severity, where, f.Category, f.Explanation)
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// agentConclusion says what an agent round did: how far it went, the
+// plan, where the work is, and the findings left to fix.
+func agentConclusion(a *AgentResult) string {
+	if a.Plan == nil {
+		return ""
+	}
+	var b strings.Builder
+	switch a.Stage {
+	case StagePlanned:
+		b.WriteString("The plan was made but not carried out (it stopped at the approval gate).\n")
+	case StageRejected:
+		b.WriteString("The plan was rejected at the approval gate; nothing was carried out.\n")
+	default:
+		fmt.Fprintf(&b, "The plan was carried out by %s", a.Executor)
+		if a.Workspace != nil {
+			fmt.Fprintf(&b, " on branch %s", a.Workspace.Branch)
+		}
+		b.WriteString(".\n")
+	}
+	fmt.Fprintf(&b, "Plan (%s): %s\n", a.Plan.Author, a.Plan.Title)
+	for i, st := range a.Plan.Steps {
+		fmt.Fprintf(&b, "%d. %s\n", i+1, st.Goal)
+	}
+	if a.Change != nil {
+		fmt.Fprintf(&b, "Change: %d file(s), +%d -%d.\n", len(a.Change.Files), a.Change.Added, a.Change.Deleted)
+	}
+	switch {
+	case a.Stage != StageReviewed:
+	case len(a.Findings) == 0:
+		b.WriteString("The review left nothing to fix.\n")
+	default:
+		b.WriteString("Left to fix:\n")
+		for _, f := range a.Findings {
+			fmt.Fprintf(&b, "- %s %s: %s\n", f.Severity, f.File, f.Explanation)
+		}
 	}
 	return strings.TrimSpace(b.String())
 }
