@@ -3,7 +3,6 @@ package cli
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/quorum-go/quorum/internal/cli/planfile"
 	"github.com/quorum-go/quorum/internal/cli/report"
 	"github.com/quorum-go/quorum/internal/cli/sanitize"
 	"github.com/quorum-go/quorum/internal/workspace"
@@ -89,57 +89,22 @@ func agentInput(inv *invocation) (quorumRun, error) {
 		return quorumRun{}, err
 	}
 	ctx := inv.cmd.Context()
-	repo, err := workspace.Open(ctx, inv.e.dir)
-	if err != nil {
-		if errors.Is(err, workspace.ErrGitMissing) || ctx.Err() != nil {
-			return quorumRun{}, err
-		}
-		return quorumRun{}, usagef("%s", strings.TrimPrefix(err.Error(), "workspace: "))
-	}
 	if o.maxRevisions < 0 || o.fixRounds < 0 || o.maxToolCalls < 1 {
 		return quorumRun{}, usagef("--max-revisions and --fix-rounds take 0 or more, --max-tool-calls 1 or more")
 	}
-	files, sources, err := inv.agentContext(ctx, repo)
+	interactive := inv.interactive()
+	shell, err := shellMode(o.approve, interactive)
 	if err != nil {
 		return quorumRun{}, err
 	}
-	interactive := inv.interactive()
-	shell := quorum.ShellMode(o.approve)
-	switch shell {
-	case "":
-		shell = quorum.ShellQuorum
-		if interactive {
-			shell = quorum.ShellAsk
-		}
-	case quorum.ShellAsk:
-		if !interactive {
-			return quorumRun{}, usagef("--approve ask needs a terminal to ask on; off a terminal use --approve quorum, auto or never")
-		}
-	case quorum.ShellQuorum, quorum.ShellAuto, quorum.ShellNever:
-	default:
-		return quorumRun{}, usagef("--approve takes ask, quorum, auto or never, not %q", o.approve)
-	}
-	if shell == quorum.ShellAuto {
-		fmt.Fprintln(inv.e.stderr, "quorum: --approve auto: every shell command the executor asks for in the worktree will run without asking")
-	}
-	root := o.worktreeRoot
-	if root == "" {
-		state, err := inv.e.stateDir()
-		if err != nil {
-			return quorumRun{}, fmt.Errorf("%w, or give --worktree-root", err)
-		}
-		root = filepath.Join(state, "worktrees")
+	cfg, repo, err := inv.agentConfig(ctx, task, shell, o.worktreeRoot)
+	if err != nil {
+		return quorumRun{}, err
 	}
 	g := &gatekeeper{inv: inv}
-	cfg := quorum.AgentConfig{
-		Context: files, Sources: sources,
-		Solo: o.solo, Executor: o.executor,
-		MaxRevisions: o.maxRevisions, FixRounds: o.fixRounds, MaxToolCalls: o.maxToolCalls,
-		Shell: shell, AllowURL: o.allowURL, FailOn: quorum.Severity(inv.s.FailOn),
-		Workspace: func(ctx context.Context) (quorum.Workspace, error) {
-			return repo.NewWorktree(ctx, task, workspace.Options{Root: root})
-		},
-	}
+	cfg.Solo, cfg.Executor = o.solo, o.executor
+	cfg.MaxRevisions, cfg.FixRounds, cfg.MaxToolCalls = o.maxRevisions, o.fixRounds, o.maxToolCalls
+	cfg.AllowURL = o.allowURL
 	if o.maxRevisions == 0 {
 		cfg.MaxRevisions = -1
 	}
@@ -193,6 +158,63 @@ func agentInput(inv *invocation) (quorumRun, error) {
 			return gate(a.Findings, failOn)
 		},
 	}, nil
+}
+
+// shellMode settles how shell commands are decided from --approve: ask
+// where a person can answer, quorum elsewhere, by default.
+func shellMode(approve string, interactive bool) (quorum.ShellMode, error) {
+	shell := quorum.ShellMode(approve)
+	switch shell {
+	case "":
+		shell = quorum.ShellQuorum
+		if interactive {
+			shell = quorum.ShellAsk
+		}
+	case quorum.ShellAsk:
+		if !interactive {
+			return "", usagef("--approve ask needs a terminal to ask on; off a terminal use --approve quorum, auto or never")
+		}
+	case quorum.ShellQuorum, quorum.ShellAuto, quorum.ShellNever:
+	default:
+		return "", usagef("--approve takes ask, quorum, auto or never, not %q", approve)
+	}
+	return shell, nil
+}
+
+// agentConfig is what every agent run of the command starts from, quorum
+// agent's and quorum chat's /agent: the repository checked (a usage error
+// says what to do when it cannot take an agent), its context read, the
+// worktree of task to be made under root (default: the state
+// directory's), shell commands decided by shell, the gate at --fail-on.
+func (inv *invocation) agentConfig(ctx context.Context, task string, shell quorum.ShellMode, root string) (quorum.AgentConfig, *workspace.Repo, error) {
+	repo, err := workspace.Open(ctx, inv.e.dir)
+	if err != nil {
+		if errors.Is(err, workspace.ErrGitMissing) || ctx.Err() != nil {
+			return quorum.AgentConfig{}, nil, err
+		}
+		return quorum.AgentConfig{}, nil, usagef("%s", strings.TrimPrefix(err.Error(), "workspace: "))
+	}
+	files, sources, err := inv.agentContext(ctx, repo)
+	if err != nil {
+		return quorum.AgentConfig{}, nil, err
+	}
+	if shell == quorum.ShellAuto {
+		fmt.Fprintln(inv.e.stderr, "quorum: --approve auto: every shell command the executor asks for in the worktree will run without asking")
+	}
+	if root == "" {
+		state, err := inv.e.stateDir()
+		if err != nil {
+			return quorum.AgentConfig{}, nil, fmt.Errorf("%w, or give --worktree-root", err)
+		}
+		root = filepath.Join(state, "worktrees")
+	}
+	return quorum.AgentConfig{
+		Context: files, Sources: sources,
+		Shell: shell, FailOn: quorum.Severity(inv.s.FailOn),
+		Workspace: func(ctx context.Context) (quorum.Workspace, error) {
+			return repo.NewWorktree(ctx, task, workspace.Options{Root: root})
+		},
+	}, repo, nil
 }
 
 // agentContext reads what the models get before planning: the
@@ -341,21 +363,11 @@ func (g *gatekeeper) approve(ctx context.Context, plan quorum.AgentPlan) (quorum
 // reads it back; a plan that does not read, or has no step, is an error
 // and the plan stays as it was.
 func (g *gatekeeper) edit(ctx context.Context, plan quorum.AgentPlan) (quorum.AgentPlan, error) {
-	f, err := os.CreateTemp("", "quorum-plan-*.json")
+	path, err := planfile.Write(plan)
 	if err != nil {
-		return plan, fmt.Errorf("making a file to edit the plan in: %w", err)
+		return plan, err
 	}
-	defer os.Remove(f.Name())
-	enc := json.NewEncoder(f)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	err = enc.Encode(plan)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return plan, fmt.Errorf("writing the plan to edit: %w", err)
-	}
+	defer os.Remove(path)
 	editor := g.inv.e.getenv("VISUAL")
 	if editor == "" {
 		editor = g.inv.e.getenv("EDITOR")
@@ -365,7 +377,7 @@ func (g *gatekeeper) edit(ctx context.Context, plan quorum.AgentPlan) (quorum.Ag
 	}
 	var runErr error
 	g.inv.interject(func() {
-		cmd := exec.CommandContext(ctx, "sh", "-c", editor+` "$1"`, "editor", f.Name())
+		cmd := exec.CommandContext(ctx, "sh", "-c", editor+` "$1"`, "editor", path)
 		if in, ok := g.inv.e.stdin.(*os.File); ok {
 			cmd.Stdin = in
 		}
@@ -377,23 +389,9 @@ func (g *gatekeeper) edit(ctx context.Context, plan quorum.AgentPlan) (quorum.Ag
 	if runErr != nil {
 		return plan, fmt.Errorf("the editor (%s) failed: %v; the plan is unchanged", editor, runErr)
 	}
-	b, err := os.ReadFile(f.Name())
+	edited, err := planfile.Read(path)
 	if err != nil {
 		return plan, err
-	}
-	var edited quorum.AgentPlan
-	dec := json.NewDecoder(strings.NewReader(string(b)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&edited); err != nil {
-		return plan, fmt.Errorf("the edited plan is not the plan's JSON (%v); the plan is unchanged", err)
-	}
-	if len(edited.Steps) == 0 {
-		return plan, errors.New("the edited plan has no steps; the plan is unchanged")
-	}
-	for i, st := range edited.Steps {
-		if strings.TrimSpace(st.Goal) == "" {
-			return plan, fmt.Errorf("step %d of the edited plan has no goal; the plan is unchanged", i+1)
-		}
 	}
 	return edited, nil
 }
