@@ -101,6 +101,9 @@ func agentInput(inv *invocation) (quorumRun, error) {
 	if err != nil {
 		return quorumRun{}, err
 	}
+	if shell == quorum.ShellAuto {
+		fmt.Fprintln(inv.e.stderr, "quorum: --approve auto: every shell command the executor asks for in the worktree will run without asking")
+	}
 	g := &gatekeeper{inv: inv}
 	cfg.Solo, cfg.Executor = o.solo, o.executor
 	cfg.MaxRevisions, cfg.FixRounds, cfg.MaxToolCalls = o.maxRevisions, o.fixRounds, o.maxToolCalls
@@ -197,9 +200,6 @@ func (inv *invocation) agentConfig(ctx context.Context, task string, shell quoru
 	files, sources, err := inv.agentContext(ctx, repo)
 	if err != nil {
 		return quorum.AgentConfig{}, nil, err
-	}
-	if shell == quorum.ShellAuto {
-		fmt.Fprintln(inv.e.stderr, "quorum: --approve auto: every shell command the executor asks for in the worktree will run without asking")
 	}
 	if root == "" {
 		state, err := inv.e.stateDir()
