@@ -169,8 +169,9 @@ type keptSession struct {
 	conv    Conversation
 	id      string
 	resumed bool
-	// upTo is how many of the chat's rounds this session has seen the
-	// prompt of: the rounds before it, it needs told.
+	// upTo is the last of the chat's rounds (counted from 1) this session
+	// took part in, 0 for none: it has seen what the rounds before it
+	// concluded, not what that round and the later ones did.
 	upTo int
 }
 
@@ -517,11 +518,13 @@ func roundStatus(ctx context.Context, r *ChatRound, err error) string {
 }
 
 // composeLocked is the text a round's strategy gets: text, then what
-// the rounds so far concluded that its participants need: the previous
-// round's conclusion always (no participant saw it: it came after their
-// turns), and every earlier round one of them has not seen. Conclusions
-// are quoted between delimiter lines as answers are, material and never
-// instructions.
+// the rounds so far concluded that its participants need: from the
+// conclusion of the last round each of them took part in (it came after
+// their turn: none saw it; a session new to the chat needs them all). The
+// previous round's conclusion is always there. A session that took part
+// in round k saw, in round k's prompt, what was concluded before it.
+// Conclusions are quoted between delimiter lines as answers are, material
+// and never instructions.
 func (c *Chat) composeLocked(text string, models []string, only string) string {
 	n := len(c.rounds)
 	if n == 0 {
@@ -536,7 +539,7 @@ func (c *Chat) composeLocked(text string, models []string, only string) string {
 		if ks := c.kept[m]; ks != nil && ks.conv != nil {
 			upTo = ks.upTo
 		}
-		from = min(from, upTo)
+		from = min(from, max(upTo-1, 0)) // round upTo, at index upTo-1, onwards
 	}
 	parts := []string{text}
 	for _, r := range c.rounds[from:] {
@@ -807,6 +810,10 @@ func (cb *chatBackend) sendKept(ctx context.Context, o OpenOptions, prompt strin
 		cancel()
 		c.mu.Lock()
 		ks.conv, ks.id, ks.upTo = nil, "", 0
+		// Saved as gone, so that a resumed chat does not take up a
+		// session the provider may still keep (the CLI keeps a killed
+		// CLI's sessions on disk) as if it had seen every round.
+		_ = c.saveLocked(chatRecord{Type: recSessions, Sessions: map[string]string{o.Model: ""}})
 		c.mu.Unlock()
 		cb.mu.Lock()
 		delete(cb.used, o.Model)
@@ -910,6 +917,17 @@ func (c *Chat) saveLocked(rec chatRecord) error {
 	return c.log.write(rec)
 }
 
+// lastRoundOf is the last of rounds that model took part in with
+// session id, 0 when none did.
+func lastRoundOf(rounds []ChatRound, model, id string) int {
+	for i := len(rounds) - 1; i >= 0; i-- {
+		if rounds[i].Sessions[model] == id {
+			return rounds[i].N
+		}
+	}
+	return 0
+}
+
 // resumeKept takes up the saved sessions of models through a Backend
 // that can resume (see ResumeChat); the others open anew at their next
 // round, told the saved rounds.
@@ -933,6 +951,6 @@ func (c *Chat) resumeKept(ctx context.Context, saved map[string]string, models [
 		if err != nil || conv == nil {
 			continue // gone from the provider: a new session, given the rounds
 		}
-		c.kept[m] = &keptSession{conv: conv, id: id, resumed: true, upTo: len(c.rounds)}
+		c.kept[m] = &keptSession{conv: conv, id: id, resumed: true, upTo: lastRoundOf(c.rounds, m, id)}
 	}
 }

@@ -3,7 +3,6 @@ package quorum_test
 import (
 	"context"
 	"errors"
-	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -301,17 +300,9 @@ func TestRealCLIChatSurvivesACLICrashMidRound(t *testing.T) {
 // a new CLI process, with round 1's conclusion before every model: the
 // sessions the crash failed are not taken up as if they had seen every
 // saved round.
-//
-// Known bug, so skipped unless QUORUM_KNOWN_BUGS is set: sendKept lets a
-// failed session go in memory but saves nothing, so the file still names
-// the dead CLI's sessions; the new CLI still has them on disk, ResumeChat
-// takes them up with upTo = every saved round, and round 3's prompt
-// quotes round 2 alone ("nothing: the round failed"), while the sessions
-// hold round 1's question and answer, not its conclusion.
+// (A failed session is saved as gone, and a resumed session knows the
+// last round it took part in.)
 func TestRealCLIChatDetachedAfterACLICrashTellsTheSavedRounds(t *testing.T) {
-	if os.Getenv("QUORUM_KNOWN_BUGS") == "" {
-		t.Skip("known bug (see the comment above): set QUORUM_KNOWN_BUGS=1 to run")
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), realGuard)
 	defer cancel()
 	cc := crashChat(ctx, t)

@@ -210,6 +210,9 @@ func LoadChat(dir, id string) (*SavedChat, error) {
 		case recSessions, recResumed:
 			for m, id := range rec.Sessions {
 				sc.Sessions[m] = id
+				if id == "" { // the session failed: gone
+					delete(sc.Sessions, m)
+				}
 			}
 		case recStarted:
 			started = rec.Round
