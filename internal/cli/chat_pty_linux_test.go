@@ -15,7 +15,8 @@ import (
 
 // `quorum chat --sim` on a real pseudo-terminal, driven like a person: a
 // question (every model's pane fills, then the report), a follow-up, a
-// round cancelled with Esc, a resize to 80×24, Ctrl-D at the empty prompt.
+// round cancelled with Esc, a resize to 80×24, /help, the /models list
+// opened and closed with Esc, Ctrl-D at the empty prompt.
 // It exits 0, leaves no process of its session behind, and the
 // conversation is saved (0600), listed by quorum history, printed by
 // quorum show, and continued by quorum chat --resume.
@@ -57,6 +58,14 @@ func TestChatOnATerminal(t *testing.T) {
 	at = p.expect(at, "quorum chat · ")
 	p.typeLine("/help")
 	at = p.expect(at, "at an empty prompt, or /quit")
+	// /models opens the list of models over the conversation; Esc
+	// closes it as it was, and the hint of the last round's panes is back.
+	p.typeLine("/models")
+	at = p.expect(at, "Models of the next rounds")
+	if _, err := p.master.WriteString("\x1b"); err != nil { // Esc
+		t.Fatal(err)
+	}
+	at = p.expect(at, "Ctrl-O: each model's whole text")
 
 	if _, err := p.master.WriteString("\x04"); err != nil { // Ctrl-D at the empty prompt
 		t.Fatal(err)

@@ -20,8 +20,8 @@ type Options struct {
 	// Chat is the conversation; its Config.Progress must be Feed.Progress.
 	Chat *quorum.Chat
 	Feed *Feed
-	// Offered are the models the CLI offers: /models lists them and tab
-	// completes them.
+	// Offered are the models the CLI offers: /models' list (a picker full
+	// screen, text in the line mode) shows them, and Tab completes them.
 	Offered []string
 	// NewChat starts a fresh conversation (/new) with these models.
 	NewChat func(models []string, moderator string) (*quorum.Chat, error)
@@ -61,7 +61,7 @@ var commands = []struct{ name, args, help string }{
 	{"/debate", "claim", "a debate: for and against, a verdict"},
 	{"/plan", "task", "ensemble planning: proposals, votes, a winner"},
 	{"/review", "[range]", "review git diff range (default HEAD~1..HEAD)"},
-	{"/models", "[m1 m2 …] [moderator=m]", "list the models, or pick participants and moderator"},
+	{"/models", "[m1 m2 …] [moderator=m]", "pick participants and moderator from the list"},
 	{"/new", "", "a new conversation, in fresh sessions"},
 	{"/save", "[file]", "save the conversation as Markdown"},
 	{"/history", "", "the saved conversations"},
@@ -193,11 +193,15 @@ func helpText() string {
 	b.WriteString(`
 Keys:
   Enter          send                     Ctrl-J, Alt-Enter  new line
-  Up/Down        input history            Ctrl-E             edit the input in $EDITOR
+  Up/Down        move between the input's lines; from its first (last) line, the
+                 previous (next) input, with the cursor on its first (last) line
+  Ctrl-E         edit the input in $EDITOR
   Tab            complete commands, model ids
   Esc, Ctrl-C    cancel the round (what came in is kept, marked interrupted)
   Ctrl-O         focus the next model's pane full screen; Alt-1…9 one of them; Esc back
   PgUp/PgDn, mouse wheel   scroll
+  /models' list  Up/Down, k/j move; Space take part or not; m moderator (again:
+                 the first taking part); Enter apply; Esc leave unchanged
   Ctrl-C, Ctrl-D at an empty prompt, or /quit   leave
 `)
 	return b.String()

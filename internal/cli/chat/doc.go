@@ -1,8 +1,9 @@
 // Package chat is `quorum chat`'s terminal UI, in production: a
 // conversation with a quorum (quorum.Chat) on bubbletea, with one live pane
 // per model while a round runs, the rendered report of each round, a
-// status line, an input with history and slash commands; and the same
-// conversation line by line (RunPlain) where a full-screen UI does not fit.
+// status line, an input with history and slash commands, a list to pick
+// the models from (/models, picker.go); and the same conversation line by
+// line (RunPlain) where a full-screen UI does not fit.
 // It only renders: rounds, their saving and resuming are quorum.Chat's.
 //
 // Concurrency contract: the bubbletea model (Model) is touched only by

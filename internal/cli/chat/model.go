@@ -99,11 +99,13 @@ type Model struct {
 	hint    string
 	quit    bool
 
+	picker *picker // /models' checklist, open over the main area; nil: closed
+
 	st styles
 }
 
 type styles struct {
-	title, status, hint, prompt, paneTitle, paneDone, paneFail, note lipgloss.Style
+	title, status, hint, prompt, paneTitle, paneDone, paneFail, note, pickCursor lipgloss.Style
 }
 
 func newStyles(colour bool) styles {
@@ -117,6 +119,7 @@ func newStyles(colour bool) styles {
 		s.paneDone = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("2"))
 		s.paneFail = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("1"))
 		s.note = lipgloss.NewStyle().Faint(true)
+		s.pickCursor = lipgloss.NewStyle().Reverse(true)
 	}
 	return s
 }
@@ -219,6 +222,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.o.Chat = msg.c
+		m.picker = nil // it lists the old chat's models
 		m.entries = nil
 		m.panes = panes{}
 		m.note(m.intro())
@@ -232,8 +236,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case tea.MouseMsg:
+		if m.picker != nil {
+			return m, nil
+		}
 		return m, m.scroll(msg)
 	case tea.KeyMsg:
+		if m.picker != nil {
+			m.pickerKey(msg)
+			return m, nil
+		}
 		return m.key(msg)
 	}
 	return m, nil
@@ -282,9 +293,16 @@ func (m *Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m, m.edit()
 	case "enter":
 		return m.submit()
-	case "up", "down":
-		if !strings.Contains(m.input.Value(), "\n") && len(m.hist) > 0 {
-			m.browse(k.String() == "up")
+	case "up":
+		// On the input's first line ↑ recalls; below it, it moves up.
+		if m.input.Line() == 0 && len(m.hist) > 0 {
+			m.browse(true)
+			return m, nil
+		}
+	case "down":
+		// On the input's last line ↓ recalls; above it, it moves down.
+		if m.input.Line() == m.input.LineCount()-1 && len(m.hist) > 0 {
+			m.browse(false)
 			return m, nil
 		}
 	}
@@ -335,7 +353,13 @@ func contains(xs []string, x string) bool {
 	return false
 }
 
-// browse moves through the input history.
+// browse moves through the input history, as readline does in a
+// multi-line input: ↑ and ↓ recall only from the input's first and last
+// line (its own lines, Ctrl-J's, not the rows a long line wraps to);
+// elsewhere the textarea moves the cursor between lines. So that pressing
+// the same key again goes on through the history, the cursor lands at the
+// end of the entry's first line after ↑ and at the end of its last line
+// after ↓ (for a one-line entry both are its end).
 func (m *Model) browse(up bool) {
 	if m.histPos == len(m.hist) {
 		m.draft = m.input.Value()
@@ -353,7 +377,16 @@ func (m *Model) browse(up bool) {
 	} else {
 		m.input.SetValue(m.hist[m.histPos])
 	}
-	m.input.CursorEnd()
+	// SetValue leaves the cursor at the end, on the last line.
+	if up {
+		for n := m.input.Length(); m.input.Line() > 0 && n >= 0; n-- { // n: a bound only
+			m.input.CursorUp()
+		}
+		m.input.CursorEnd()
+	}
+	// The textarea scrolls to its cursor only in Update: a message it
+	// ignores lets it.
+	m.input, _ = m.input.Update(nil)
 }
 
 // edit opens the input in the user's editor; the program gives the
@@ -423,11 +456,13 @@ func (m *Model) submit() (tea.Model, tea.Cmd) {
 	case reqHelp:
 		m.note(helpText())
 	case reqModels:
-		if len(req.args) > 0 {
-			if err := setModels(o.Chat, o.Offered, req.args); err != nil {
-				m.note(sanitize.Text(err.Error()))
-				break
-			}
+		if len(req.args) == 0 {
+			m.openPicker()
+			break
+		}
+		if err := setModels(o.Chat, o.Offered, req.args); err != nil {
+			m.note(sanitize.Text(err.Error()))
+			break
 		}
 		m.note(modelsText(o.Chat, o.Offered))
 	case reqHistory:
@@ -618,6 +653,9 @@ func (m *Model) resize(w, h int) {
 	if m.focus >= 0 {
 		m.refreshZoom()
 	}
+	if m.picker != nil {
+		m.picker.scroll(pickerRows(main))
+	}
 }
 
 // refresh lays the conversation out again, following its end if asked.
@@ -655,6 +693,8 @@ func (m *Model) View() string {
 	main := m.height - chrome
 	var body string
 	switch {
+	case m.picker != nil:
+		body = m.picker.view(m.width, main, m.st)
 	case m.focus >= 0:
 		p := m.panes.list[m.focus]
 		body = m.st.paneTitle.Render(fit(p.title()+"  (Esc: back, Ctrl-O: next)", m.width)) + "\n" + m.zoom.View()
@@ -672,6 +712,9 @@ func (m *Model) View() string {
 		title += " · simulated"
 	}
 	hint := m.hint
+	if hint == "" && m.picker != nil {
+		hint = pickerHint
+	}
 	if hint == "" && !m.running && m.focus < 0 && len(m.panes.list) > 0 {
 		hint = "Ctrl-O: each model's whole text of the last round"
 	}
