@@ -106,17 +106,16 @@ func agentInput(inv *invocation) (quorumRun, error) {
 	}
 	g := &gatekeeper{inv: inv}
 	cfg.Solo, cfg.Executor = o.solo, o.executor
-	cfg.MaxRevisions, cfg.FixRounds, cfg.MaxToolCalls = o.maxRevisions, o.fixRounds, o.maxToolCalls
+	cfg.MaxRevisions, cfg.MaxToolCalls = o.maxRevisions, o.maxToolCalls
 	cfg.AllowURL = o.allowURL
 	if o.maxRevisions == 0 {
 		cfg.MaxRevisions = -1
 	}
-	if o.fixRounds == 0 {
-		cfg.FixRounds = -1
-	}
-	if inv.s.FailOn == "none" {
-		cfg.FailOn = ""
-		cfg.FixRounds = -1
+	if cfg.FailOn != "" { // else no fix rounds: nothing needs a fix
+		cfg.FixRounds = o.fixRounds
+		if o.fixRounds == 0 {
+			cfg.FixRounds = -1
+		}
 	}
 	switch {
 	case o.yes:
@@ -188,7 +187,8 @@ func shellMode(approve string, interactive bool) (quorum.ShellMode, error) {
 // agent's and quorum chat's /agent: the repository checked (a usage error
 // says what to do when it cannot take an agent), its context read, the
 // worktree of task to be made under root (default: the state
-// directory's), shell commands decided by shell, the gate at --fail-on.
+// directory's), shell commands decided by shell, findings gated at
+// --fail-on (none: no fix rounds).
 func (inv *invocation) agentConfig(ctx context.Context, task string, shell quorum.ShellMode, root string) (quorum.AgentConfig, *workspace.Repo, error) {
 	repo, err := workspace.Open(ctx, inv.e.dir)
 	if err != nil {
@@ -208,13 +208,17 @@ func (inv *invocation) agentConfig(ctx context.Context, task string, shell quoru
 		}
 		root = filepath.Join(state, "worktrees")
 	}
-	return quorum.AgentConfig{
+	cfg := quorum.AgentConfig{
 		Context: files, Sources: sources,
 		Shell: shell, FailOn: quorum.Severity(inv.s.FailOn),
 		Workspace: func(ctx context.Context) (quorum.Workspace, error) {
 			return repo.NewWorktree(ctx, task, workspace.Options{Root: root})
 		},
-	}, repo, nil
+	}
+	if inv.s.FailOn == "none" {
+		cfg.FailOn, cfg.FixRounds = "", -1
+	}
+	return cfg, repo, nil
 }
 
 // agentContext reads what the models get before planning: the

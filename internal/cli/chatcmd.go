@@ -20,7 +20,7 @@ import (
 // conversations it saved.
 
 func (e *env) chatCmd(runF runWrapper) *cobra.Command {
-	var resume string
+	var resume, approve string
 	var plain bool
 	c := e.newCommand(&cobra.Command{
 		Use:   "chat",
@@ -30,7 +30,11 @@ round (every model answers, they review each other, the moderator
 synthesises); a follow-up goes to the same sessions, so each model keeps
 its own context, and its prompt carries what the last round concluded.
 /plan, /debate, /review [range] and /ask [model] run the other strategies
-as rounds; /models, /new, /save [file], /history, /help and /quit manage it.
+as rounds; /agent TASK plans the task with the models, shows you the plan
+to approve, edit or reject, and carries it out in a git worktree of a new
+branch as quorum agent does (shell commands go by --approve: you are
+asked, by default); /models, /new, /save [file], /history, /help and
+/quit manage the conversation.
 While a round runs, one pane per model streams its text; Esc or Ctrl-C
 cancels the round (what came in is kept, marked interrupted).
 
@@ -50,10 +54,12 @@ or the end of input), its sessions deleted and the CLI stopped.`,
   $ printf 'Tabs or spaces?\n/ask sim-beta why?\n' | quorum chat --sim --plain`,
 		Args: noArgs,
 	}, cmdSpec{quorum: true, moderated: true, peerReview: true, connects: true, progress: true, timeout: true},
-		runF.around(func(inv *invocation) error { return runChat(inv, resume, plain) }))
+		runF.around(func(inv *invocation) error { return runChat(inv, resume, approve, plain) }))
 	c.Flags().StringVar(&resume, "resume", "", "continue the saved conversation `ID` (quorum history lists them)")
 	group(c.Flags().Lookup("resume"), groupInput)
 	_ = c.RegisterFlagCompletionFunc("resume", e.completeChats)
+	c.Flags().StringVar(&approve, "approve", "", "how /agent's shell commands are decided: `mode` ask (you: the default), quorum (the other models vote), auto (all, in the worktree) or never")
+	group(c.Flags().Lookup("approve"), groupRun)
 	c.Flags().BoolVar(&plain, "plain", false, "line by line instead of full screen (also with TERM=dumb, or off a terminal)")
 	group(c.Flags().Lookup("plain"), groupOutput)
 	return c
@@ -73,9 +79,15 @@ func (e *env) stateDir() (string, error) {
 	return filepath.Join(home, ".local", "state", "quorum"), nil
 }
 
-func runChat(inv *invocation, resume string, plain bool) error {
+func runChat(inv *invocation, resume, approve string, plain bool) error {
 	ctx := inv.cmd.Context()
 	state, err := inv.e.stateDir()
+	if err != nil {
+		return err
+	}
+	// A person is at the chat, on its screen or its input lines: ask is
+	// always possible.
+	shell, err := shellMode(approve, true)
 	if err != nil {
 		return err
 	}
@@ -141,6 +153,10 @@ func runChat(inv *invocation, resume string, plain bool) error {
 			n.Models, n.Moderator = models, moderator
 			return quorum.NewChat(b, n)
 		},
+		Agent: func(ctx context.Context, task string) (quorum.AgentConfig, error) {
+			cfg, _, err := inv.agentConfig(ctx, task, shell, "")
+			return cfg, err
+		},
 		Change: func(ctx context.Context, rng string) (quorum.Change, string, error) {
 			base, head, _ := strings.Cut(rng, "..")
 			if base == "" {
@@ -155,6 +171,9 @@ func runChat(inv *invocation, resume string, plain bool) error {
 			}
 			return quorum.Change{Diff: diff}, source, nil
 		},
+	}
+	if shell == quorum.ShellAuto {
+		fmt.Fprintln(inv.e.stderr, "quorum: --approve auto: every shell command /agent's executor asks for in its worktree will run without asking")
 	}
 	var runErr error
 	if plain || !inv.chatOnTerminal() {

@@ -28,6 +28,11 @@ type Options struct {
 	// Change reads the change /review reviews; rng is what followed the
 	// command ("" for the default), about describes it.
 	Change func(ctx context.Context, rng string) (change quorum.Change, about string, err error)
+	// Agent prepares /agent's run of task: the repository checked, its
+	// context, the worktree to make, how shell commands are decided. The
+	// chat asks the person at the plan's gate and, with quorum.ShellAsk,
+	// about each shell command. Nil: /agent is not available.
+	Agent func(ctx context.Context, task string) (quorum.AgentConfig, error)
 	// History is the input history (nil: none kept).
 	History *History
 	// ChatDir is where chats are saved, for /history.
@@ -61,6 +66,7 @@ var commands = []struct{ name, args, help string }{
 	{"/debate", "claim", "a debate: for and against, a verdict"},
 	{"/plan", "task", "ensemble planning: proposals, votes, a winner"},
 	{"/review", "[range]", "review git diff range (default HEAD~1..HEAD)"},
+	{"/agent", "task", "plan the task, approve it, carry it out in a git worktree"},
 	{"/models", "[m1 m2 …] [moderator=m]", "pick participants and moderator from the list"},
 	{"/new", "", "a new conversation, in fresh sessions"},
 	{"/save", "[file]", "save the conversation as Markdown"},
@@ -117,6 +123,8 @@ func parseLine(line string, models []string) (request, error) {
 		return needText(quorum.RoundDebate, "a claim")
 	case "/review":
 		return request{kind: reqRound, round: quorum.RoundReview, text: rest}, nil
+	case "/agent":
+		return needText(quorum.RoundAgent, "a task")
 	case "/ask":
 		first, text, _ := strings.Cut(rest, " ")
 		model := ""
@@ -198,6 +206,8 @@ Keys:
   Ctrl-E         edit the input in $EDITOR
   Tab            complete commands, model ids
   Esc, Ctrl-C    cancel the round (what came in is kept, marked interrupted)
+  At /agent's gate: y carry the plan out, e edit it in $EDITOR, n reject it;
+  asked about a shell command: y allow, n deny, a allow it for the rest of the round
   Ctrl-O         focus the next model's pane full screen; Alt-1…9 one of them; Esc back
   PgUp/PgDn, mouse wheel   scroll
   /models' list  Up/Down, k/j move; Space take part or not; m moderator (again:
@@ -225,6 +235,12 @@ func runRound(ctx context.Context, o *Options, c *quorum.Chat, req request) (*qu
 		return c.Review(ctx, ch, about)
 	case quorum.RoundAsk:
 		return c.Ask(ctx, req.model, req.text)
+	case quorum.RoundAgent:
+		cfg, err := agentConfig(ctx, o, req.text)
+		if err != nil {
+			return nil, err
+		}
+		return c.Agent(ctx, req.text, cfg)
 	}
 	return c.Discuss(ctx, req.text)
 }
@@ -343,6 +359,8 @@ func roundReport(r *quorum.ChatRound, simulated bool) (rep report.Report, opts r
 		rep = report.Debate(r.Debate)
 	case r.Review != nil:
 		rep = report.Review(r.Review)
+	case r.Agent != nil:
+		rep = report.Agent(r.Agent)
 	}
 	return rep, opts
 }

@@ -2,23 +2,31 @@ package chat
 
 import (
 	"context"
+	"errors"
 
 	"github.com/quorum-go/quorum/quorum"
 )
 
-// Feed carries a chat's events from quorum (Config.Progress) to the UI.
+// Feed carries a chat's events from quorum (Config.Progress) to the UI,
+// and an agent round's questions (the plan at the gate, a shell command
+// to allow) from the round to the person and their answers back.
 // Progress hands each event over and returns once the UI has taken it, or
 // at once when the UI has stopped (Stop), so that a run never waits on a
 // UI that is gone. quorum merges a turn's deltas while they wait, so a busy
-// UI slows only itself.
+// UI slows only itself. Events and questions come from the round's
+// goroutines in the order the round makes them, through one reader.
 type Feed struct {
-	ch   chan quorum.Event
-	stop chan struct{}
+	ch        chan quorum.Event
+	questions chan *question
+	stop      chan struct{}
 }
+
+// errUIGone answers a question asked once the UI has stopped.
+var errUIGone = errors.New("the chat's screen is gone: nobody to ask")
 
 // NewFeed returns a Feed; give its Progress to the chat's Config.
 func NewFeed() *Feed {
-	return &Feed{ch: make(chan quorum.Event), stop: make(chan struct{})}
+	return &Feed{ch: make(chan quorum.Event), questions: make(chan *question), stop: make(chan struct{})}
 }
 
 // Progress is a quorum Config.Progress.
@@ -33,13 +41,36 @@ func (f *Feed) Progress(ev quorum.Event) {
 // UI ended.
 func (f *Feed) Stop() { close(f.stop) }
 
-// next waits for the next event, or for ctx or Stop.
-func (f *Feed) next(ctx context.Context) (quorum.Event, bool) {
+// ask puts q to the person and waits for the answer: until ctx ends (the
+// round cancelled) or the UI stops.
+func (f *Feed) ask(ctx context.Context, q *question) (answer, error) {
+	q.reply = make(chan answer, 1)
+	select {
+	case f.questions <- q:
+	case <-f.stop:
+		return answer{}, errUIGone
+	case <-ctx.Done():
+		return answer{}, context.Cause(ctx)
+	}
+	select {
+	case a := <-q.reply:
+		return a, nil
+	case <-f.stop:
+		return answer{}, errUIGone
+	case <-ctx.Done():
+		return answer{}, context.Cause(ctx)
+	}
+}
+
+// next waits for the next event or question, or for ctx or Stop.
+func (f *Feed) next(ctx context.Context) (ev quorum.Event, q *question, ok bool) {
 	select {
 	case ev := <-f.ch:
-		return ev, true
+		return ev, nil, true
+	case q := <-f.questions:
+		return quorum.Event{}, q, true
 	case <-f.stop:
 	case <-ctx.Done():
 	}
-	return quorum.Event{}, false
+	return quorum.Event{}, nil, false
 }

@@ -50,6 +50,13 @@ type (
 		c   *quorum.Chat
 		err error
 	}
+	// questionMsg: an /agent round asks the person (the plan's gate, a
+	// shell command).
+	questionMsg   struct{ q *question }
+	planEditedMsg struct {
+		plan quorum.AgentPlan
+		err  error
+	}
 )
 
 // entry is one block of the conversation view.
@@ -92,6 +99,16 @@ type Model struct {
 	started  time.Time
 	ended    time.Time
 	live     quorum.Usage // the running round's usage so far
+
+	// asking is the running /agent round's question, nil when none waits;
+	// queued are the questions asked meanwhile (the provider may ask about
+	// several shell commands at once), put one after the other; edited is
+	// the plan as the person edited it at the gate; gate shows the
+	// question.
+	asking *question
+	queued []*question
+	edited *quorum.AgentPlan
+	gate   viewport.Model
 
 	hist    []string
 	histPos int // len(hist): the draft
@@ -138,9 +155,10 @@ func New(ctx context.Context, o Options) *Model {
 	in.FocusedStyle.CursorLine = lipgloss.NewStyle()
 	in.Focus()
 	m := &Model{o: &o, ctx: ctx, input: in, focus: -1, st: newStyles(o.Colour),
-		conv: viewport.New(80, 10), zoom: viewport.New(80, 10)}
+		conv: viewport.New(80, 10), zoom: viewport.New(80, 10), gate: viewport.New(80, 10)}
 	m.conv.MouseWheelEnabled = true
 	m.zoom.MouseWheelEnabled = true
+	m.gate.MouseWheelEnabled = true
 	if o.History != nil {
 		m.hist = append([]string{}, o.History.Entries()...)
 	}
@@ -173,9 +191,12 @@ func (m *Model) Init() tea.Cmd { return m.waitEvent() }
 func (m *Model) waitEvent() tea.Cmd {
 	f, ctx := m.o.Feed, m.ctx
 	return func() tea.Msg {
-		ev, ok := f.next(ctx)
-		if !ok {
+		ev, q, ok := f.next(ctx)
+		switch {
+		case !ok:
 			return feedDoneMsg{}
+		case q != nil:
+			return questionMsg{q}
 		}
 		return eventMsg(ev)
 	}
@@ -207,6 +228,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.event(quorum.Event(msg))
 		return m, m.waitEvent()
 	case feedDoneMsg:
+		return m, nil
+	case questionMsg:
+		m.ask(msg.q)
+		return m, m.waitEvent()
+	case planEditedMsg:
+		m.planEdited(msg.plan, msg.err)
 		return m, nil
 	case tickMsg:
 		if m.running {
@@ -253,6 +280,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // key handles a key.
 func (m *Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	m.hint = ""
+	if m.asking != nil {
+		return m, m.gateKey(k)
+	}
 	switch k.String() {
 	case "ctrl+c":
 		switch {
@@ -393,9 +423,6 @@ func (m *Model) browse(up bool) {
 // terminal to it and takes it back after.
 func (m *Model) edit() tea.Cmd {
 	editor := m.o.Editor
-	if editor == "" {
-		editor = "vi"
-	}
 	f, err := os.CreateTemp("", "quorum-chat-*.md")
 	if err != nil {
 		m.hint = "editor: " + sanitize.Line(err.Error())
@@ -411,9 +438,7 @@ func (m *Model) edit() tea.Cmd {
 		m.hint = "editor: " + sanitize.Line(werr.Error())
 		return nil
 	}
-	fields := strings.Fields(editor)
-	cmd := exec.Command(fields[0], append(fields[1:], path)...)
-	return tea.ExecProcess(cmd, func(err error) tea.Msg {
+	return tea.ExecProcess(editorCommand(editor, path), func(err error) tea.Msg {
 		defer os.Remove(path)
 		if err != nil {
 			return editorMsg{err: err}
@@ -421,6 +446,15 @@ func (m *Model) edit() tea.Cmd {
 		b, err := os.ReadFile(path)
 		return editorMsg{text: string(b), err: err}
 	})
+}
+
+// editorCommand runs editor (a command line: "code --wait") on path.
+func editorCommand(editor, path string) *exec.Cmd {
+	if editor == "" {
+		editor = "vi"
+	}
+	fields := strings.Fields(editor)
+	return exec.Command(fields[0], append(fields[1:], path)...)
 }
 
 // submit acts on the input.
@@ -502,7 +536,7 @@ func (m *Model) startRound(req request, line string) tea.Cmd {
 	switch req.round {
 	case quorum.RoundAsk:
 		models = []string{firstNonEmpty(req.model, first(models))}
-	case quorum.RoundPlan, quorum.RoundReview:
+	case quorum.RoundPlan, quorum.RoundReview, quorum.RoundAgent:
 	default:
 		moderator = firstNonEmpty(moderator, first(models))
 		if !contains(models, moderator) {
@@ -534,6 +568,10 @@ func (m *Model) event(ev quorum.Event) {
 		if ev.Usage != nil {
 			m.live.Add(*ev.Usage)
 		}
+	case quorum.ToolActivity:
+		m.panes.get(ev.Model).add("\n⚙ " + ev.Text + "\n")
+	case quorum.ActionDecided:
+		m.panes.get(ev.Model).add("\n→ " + ev.Text + "\n")
 	}
 	if m.focus >= 0 {
 		m.refreshZoom()
@@ -543,6 +581,7 @@ func (m *Model) event(ev quorum.Event) {
 // roundDone shows a round's report, or why there is none.
 func (m *Model) roundDone(r *quorum.ChatRound, err error) {
 	m.running = false
+	m.asking, m.edited, m.queued = nil, nil, nil
 	if m.cancel != nil {
 		m.cancel()
 		m.cancel = nil
@@ -630,7 +669,9 @@ func (m *Model) refreshZoom() {
 // scroll scrolls the view in front: the focused pane or the conversation.
 func (m *Model) scroll(msg tea.Msg) tea.Cmd {
 	var cmd tea.Cmd
-	if m.focus >= 0 {
+	if m.asking != nil {
+		m.gate, cmd = m.gate.Update(msg)
+	} else if m.focus >= 0 {
 		m.zoom, cmd = m.zoom.Update(msg)
 	} else {
 		m.conv, cmd = m.conv.Update(msg)
@@ -646,6 +687,10 @@ func (m *Model) resize(w, h int) {
 	m.input.SetWidth(m.width)
 	m.conv.Width, m.conv.Height = m.width, main
 	m.zoom.Width, m.zoom.Height = m.width, main-1
+	m.gate.Width, m.gate.Height = m.width, main
+	if m.asking != nil {
+		m.showQuestion()
+	}
 	for i := range m.entries {
 		m.entries[i].width = 0 // rendered again at the new width
 	}
@@ -693,6 +738,8 @@ func (m *Model) View() string {
 	main := m.height - chrome
 	var body string
 	switch {
+	case m.asking != nil:
+		body = m.gate.View()
 	case m.picker != nil:
 		body = m.picker.view(m.width, main, m.st)
 	case m.focus >= 0:
@@ -712,6 +759,9 @@ func (m *Model) View() string {
 		title += " · simulated"
 	}
 	hint := m.hint
+	if hint == "" && m.asking != nil {
+		hint = m.asking.prompt(m.edited != nil) + " · PgUp/PgDn scroll · Esc cancels the round"
+	}
 	if hint == "" && m.picker != nil {
 		hint = pickerHint
 	}

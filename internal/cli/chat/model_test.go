@@ -222,7 +222,7 @@ func TestModelTextIsCleaned(t *testing.T) {
 	go func() {
 		defer close(drained)
 		for {
-			if _, ok := o.Feed.next(ctx); !ok {
+			if _, _, ok := o.Feed.next(ctx); !ok {
 				return
 			}
 		}

@@ -5,9 +5,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
+	"github.com/quorum-go/quorum/internal/cli/planfile"
 	"github.com/quorum-go/quorum/internal/cli/sanitize"
 	"github.com/quorum-go/quorum/quorum"
 )
@@ -47,7 +49,7 @@ func RunPlain(ctx context.Context, o Options, in io.Reader, out io.Writer) (*quo
 		readErr <- sc.Err()
 		close(lines)
 	}()
-	p := &plain{o: &o, out: out}
+	p := &plain{o: &o, out: out, lines: lines}
 	p.intro()
 	for {
 		fmt.Fprint(out, "› ")
@@ -89,8 +91,9 @@ func RunPlain(ctx context.Context, o Options, in io.Reader, out io.Writer) (*quo
 }
 
 type plain struct {
-	o   *Options
-	out io.Writer
+	o     *Options
+	out   io.Writer
+	lines <-chan string // the input, a line at a time: questions and the gate's answers
 }
 
 func (p *plain) intro() {
@@ -203,6 +206,13 @@ func (p *plain) round(ctx context.Context, req request) {
 			}
 			return
 		case ev = <-p.o.Feed.ch:
+		case q := <-p.o.Feed.questions:
+			if streaming {
+				fmt.Fprintln(p.out)
+				streaming = false
+			}
+			p.answer(ctx, q)
+			continue
 		}
 		switch ev.Kind {
 		case quorum.PhaseStarted:
@@ -214,6 +224,10 @@ func (p *plain) round(ctx context.Context, req request) {
 				streaming = true
 				fmt.Fprint(p.out, sanitize.Text(ev.Text))
 			}
+		case quorum.ToolActivity:
+			fmt.Fprintf(p.out, "  ⚙ %s: %s\n", sanitize.Line(ev.Model), sanitize.Line(ev.Text))
+		case quorum.ActionDecided:
+			fmt.Fprintf(p.out, "  → %s: %s\n", sanitize.Line(ev.Model), sanitize.Line(ev.Text))
 		case quorum.ModelFinished:
 			if streaming {
 				fmt.Fprintln(p.out)
@@ -246,4 +260,79 @@ func first(s []string) string {
 		return ""
 	}
 	return s[0]
+}
+
+// answer puts an /agent round's question on the line and reads the
+// answer from the input: the plan (or the command), then the choices
+// until one is given. To edit the plan, e writes it to a file for any
+// editor and reads it back when the person presses Enter. The end of the
+// input answers no: nothing runs that nobody allowed.
+func (p *plain) answer(ctx context.Context, q *question) {
+	var edited *quorum.AgentPlan
+	show := func() {
+		fmt.Fprintln(p.out)
+		fmt.Fprint(p.out, q.text(edited, p.o.Simulated, false))
+	}
+	read := func() (string, bool) {
+		select {
+		case line, ok := <-p.lines:
+			return strings.ToLower(strings.TrimSpace(line)), ok
+		case <-ctx.Done():
+			return "", false
+		}
+	}
+	show()
+	for {
+		fmt.Fprint(p.out, q.prompt(edited != nil)+": ")
+		choice, ok := read()
+		if !ok {
+			fmt.Fprintln(p.out)
+			if ctx.Err() == nil {
+				fmt.Fprintln(p.out, "quorum: the input ended: answered no")
+				a, _ := q.decide(choiceNo, nil)
+				q.reply <- a
+			}
+			return
+		}
+		if choice != "" {
+			choice = choice[:1]
+		}
+		if choice == choiceEdit && q.plan != nil {
+			if e, ok := p.editPlan(q, edited, read); ok {
+				edited = e
+				show()
+			}
+			continue
+		}
+		if a, ok := q.decide(choice, edited); ok {
+			q.reply <- a
+			return
+		}
+	}
+}
+
+// editPlan writes the plan to a file, waits for Enter, and reads the
+// file back; a plan that does not read is said, and not taken.
+func (p *plain) editPlan(q *question, edited *quorum.AgentPlan, read func() (string, bool)) (*quorum.AgentPlan, bool) {
+	plan := *q.plan
+	if edited != nil {
+		plan = *edited
+	}
+	path, err := planfile.Write(plan)
+	if err != nil {
+		fmt.Fprintln(p.out, "quorum: "+sanitize.Line(err.Error()))
+		return nil, false
+	}
+	defer os.Remove(path)
+	fmt.Fprintf(p.out, "The plan is in %s, as JSON: edit it with any editor, save it, then press Enter.\n", path)
+	if _, ok := read(); !ok {
+		return nil, false
+	}
+	got, err := planfile.Read(path)
+	if err != nil {
+		fmt.Fprintln(p.out, "quorum: "+sanitize.Line(err.Error()))
+		return nil, false
+	}
+	got.Author = q.plan.Author
+	return &got, true
 }

@@ -1,0 +1,332 @@
+package chat
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/quorum-go/quorum/internal/testing/gittest"
+	"github.com/quorum-go/quorum/internal/workspace"
+	"github.com/quorum-go/quorum/quorum"
+)
+
+// agentRepo is a repository with an uncommitted change, for /agent, and
+// a snapshot that fails the test if its tree, index or HEAD changed.
+type agentRepo struct {
+	dir    string
+	before gittest.Snapshot
+	// worktrees is where /agent's worktrees go.
+	worktrees string
+}
+
+func newAgentRepo(t *testing.T) *agentRepo {
+	t.Helper()
+	dir := gittest.NewRepo(t, map[string]string{"README.md": "# demo\n"})
+	gittest.Write(t, dir, map[string]string{"README.md": "# demo, uncommitted\n"})
+	return &agentRepo{dir: dir, before: gittest.Take(t, dir), worktrees: t.TempDir()}
+}
+
+// withAgent lets o's /agent work in r, shell commands decided by shell.
+func (r *agentRepo) withAgent(o Options, shell quorum.ShellMode) Options {
+	o.Agent = func(ctx context.Context, task string) (quorum.AgentConfig, error) {
+		repo, err := workspace.Open(ctx, r.dir)
+		if err != nil {
+			return quorum.AgentConfig{}, err
+		}
+		return quorum.AgentConfig{Shell: shell, Workspace: func(ctx context.Context) (quorum.Workspace, error) {
+			return repo.NewWorktree(ctx, task, workspace.Options{Root: r.worktrees})
+		}}, nil
+	}
+	return o
+}
+
+// branches are the agent's branches in the repository.
+func (r *agentRepo) branches(t *testing.T) []string {
+	return strings.Fields(gittest.Git(t, r.dir, "branch", "--list", "--format=%(refname:short)", "quorum/*"))
+}
+
+func runeKey(s string) tea.KeyMsg { return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)} }
+
+// TestAgentGateScreen keeps the frame of /agent's gate at 80×24: the
+// plan the models made, and the keys.
+func TestAgentGateScreen(t *testing.T) {
+	r := newAgentRepo(t)
+	o := r.withAgent(newOptions(t), quorum.ShellAsk)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	tm := teatest.NewTestModel(t, New(ctx, o), teatest.WithInitialTermSize(80, 24))
+	enter(tm, "/agent Document the release process")
+	teatest.WaitFor(t, tm.Output(), outputHas("Carry out this plan?"), teatest.WithDuration(guard))
+	tm.Send(tea.QuitMsg{})
+	m := tm.FinalModel(t, teatest.WithFinalTimeout(guard)).(*Model)
+	if m.asking == nil || m.asking.plan == nil {
+		t.Fatal("the model is not at the gate")
+	}
+	golden.RequireEqual(t, []byte(m.View()))
+	cancel()
+	r.before.Unchanged(t)
+}
+
+// TestAgentApprovedRunsInAWorktreeAskingAboutTheShell approves the plan,
+// allows the first shell command "always", and sees the round carried
+// out on a branch, the shell asked about once, the user's tree untouched.
+func TestAgentApprovedRunsInAWorktreeAskingAboutTheShell(t *testing.T) {
+	r := newAgentRepo(t)
+	o := r.withAgent(newOptions(t), quorum.ShellAsk)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	tm := teatest.NewTestModel(t, New(ctx, o), teatest.WithInitialTermSize(100, 30))
+	enter(tm, "Should we document the release process?")
+	teatest.WaitFor(t, tm.Output(), outputHas("1 round(s)"), teatest.WithDuration(guard))
+	enter(tm, "/agent Do what we agreed")
+	teatest.WaitFor(t, tm.Output(), outputHas("Carry out this plan?"), teatest.WithDuration(guard))
+	tm.Send(runeKey("x")) // not a choice: nothing happens
+	tm.Send(runeKey("y"))
+	teatest.WaitFor(t, tm.Output(), outputHas("Allow this command?"), teatest.WithDuration(guard))
+	tm.Send(runeKey("a"))
+	teatest.WaitFor(t, tm.Output(), outputHas("2 round(s)"), teatest.WithDuration(guard))
+	tm.Send(tea.QuitMsg{})
+	tm.FinalModel(t, teatest.WithFinalTimeout(guard))
+	rounds := o.Chat.Rounds()
+	if len(rounds) != 2 || rounds[1].Agent == nil {
+		t.Fatalf("rounds: %+v", rounds)
+	}
+	a := rounds[1].Agent
+	if a.Stage != quorum.StageReviewed || a.Approval != quorum.ApprovalApproved || a.Workspace == nil {
+		t.Fatalf("the agent round: stage %q, approval %q, workspace %+v", a.Stage, a.Approval, a.Workspace)
+	}
+	if !strings.Contains(rounds[1].Sent, rounds[0].Conclusion) {
+		t.Error("the agent was not told what the discussion concluded")
+	}
+	var asked, shells int
+	for _, rec := range a.Actions {
+		if rec.Action.Kind == quorum.ActionShell {
+			shells++
+			if strings.HasSuffix(rec.Reason, "in the chat, for the rest of the round") {
+				asked++ // the answer given; the later ones remembered it
+			}
+			if !rec.Allow {
+				t.Errorf("a shell command allowed always was denied: %+v", rec)
+			}
+		}
+	}
+	if asked != 1 || shells < 2 {
+		t.Errorf("%d shell commands, %d asked about; want several, one asked (then allowed always)", shells, asked)
+	}
+	if got := r.branches(t); len(got) != 1 || got[0] != a.Workspace.Branch {
+		t.Errorf("branches %v, want the agent's %s", got, a.Workspace.Branch)
+	}
+	r.before.Unchanged(t)
+}
+
+// TestAgentPlanEditedAtTheGateIsWhatRuns edits the plan in $EDITOR at the
+// gate: the edited plan is shown, approved, and carried out.
+func TestAgentPlanEditedAtTheGateIsWhatRuns(t *testing.T) {
+	r := newAgentRepo(t)
+	editor := filepath.Join(t.TempDir(), "editor")
+	script := "#!/bin/sh\nprintf '%s' '{\"title\":\"Edited\",\"author\":\"x\",\"steps\":[{\"goal\":\"Write the edited step\",\"files\":[\"NOTES.md\"],\"check\":\"cat NOTES.md\"}],\"risks\":[]}' > \"$1\"\n"
+	if err := os.WriteFile(editor, []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	o := r.withAgent(newOptions(t), quorum.ShellAuto)
+	o.Editor = editor
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	tm := teatest.NewTestModel(t, New(ctx, o), teatest.WithInitialTermSize(100, 30))
+	enter(tm, "/agent Document the release process")
+	teatest.WaitFor(t, tm.Output(), outputHas("Carry out this plan?"), teatest.WithDuration(guard))
+	tm.Send(runeKey("e"))
+	teatest.WaitFor(t, tm.Output(), outputHas("Carry out the edited plan?"), teatest.WithDuration(guard))
+	tm.Send(runeKey("y"))
+	teatest.WaitFor(t, tm.Output(), outputHas("1 round(s)"), teatest.WithDuration(guard))
+	tm.Send(tea.QuitMsg{})
+	tm.FinalModel(t, teatest.WithFinalTimeout(guard))
+	a := o.Chat.Rounds()[0].Agent
+	if a == nil || a.Approval != quorum.ApprovalEdited || len(a.Plan.Steps) != 1 || a.Plan.Steps[0].Goal != "Write the edited step" {
+		t.Fatalf("the plan carried out: %+v", a)
+	}
+	if a.Plan.Author == "x" {
+		t.Error("the edited plan's author is what the editor wrote, not the model that made it")
+	}
+	if len(a.Steps) == 0 || a.Steps[0].Goal != "Write the edited step" {
+		t.Errorf("the executor's steps: %+v", a.Steps)
+	}
+	r.before.Unchanged(t)
+}
+
+// TestAgentRejectedOrCancelledAtTheGateLeavesNothing: n rejects the plan
+// (no worktree, no branch; the chat goes on), Esc cancels the round.
+func TestAgentRejectedOrCancelledAtTheGateLeavesNothing(t *testing.T) {
+	for _, tc := range []struct {
+		key    tea.KeyMsg
+		status string
+		stage  string
+	}{
+		{runeKey("n"), quorum.RoundOK, quorum.StageRejected},
+		{tea.KeyMsg{Type: tea.KeyEsc}, quorum.RoundInterrupted, ""},
+	} {
+		t.Run(tc.key.String(), func(t *testing.T) {
+			r := newAgentRepo(t)
+			o := r.withAgent(newOptions(t), quorum.ShellAsk)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			tm := teatest.NewTestModel(t, New(ctx, o), teatest.WithInitialTermSize(100, 30))
+			enter(tm, "/agent Document the release process")
+			teatest.WaitFor(t, tm.Output(), outputHas("Carry out this plan?"), teatest.WithDuration(guard))
+			tm.Send(tc.key)
+			teatest.WaitFor(t, tm.Output(), outputHas("1 round(s)"), teatest.WithDuration(guard))
+			enter(tm, "What now?")
+			teatest.WaitFor(t, tm.Output(), outputHas("2 round(s)"), teatest.WithDuration(guard))
+			tm.Send(tea.QuitMsg{})
+			tm.FinalModel(t, teatest.WithFinalTimeout(guard))
+			rs := o.Chat.Rounds()
+			if rs[0].Status != tc.status || rs[0].Agent == nil || rs[0].Agent.Stage != tc.stage {
+				t.Fatalf("the agent round: status %q, result %+v; want %q at stage %q", rs[0].Status, rs[0].Agent, tc.status, tc.stage)
+			}
+			if b := r.branches(t); len(b) != 0 {
+				t.Errorf("branches %v left", b)
+			}
+			if entries, _ := os.ReadDir(r.worktrees); len(entries) != 0 {
+				t.Errorf("worktrees made: %v", entries)
+			}
+			r.before.Unchanged(t)
+		})
+	}
+}
+
+// screen is the line mode's output as it comes, for a test to wait on.
+type screen struct {
+	mu      sync.Mutex
+	b       bytes.Buffer
+	changed chan struct{}
+}
+
+func newScreen() *screen { return &screen{changed: make(chan struct{}, 1)} }
+
+func (s *screen) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case s.changed <- struct{}{}:
+	default:
+	}
+	return s.b.Write(p)
+}
+
+func (s *screen) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// waitFor waits until re matches the output after from (a byte offset),
+// and returns the match and the offset after it.
+func (s *screen) waitFor(t *testing.T, from int, re *regexp.Regexp) ([]string, int) {
+	t.Helper()
+	timeout := time.NewTimer(guard)
+	defer timeout.Stop()
+	for {
+		out := s.String()
+		if loc := re.FindStringSubmatchIndex(out[from:]); loc != nil {
+			var groups []string
+			for i := 0; i < len(loc); i += 2 {
+				groups = append(groups, out[from+loc[i]:from+loc[i+1]])
+			}
+			return groups, from + loc[1]
+		}
+		select {
+		case <-s.changed:
+		case <-timeout.C:
+			t.Fatalf("the line mode never printed %v:\n%s", re, out)
+		}
+	}
+}
+
+// TestAgentInTheLineMode answers the gate and the shell question on the
+// input's lines; a plan edited in the file the line mode names is what
+// runs; the end of the input answers no.
+func TestAgentInTheLineMode(t *testing.T) {
+	r := newAgentRepo(t)
+	o := r.withAgent(newOptions(t), quorum.ShellAsk)
+	in, typed := io.Pipe()
+	out := newScreen()
+	done := make(chan error, 1)
+	go func() {
+		_, err := RunPlain(context.Background(), o, in, out)
+		done <- err
+	}()
+	typeLine := func(s string) {
+		t.Helper()
+		if _, err := io.WriteString(typed, s+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	typeLine("/agent Document the release process")
+	_, at := out.waitFor(t, 0, regexp.MustCompile(`Carry out this plan\? y yes · e edit it · n no: `))
+	typeLine("maybe") // not an answer: asked again
+	_, at = out.waitFor(t, at, regexp.MustCompile(`Carry out this plan\?`))
+	typeLine("e")
+	m, at := out.waitFor(t, at, regexp.MustCompile(`The plan is in (\S+), as JSON`))
+	edited := `{"title":"Edited","author":"x","steps":[{"goal":"Write the edited step","files":["NOTES.md"],"check":"cat NOTES.md"},{"goal":"And a second","files":[],"check":""}],"risks":[]}`
+	if err := os.WriteFile(m[1], []byte(edited), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	typeLine("")
+	_, at = out.waitFor(t, at, regexp.MustCompile(`(?s)The plan as you edited it.*Write the edited step.*Carry out the edited plan\?`))
+	typeLine("yes")
+	_, at = out.waitFor(t, at, regexp.MustCompile(`The executor asks to run:\n  git status\n`))
+	typeLine("n") // denied: the model is told, and goes on; step 2 asks again
+	_, at = out.waitFor(t, at, regexp.MustCompile(`denied shell git status \(user: denied in the chat\)`))
+	_, at = out.waitFor(t, at, regexp.MustCompile(`The executor asks to run:\n  git status\n(?s:.*)Allow this command\?`))
+	typeLine("a")
+	_, at = out.waitFor(t, at, regexp.MustCompile(`Round 1 · agent: Document the release process`))
+	if _, err := os.Stat(m[1]); !os.IsNotExist(err) {
+		t.Errorf("the plan's file is left behind: %v", err)
+	}
+	// The next /agent: the input ends at the gate, which answers no.
+	typeLine("/agent Rename the project")
+	_, _ = out.waitFor(t, at, regexp.MustCompile(`Carry out this plan\?`))
+	typed.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	if !strings.Contains(s, "the input ended: answered no") {
+		t.Errorf("the end of the input was not taken as no:\n%s", s)
+	}
+	rs := o.Chat.Rounds()
+	if len(rs) != 2 {
+		t.Fatalf("%d rounds, want 2:\n%s", len(rs), s)
+	}
+	a := rs[0].Agent
+	if a.Approval != quorum.ApprovalEdited || a.Plan.Steps[0].Goal != "Write the edited step" || a.Stage != quorum.StageReviewed {
+		t.Errorf("the first agent round: approval %q, stage %q, plan %+v", a.Approval, a.Stage, a.Plan)
+	}
+	var decisions []string
+	for _, rec := range a.Actions {
+		if rec.Action.Kind == quorum.ActionShell {
+			decisions = append(decisions, fmt.Sprintf("%v by %s", rec.Allow, rec.By))
+		}
+	}
+	if len(decisions) < 2 || decisions[0] != "false by user" || decisions[1] != "true by user" {
+		t.Errorf("the shell decisions %v; want denied, then allowed, by the user", decisions)
+	}
+	if rs[1].Agent.Stage != quorum.StageRejected {
+		t.Errorf("the second agent round's stage is %q, want rejected", rs[1].Agent.Stage)
+	}
+	if rawControls(s) {
+		t.Errorf("raw control characters in the line mode:\n%q", s)
+	}
+	r.before.Unchanged(t)
+}
