@@ -255,13 +255,13 @@ func (c *Chat) Models() (models []string, moderator string) {
 // session at its first round, told what the chat concluded so far; a
 // model left out keeps its session for when it comes back.
 func (c *Chat) SetModels(models []string, moderator string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	cfg := c.cfg.Config
 	cfg.Models, cfg.Moderator = slices.Clone(models), moderator
 	if _, err := cfg.settle(); err != nil {
 		return err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.cfg.Models, c.cfg.Moderator = cfg.Models, cfg.Moderator
 	return c.saveLocked(chatRecord{Type: recModels, Chat: c.infoLocked()})
 }

@@ -392,3 +392,29 @@ func TestChatDirFollowsXDGStateHome(t *testing.T) {
 		t.Errorf("ChatDir with a relative XDG_STATE_HOME = %q, %v", d, err)
 	}
 }
+
+// SetModels may be called from any goroutine (the Chat's concurrency
+// contract): under -race, calls at once, and beside Models, are safe.
+func TestChatSetModelsFromManyGoroutines(t *testing.T) {
+	e := newEnv(t, participants()...)
+	c, err := quorum.NewChat(e.b, chatConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			models := simquorum.Participants[:2+i%(len(simquorum.Participants)-1)]
+			if err := c.SetModels(models, ""); err != nil {
+				t.Error(err)
+			}
+			c.Models()
+		}()
+	}
+	wg.Wait()
+	if got, _ := c.Models(); len(got) == 0 {
+		t.Fatal("no models after SetModels")
+	}
+}
