@@ -56,25 +56,34 @@ func (r *agentRepo) branches(t *testing.T) []string {
 	return strings.Fields(gittest.Git(t, r.dir, "branch", "--list", "--format=%(refname:short)", "quorum/*"))
 }
 
-func runeKey(s string) tea.KeyMsg { return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)} }
+// startUI starts the UI at w×h on o; its context ends with the test.
+func startUI(t *testing.T, o Options, w, h int) *teatest.TestModel {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	return teatest.NewTestModel(t, New(ctx, o), teatest.WithInitialTermSize(w, h))
+}
+
+// toTheGate sends /agent task and waits for the plan's gate.
+func toTheGate(t *testing.T, tm *teatest.TestModel, task string) {
+	t.Helper()
+	enter(tm, "/agent "+task)
+	teatest.WaitFor(t, tm.Output(), outputHas("Carry out this plan?"), teatest.WithDuration(guard))
+}
 
 // TestAgentGateScreen keeps the frame of /agent's gate at 80×24: the
 // plan the models made, and the keys.
 func TestAgentGateScreen(t *testing.T) {
 	r := newAgentRepo(t)
 	o := r.withAgent(newOptions(t), quorum.ShellAsk)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	tm := teatest.NewTestModel(t, New(ctx, o), teatest.WithInitialTermSize(80, 24))
-	enter(tm, "/agent Document the release process")
-	teatest.WaitFor(t, tm.Output(), outputHas("Carry out this plan?"), teatest.WithDuration(guard))
+	tm := startUI(t, o, 80, 24)
+	toTheGate(t, tm, "Document the release process")
 	tm.Send(tea.QuitMsg{})
 	m := tm.FinalModel(t, teatest.WithFinalTimeout(guard)).(*Model)
 	if m.asking == nil || m.asking.plan == nil {
 		t.Fatal("the model is not at the gate")
 	}
 	golden.RequireEqual(t, []byte(m.View()))
-	cancel()
 	r.before.Unchanged(t)
 }
 
@@ -84,17 +93,14 @@ func TestAgentGateScreen(t *testing.T) {
 func TestAgentApprovedRunsInAWorktreeAskingAboutTheShell(t *testing.T) {
 	r := newAgentRepo(t)
 	o := r.withAgent(newOptions(t), quorum.ShellAsk)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	tm := teatest.NewTestModel(t, New(ctx, o), teatest.WithInitialTermSize(100, 30))
+	tm := startUI(t, o, 100, 30)
 	enter(tm, "Should we document the release process?")
 	teatest.WaitFor(t, tm.Output(), outputHas("1 round(s)"), teatest.WithDuration(guard))
-	enter(tm, "/agent Do what we agreed")
-	teatest.WaitFor(t, tm.Output(), outputHas("Carry out this plan?"), teatest.WithDuration(guard))
-	tm.Send(runeKey("x")) // not a choice: nothing happens
-	tm.Send(runeKey("y"))
+	toTheGate(t, tm, "Do what we agreed")
+	tm.Send(keyMsg("x")) // not a choice: nothing happens
+	tm.Send(keyMsg("y"))
 	teatest.WaitFor(t, tm.Output(), outputHas("Allow this command?"), teatest.WithDuration(guard))
-	tm.Send(runeKey("a"))
+	tm.Send(keyMsg("a"))
 	teatest.WaitFor(t, tm.Output(), outputHas("2 round(s)"), teatest.WithDuration(guard))
 	tm.Send(tea.QuitMsg{})
 	tm.FinalModel(t, teatest.WithFinalTimeout(guard))
@@ -141,14 +147,11 @@ func TestAgentPlanEditedAtTheGateIsWhatRuns(t *testing.T) {
 	}
 	o := r.withAgent(newOptions(t), quorum.ShellAuto)
 	o.Editor = editor
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	tm := teatest.NewTestModel(t, New(ctx, o), teatest.WithInitialTermSize(100, 30))
-	enter(tm, "/agent Document the release process")
-	teatest.WaitFor(t, tm.Output(), outputHas("Carry out this plan?"), teatest.WithDuration(guard))
-	tm.Send(runeKey("e"))
+	tm := startUI(t, o, 100, 30)
+	toTheGate(t, tm, "Document the release process")
+	tm.Send(keyMsg("e"))
 	teatest.WaitFor(t, tm.Output(), outputHas("Carry out the edited plan?"), teatest.WithDuration(guard))
-	tm.Send(runeKey("y"))
+	tm.Send(keyMsg("y"))
 	teatest.WaitFor(t, tm.Output(), outputHas("1 round(s)"), teatest.WithDuration(guard))
 	tm.Send(tea.QuitMsg{})
 	tm.FinalModel(t, teatest.WithFinalTimeout(guard))
@@ -173,17 +176,14 @@ func TestAgentRejectedOrCancelledAtTheGateLeavesNothing(t *testing.T) {
 		status string
 		stage  string
 	}{
-		{runeKey("n"), quorum.RoundOK, quorum.StageRejected},
-		{tea.KeyMsg{Type: tea.KeyEsc}, quorum.RoundInterrupted, ""},
+		{keyMsg("n"), quorum.RoundOK, quorum.StageRejected},
+		{keyMsg("esc"), quorum.RoundInterrupted, ""},
 	} {
 		t.Run(tc.key.String(), func(t *testing.T) {
 			r := newAgentRepo(t)
 			o := r.withAgent(newOptions(t), quorum.ShellAsk)
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			tm := teatest.NewTestModel(t, New(ctx, o), teatest.WithInitialTermSize(100, 30))
-			enter(tm, "/agent Document the release process")
-			teatest.WaitFor(t, tm.Output(), outputHas("Carry out this plan?"), teatest.WithDuration(guard))
+			tm := startUI(t, o, 100, 30)
+			toTheGate(t, tm, "Document the release process")
 			tm.Send(tc.key)
 			teatest.WaitFor(t, tm.Output(), outputHas("1 round(s)"), teatest.WithDuration(guard))
 			enter(tm, "What now?")

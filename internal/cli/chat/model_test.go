@@ -134,9 +134,7 @@ func TestCancelRoundKeepsWhatCameInAndGoesOn(t *testing.T) {
 		once.Do(func() { close(hung) })
 		return sim.Reply{Hang: true}
 	}})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	tm := teatest.NewTestModel(t, New(ctx, o), teatest.WithInitialTermSize(100, 30))
+	tm := startUI(t, o, 100, 30)
 	enter(tm, "Should we shard the database?")
 	select {
 	case <-hung:
@@ -176,9 +174,7 @@ func TestCLIStoppedMidRound(t *testing.T) {
 		once.Do(func() { close(hung) })
 		return sim.Reply{Hang: true}
 	}})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	tm := teatest.NewTestModel(t, New(ctx, o), teatest.WithInitialTermSize(100, 30))
+	tm := startUI(t, o, 100, 30)
 	enter(tm, "Should we shard the database?")
 	select {
 	case <-hung:
@@ -415,9 +411,7 @@ func keyMsg(text string) tea.KeyMsg {
 // sim-moderator in, m makes sim-gamma the moderator, Enter applies it.
 func TestModelsPicker(t *testing.T) {
 	o := newOptions(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	tm := teatest.NewTestModel(t, New(ctx, o), teatest.WithInitialTermSize(80, 24))
+	tm := startUI(t, o, 80, 24)
 	enter(tm, "/models")
 	teatest.WaitFor(t, tm.Output(), outputHas("Models of the next rounds"), teatest.WithDuration(guard))
 	// The cursor starts on the first participant, sim-alpha.
@@ -443,9 +437,7 @@ func TestModelsPicker(t *testing.T) {
 // dropped with Esc.
 func TestModelsPickerEscChangesNothing(t *testing.T) {
 	o := newOptions(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	tm := teatest.NewTestModel(t, New(ctx, o), teatest.WithInitialTermSize(80, 24))
+	tm := startUI(t, o, 80, 24)
 	enter(tm, "/models")
 	teatest.WaitFor(t, tm.Output(), outputHas("Models of the next rounds"), teatest.WithDuration(guard))
 	for _, k := range []string{"space", "down", "m", "esc"} {
@@ -479,9 +471,7 @@ func TestPickerScreen(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			o := pickerOptions(t, c.more)
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			tm := teatest.NewTestModel(t, New(ctx, o), teatest.WithInitialTermSize(80, 24))
+			tm := startUI(t, o, 80, 24)
 			enter(tm, "/models")
 			for _, k := range c.keys {
 				tm.Send(keyMsg(k))
