@@ -330,3 +330,25 @@ func TestAgentInTheLineMode(t *testing.T) {
 	}
 	r.before.Unchanged(t)
 }
+
+// /agent where it cannot run says why, and the chat goes on: no Agent
+// given, or a folder that is not a repository.
+func TestAgentRefusedSaysWhy(t *testing.T) {
+	o := newOptions(t)
+	var out bytes.Buffer
+	if _, err := RunPlain(context.Background(), o, strings.NewReader("/agent Do it\n/agent\n/quit\n"), &out); err != nil {
+		t.Fatal(err)
+	}
+	notRepo := (&agentRepo{dir: t.TempDir(), worktrees: t.TempDir()}).withAgent(newOptions(t), quorum.ShellAsk)
+	if _, err := RunPlain(context.Background(), notRepo, strings.NewReader("/agent Do it\n/quit\n"), &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"/agent is not available here", "/agent needs a task", "not a git repository"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the line mode lacks %q:\n%s", want, out.String())
+		}
+	}
+	if n := len(o.Chat.Rounds()) + len(notRepo.Chat.Rounds()); n != 0 {
+		t.Errorf("%d rounds recorded for /agent that could not run", n)
+	}
+}
