@@ -25,7 +25,7 @@ func TestMCPRealCLI(t *testing.T) {
 	p := newRealPanel(t)
 	cliBin, bin, sb := p.cli, p.bin, p.sb
 	ctx, cancel := context.WithTimeout(context.Background(), 2*mcpGuard)
-	defer cancel()
+	t.Cleanup(cancel) // after the session's own cleanup: the server stops cleanly, not killed
 	cmd := sb.Command(ctx, bin, "mcp", "--cli-path", cliBin, "-m", "alpha,beta,gamma", "--moderator", "beta")
 	cmd.Env = p.env(t)
 	cmd.Dir = t.TempDir()

@@ -83,7 +83,7 @@ func keys(t *testing.T, v any) []string {
 func TestMCPBinary(t *testing.T) {
 	bin := quorumBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), mcpGuard)
-	defer cancel()
+	t.Cleanup(cancel) // after the session's own cleanup: the server stops cleanly, not killed
 	env := cleanEnv(t)
 	cmd := exec.Command(bin, "mcp", "--sim")
 	cmd.Env, cmd.Dir = env, t.TempDir()
@@ -381,7 +381,7 @@ func TestMCPBinaryOneChild(t *testing.T) {
 func TestMCPCommandDefaults(t *testing.T) {
 	bin := quorumBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), mcpGuard)
-	defer cancel()
+	t.Cleanup(cancel) // after the session's own cleanup: the server stops cleanly, not killed
 	cmd := exec.Command(bin, "mcp", "--sim", "-m", "sim-beta,sim-gamma", "--timeout", "90s", "-j", "2")
 	cmd.Env, cmd.Dir = append(cleanEnv(t), "QUORUM_ROUNDS=4"), t.TempDir()
 	cs := mcpConnect(t, ctx, cmd)
