@@ -5,14 +5,12 @@ import (
 	"encoding/json"
 
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/quorum-go/quorum/copilot"
 	"github.com/quorum-go/quorum/internal/testing/clitest"
 	"github.com/quorum-go/quorum/internal/testing/gittest"
 	"github.com/quorum-go/quorum/internal/testing/modelapi"
@@ -144,18 +142,7 @@ func TestRealCLIAgent(t *testing.T) {
 			api := sb.StartModelAPI(t, modelapi.Config{Models: map[string]modelapi.Responder{"planner": planner, "critic": critic}})
 			ctx, cancel := context.WithTimeout(context.Background(), realGuard)
 			defer cancel()
-			c, err := copilot.Start(ctx, copilot.Options{
-				CLIPath:    bin,
-				Env:        clitest.OfflineEnv(t, api.URL()),
-				WorkingDir: t.TempDir(),
-				Command:    func(bin string, args ...string) *exec.Cmd { return sb.Command(context.Background(), bin, args...) },
-				Dial:       sb.Dial,
-				Args:       []string{"--disable-builtin-mcps"},
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
+			c := startRealCLI(ctx, t, sb, bin, clitest.OfflineEnv(t, api.URL()), nil)
 
 			r, err := workspace.Open(ctx, repo)
 			if err != nil {

@@ -2,13 +2,11 @@ package quorum_test
 
 import (
 	"context"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/quorum-go/quorum/copilot"
 	"github.com/quorum-go/quorum/internal/testing/clitest"
 	"github.com/quorum-go/quorum/internal/testing/gittest"
 	"github.com/quorum-go/quorum/internal/testing/modelapi"
@@ -115,18 +113,7 @@ func TestRealCLIChatAgentRound(t *testing.T) {
 	}})
 	ctx, cancel := context.WithTimeout(context.Background(), realGuard)
 	defer cancel()
-	c, err := copilot.Start(ctx, copilot.Options{
-		CLIPath:    bin,
-		Env:        clitest.OfflineEnv(t, api.URL()),
-		WorkingDir: t.TempDir(),
-		Command:    func(bin string, args ...string) *exec.Cmd { return sb.Command(context.Background(), bin, args...) },
-		Dial:       sb.Dial,
-		Args:       []string{"--disable-builtin-mcps"},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := startRealCLI(ctx, t, sb, bin, clitest.OfflineEnv(t, api.URL()), nil)
 	cfg := quorum.ChatConfig{Dir: t.TempDir(), Config: quorum.Config{Models: []string{"alpha", "beta"}, Moderator: "beta"}}
 	ch, err := quorum.NewChat(quorum.Copilot(c), cfg)
 	if err != nil {

@@ -79,21 +79,11 @@ func crashChat(ctx context.Context, t *testing.T) *crashedChat {
 	startCmd := func() (*copilot.Client, *exec.Cmd) {
 		var mu sync.Mutex
 		var cmd *exec.Cmd
-		c, err := copilot.Start(ctx, copilot.Options{
-			CLIPath: bin, Env: env, WorkingDir: t.TempDir(),
-			Command: func(bin string, args ...string) *exec.Cmd {
-				mu.Lock()
-				defer mu.Unlock()
-				cmd = sb.Command(context.Background(), bin, args...)
-				return cmd
-			},
-			Dial: sb.Dial,
-			Args: []string{"--disable-builtin-mcps"},
+		c := startRealCLI(ctx, t, sb, bin, env, func(started *exec.Cmd) {
+			mu.Lock()
+			defer mu.Unlock()
+			cmd = started
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = c.Close() })
 		mu.Lock()
 		defer mu.Unlock()
 		return c, cmd

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -65,16 +64,7 @@ func TestRealCLIChatFollowUpAndResume(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), realGuard)
 	defer cancel()
 	start := func() *copilot.Client {
-		c, err := copilot.Start(ctx, copilot.Options{
-			CLIPath: bin, Env: env, WorkingDir: t.TempDir(),
-			Command: func(bin string, args ...string) *exec.Cmd { return sb.Command(context.Background(), bin, args...) },
-			Dial:    sb.Dial,
-			Args:    []string{"--disable-builtin-mcps"},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
+		return startRealCLI(ctx, t, sb, bin, env, nil)
 	}
 	cfg := quorum.ChatConfig{Dir: t.TempDir(), Config: quorum.Config{Models: models, Moderator: "beta"}}
 
