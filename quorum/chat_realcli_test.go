@@ -79,17 +79,6 @@ func TestRealCLIChatFollowUpAndResume(t *testing.T) {
 		}
 		return out
 	}
-	// holds reports whether req's conversation carries the exchange of
-	// question and the model's answer to it, before its last message.
-	holds := func(req modelapi.Request, question, answer string) bool {
-		var user, assistant bool
-		for _, m := range req.Messages[:len(req.Messages)-1] {
-			user = user || m.Role == "user" && strings.Contains(m.Content, question)
-			assistant = assistant || m.Role == "assistant" && strings.Contains(m.Content, answer)
-		}
-		return user && assistant
-	}
-
 	c1 := start()
 	ch, err := quorum.NewChat(quorum.Copilot(c1), cfg)
 	if err != nil {
@@ -114,7 +103,7 @@ func TestRealCLIChatFollowUpAndResume(t *testing.T) {
 		if reqs[0].Conversation == "" || reqs[1].Conversation != reqs[0].Conversation || r1.Sessions[m] != reqs[0].Conversation || r2.Sessions[m] != reqs[0].Conversation {
 			t.Errorf("%s: the follow-up went to session %q, the first question to %q (chat: %q, %q)", m, reqs[1].Conversation, reqs[0].Conversation, r1.Sessions[m], r2.Sessions[m])
 		}
-		if !holds(reqs[1], "Should we adopt Go?", m+" answers") {
+		if !carries(reqs[1], "Should we adopt Go?", m+" answers") {
 			t.Errorf("%s: the second request does not carry the first exchange: %s", m, messagesOf(reqs[1]))
 		}
 	}
@@ -148,7 +137,7 @@ func TestRealCLIChatFollowUpAndResume(t *testing.T) {
 		if last.Conversation != r1.Sessions[m] || r3.Sessions[m] != r1.Sessions[m] {
 			t.Errorf("%s: after resuming, the round went to session %q, not %q", m, last.Conversation, r1.Sessions[m])
 		}
-		if !holds(last, "Should we adopt Go?", m+" answers") || !holds(last, "And what about testing?", m+" answers") {
+		if !carries(last, "Should we adopt Go?", m+" answers") || !carries(last, "And what about testing?", m+" answers") {
 			t.Errorf("%s: the resumed session does not carry both earlier exchanges: %s", m, messagesOf(last))
 		}
 	}
