@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/quorum-go/quorum/internal/testing/gittest"
 )
 
 // quorum chat off a terminal runs line by line; history lists what it
@@ -46,5 +49,44 @@ func TestChatHistoryShowInProcess(t *testing.T) {
 	h.env["XDG_STATE_HOME"], h.env["HOME"] = "", ""
 	if o := h.run("history"); o.code != ExitFailure || !strings.Contains(o.stderr, "XDG_STATE_HOME") {
 		t.Errorf("history without a state directory: exit %d\n%s", o.code, o.stderr)
+	}
+}
+
+// quorum chat's /agent through the command, line by line: the answers on
+// the input's lines (yes to the plan; shell commands by --approve quorum
+// here, so no more lines are needed), the work on a branch in a worktree
+// under the state directory, the user's repository unchanged; --approve
+// refuses what it does not know, and auto says what it means.
+func TestChatAgentInProcess(t *testing.T) {
+	h := newHarness(t)
+	state := t.TempDir()
+	h.env["XDG_STATE_HOME"] = state
+	h.dir = gittest.NewRepo(t, map[string]string{"README.md": "# demo\n"})
+	gittest.Write(t, h.dir, map[string]string{"README.md": "# demo, uncommitted\n"})
+	before := gittest.Take(t, h.dir)
+	h.stdin = "/agent Document the release process\ny\n"
+	o := h.run("chat", "--sim", "--approve", "quorum")
+	if o.code != ExitOK || !strings.Contains(o.stdout, "Carry out this plan?") || !strings.Contains(o.stdout, "Round 1 · agent: Document the release process") {
+		t.Fatalf("chat: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	if !strings.Contains(o.stdout, "allowed shell git status (quorum") {
+		t.Errorf("the shell command was not decided by the quorum:\n%s", o.stdout)
+	}
+	branches := strings.Fields(gittest.Git(t, h.dir, "branch", "--list", "--format=%(refname:short)", "quorum/*"))
+	if len(branches) != 1 {
+		t.Fatalf("branches %v, want the agent's", branches)
+	}
+	wt := strings.TrimSpace(gittest.Git(t, h.dir, "worktree", "list", "--porcelain"))
+	if !strings.Contains(wt, filepath.Join(state, "quorum", "worktrees")) {
+		t.Errorf("the worktree is not under the state directory:\n%s", wt)
+	}
+	before.Unchanged(t)
+
+	h.stdin = ""
+	if o := h.run("chat", "--sim", "--approve", "sometimes"); o.code != ExitUsage || !strings.Contains(o.stderr, "--approve takes ask, quorum, auto or never") {
+		t.Errorf("--approve sometimes: exit %d\n%s", o.code, o.stderr)
+	}
+	if o := h.run("chat", "--sim", "--approve", "auto"); o.code != ExitOK || !strings.Contains(o.stderr, "will run without asking") {
+		t.Errorf("--approve auto: exit %d\n%s", o.code, o.stderr)
 	}
 }
