@@ -2,8 +2,10 @@
 // conversation with a quorum (quorum.Chat) on bubbletea, with one live pane
 // per model while a round runs, the rendered report of each round, a
 // status line, an input with history and slash commands, a list to pick
-// the models from (/models, picker.go); and the same conversation line by
-// line (RunPlain) where a full-screen UI does not fit.
+// the models from (/models, picker.go), the gate of an /agent round
+// (gate.go: the plan to approve, edit or reject, shell commands to allow);
+// and the same conversation line by line (RunPlain) where a full-screen UI
+// does not fit.
 // It only renders: rounds, their saving and resuming are quorum.Chat's.
 //
 // Concurrency contract: the bubbletea model (Model) is touched only by
@@ -11,8 +13,12 @@
 // elsewhere arrives as a message: a round's events come through a Feed
 // (quorum's Config.Progress, one goroutine at a time, pushed to a channel
 // that a command reads one event at a time), and a round's end is the
-// message its command returns. A round runs on bubbletea's command
-// goroutine with a context the model cancels (Esc, Ctrl-C); the model never
-// waits for a round. Model text is cleaned (package sanitize) before it
+// message its command returns. An /agent round's questions come through
+// the same Feed, in order with its events: the round's goroutine waits for
+// the answer (or for its context to end), the model shows one question at
+// a time and queues the others, and answers on a channel that holds the
+// one answer, so answering never blocks. A round runs on bubbletea's
+// command goroutine with a context the model cancels (Esc, Ctrl-C); the
+// model never waits for a round. Model text is cleaned (package sanitize) before it
 // reaches a pane or a line, in both modes.
 package chat
