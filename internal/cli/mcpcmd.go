@@ -37,7 +37,10 @@ every call's sessions over it; at most -j calls run at once. A CLI that
 dies is started again on the next call. Settings (quorum config) give the
 tools' defaults: models, moderator, review, reviewers, rounds,
 phase-timeout, timeout. Logs go to stderr; stdout carries only the
-protocol. With --sim it serves the simulated models: no CLI or login.`,
+protocol. With --sim it serves the simulated models: no CLI or login.
+
+It exits 0 when the client closes its stdin (stdio); Ctrl-C or SIGTERM
+cancels the calls running, stops the CLI and exits 130 or 143.`,
 		Example: `  $ quorum mcp --sim                        # try it: a client starts this over stdio
   $ quorum mcp -m gpt-5,claude-sonnet-4.5     # the default participants of every tool
   $ quorum mcp --http 127.0.0.1:8765          # Streamable HTTP at http://127.0.0.1:8765/
@@ -100,15 +103,22 @@ func runMCP(inv *invocation, httpAddr string, allowRemote bool) error {
 		return err
 	}
 	if addr == "" {
-		return srv.ServeStdio(ctx, &mcp.IOTransport{Reader: io.NopCloser(inv.e.stdin), Writer: nopWriteCloser{inv.e.stdout}})
+		err = srv.ServeStdio(ctx, &mcp.IOTransport{Reader: io.NopCloser(inv.e.stdin), Writer: nopWriteCloser{inv.e.stdout}})
+	} else {
+		ln, lerr := net.Listen("tcp", addr)
+		if lerr != nil {
+			srv.Close()
+			return fmt.Errorf("--http %s: %w; pick another port", httpAddr, lerr)
+		}
+		fmt.Fprintf(inv.e.stderr, "quorum mcp: serving MCP over Streamable HTTP at http://%s/\n", ln.Addr())
+		err = srv.ServeHTTP(ctx, ln)
 	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		srv.Close()
-		return fmt.Errorf("--http %s: %w; pick another port", httpAddr, err)
+	if err == nil && ctx.Err() != nil {
+		// Stopped by a signal, after a clean shutdown: the exit status
+		// says which, as every quorum command's does.
+		return interrupted(ctx)
 	}
-	fmt.Fprintf(inv.e.stderr, "quorum mcp: serving MCP over Streamable HTTP at http://%s/\n", ln.Addr())
-	return srv.ServeHTTP(ctx, ln)
+	return err
 }
 
 // nopWriteCloser is stdout for the MCP transport: closing the connection
