@@ -704,8 +704,13 @@ func (m *Model) resize(w, h int) {
 }
 
 // refresh lays the conversation out again, following its end if asked.
+//
+// A report is rendered once per width and compacted (compact.go); the
+// entry then keeps its rendering as a part of the view's content, so that
+// the chat's reports are held once, not in the cache and in the content.
 func (m *Model) refresh(bottom bool) {
 	var parts []string
+	reports := map[int]int{} // part → entry, for the reports
 	for i := range m.entries {
 		e := &m.entries[i]
 		switch e.kind {
@@ -719,12 +724,21 @@ func (m *Model) refresh(bottom bool) {
 				if err != nil {
 					out = ansi.Wrap(e.md, m.width, "") // Markdown as it is: clean already
 				}
-				e.rendered, e.width = strings.Trim(out, "\n"), m.width
+				e.rendered, e.width = compact(strings.Trim(out, "\n")), m.width
 			}
+			reports[len(parts)] = i
 			parts = append(parts, e.rendered)
 		}
 	}
-	m.conv.SetContent(strings.Join(parts, "\n\n"))
+	content := strings.Join(parts, "\n\n")
+	at := 0
+	for j, p := range parts {
+		if i, ok := reports[j]; ok {
+			m.entries[i].rendered = content[at : at+len(p)]
+		}
+		at += len(p) + len("\n\n")
+	}
+	m.conv.SetContent(content)
 	if bottom {
 		m.conv.GotoBottom()
 	}
