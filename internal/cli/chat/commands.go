@@ -191,12 +191,22 @@ func completeWord(word, before string, candidates []string, after string) (strin
 	return before + common, hits
 }
 
-// helpText is /help's.
-func helpText() string {
+// helpText is /help's: the commands, then the keys of the full screen,
+// or how the line mode reads its input.
+func helpText(screen bool) string {
 	var b strings.Builder
 	b.WriteString("Type a question and press Enter for a discussion round; a follow-up goes to the same sessions and builds on what the round concluded.\n\nCommands:\n")
 	for _, c := range commands {
 		fmt.Fprintf(&b, "  %-9s %-26s %s\n", c.name, c.args, c.help)
+	}
+	if !screen {
+		b.WriteString(`
+Each line is a question or a command; a line ending with \ goes on on the next.
+/agent's questions are answered on the next line: y or n for the plan (e names
+a file holding it, to edit before pressing Enter), y, n or a (always) for a shell
+command. The end of the input (Ctrl-D) or /quit leaves.
+`)
+		return b.String()
 	}
 	b.WriteString(`
 Keys:

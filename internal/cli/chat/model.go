@@ -488,7 +488,7 @@ func (m *Model) submit() (tea.Model, tea.Cmd) {
 	case reqQuit:
 		return m.leave()
 	case reqHelp:
-		m.note(helpText())
+		m.note(helpText(true))
 	case reqModels:
 		if len(req.args) == 0 {
 			m.openPicker()

@@ -358,7 +358,7 @@ func TestPlain(t *testing.T) {
 	}}
 	o := newOptions(t, evil)
 	var out bytes.Buffer
-	in := strings.NewReader("Should we \\\nshard?\n/ask sim-beta why?\n/models\n/bogus\n/quit\nnever read\n")
+	in := strings.NewReader("Should we \\\nshard?\n/ask sim-beta why?\n/models\n/bogus\n/help\n/quit\nnever read\n")
 	c, err := RunPlain(context.Background(), o, in, &out)
 	if err != nil || c != o.Chat {
 		t.Fatalf("RunPlain: %v", err)
@@ -367,6 +367,7 @@ func TestPlain(t *testing.T) {
 	for _, want := range []string{
 		"· answer: sim-alpha, sim-beta, sim-gamma", "✓ sim-moderator", "Round 1 · discuss: Should we", "SYNTHESIS",
 		"Round 2 · ask: why?", "because ␛[2J␛]52;c;cHduZWQ=␇ I said so", "   M sim-moderator", "*  sim-beta", "unknown command /bogus",
+		"a line ending with \\ goes on on the next",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the line mode lacks %q:\n%s", want, s)
@@ -374,6 +375,9 @@ func TestPlain(t *testing.T) {
 	}
 	if rawControls(s) {
 		t.Errorf("raw control characters in the line mode:\n%q", s)
+	}
+	if strings.Contains(s, "Ctrl-O") {
+		t.Errorf("the line mode's help lists the full screen's keys:\n%s", s)
 	}
 	if rs := o.Chat.Rounds(); len(rs) != 2 || rs[1].Sessions["sim-beta"] != rs[0].Sessions["sim-beta"] {
 		t.Errorf("rounds: %+v", rs)

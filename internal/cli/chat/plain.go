@@ -117,7 +117,7 @@ func (p *plain) do(ctx context.Context, req request) bool {
 	case reqQuit:
 		return true
 	case reqHelp:
-		fmt.Fprint(p.out, helpText())
+		fmt.Fprint(p.out, helpText(false))
 	case reqModels:
 		if len(req.args) > 0 {
 			if err := setModels(o.Chat, o.Offered, req.args); err != nil {
