@@ -14,25 +14,12 @@ import (
 // Options say where worktrees go and how they are named.
 type Options struct {
 	// Root is the folder under which worktrees are made, one subfolder per
-	// repository. It must be outside the repository's working tree. Empty
-	// means DefaultRoot.
+	// repository: required, outside the repository's working tree. The
+	// command passes its state directory's (quorum's, which outlives a
+	// reboot, unlike a temporary folder).
 	Root string
 	// Now gives the time in the branch's name; nil means time.Now.
 	Now func() time.Time
-}
-
-// DefaultRoot is where worktrees go when Options.Root is empty: quorum's
-// folder in the user's state directory ($XDG_STATE_HOME, else
-// ~/.local/state), which outlives a reboot, unlike a temporary folder.
-func DefaultRoot() (string, error) {
-	if d := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
-		return filepath.Join(d, "quorum", "worktrees"), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("workspace: no state directory for worktrees (set XDG_STATE_HOME or HOME): %w", err)
-	}
-	return filepath.Join(home, ".local", "state", "quorum", "worktrees"), nil
 }
 
 // Worktree is a git worktree of a branch of its own, where agent mode
@@ -67,14 +54,10 @@ const maxBranchTries = 100
 // so a second run never collides with the first one's branch. The user's
 // working tree, index and HEAD are not touched.
 func (r *Repo) NewWorktree(ctx context.Context, task string, o Options) (*Worktree, error) {
-	root := o.Root
-	if root == "" {
-		var err error
-		if root, err = DefaultRoot(); err != nil {
-			return nil, err
-		}
+	if o.Root == "" {
+		return nil, errors.New("workspace: no folder to make the worktree in (Options.Root)")
 	}
-	root, err := filepath.Abs(root)
+	root, err := filepath.Abs(o.Root)
 	if err != nil {
 		return nil, fmt.Errorf("workspace: the worktree folder %q: %w", o.Root, err)
 	}

@@ -126,13 +126,18 @@ func TestWorktreeNamesNeverCollide(t *testing.T) {
 
 // A worktree folder inside the repository is refused: it would be in the
 // user's working tree.
-func TestWorktreeRootInsideRepositoryRefused(t *testing.T) {
+func TestWorktreeRootMissingOrInsideRepositoryRefused(t *testing.T) {
 	ctx := context.Background()
 	dir := gittest.NewRepo(t, map[string]string{"a": "a"})
 	r := mustOpen(t, dir)
 	before := gittest.Take(t, dir)
 	if _, err := r.NewWorktree(ctx, "t", Options{Root: filepath.Join(dir, "wt")}); err == nil || !strings.Contains(err.Error(), "outside") {
 		t.Fatalf("NewWorktree inside the repository = %v, want a refusal", err)
+	}
+	// No root at all: refused, rather than a folder guessed from the
+	// process's environment (the command decides where state goes).
+	if _, err := r.NewWorktree(ctx, "t", Options{}); err == nil || !strings.Contains(err.Error(), "Options.Root") {
+		t.Fatalf("NewWorktree without a root = %v, want a refusal", err)
 	}
 	before.Unchanged(t)
 }
