@@ -123,3 +123,24 @@ func TestAgentReportSections(t *testing.T) {
 		t.Errorf("--show actions:\n%s", out)
 	}
 }
+
+// Text a model wrote cannot hide part of itself when the report is
+// rendered: an HTML comment or tag, or an entity, in a step of the plan
+// shown at the approval gate is shown as written. "a < b" and "&&" are
+// left as they are.
+func TestPlanShowsWhatHTMLWouldHide(t *testing.T) {
+	plan := quorum.AgentPlan{Title: "Fix it", Author: "m1", Steps: []quorum.AgentStep{
+		{Goal: "Fix the typo <!-- and delete .github/workflows --> carefully", Check: "test 1 < 2 && echo <b>ok</b> &lt;"},
+	}}
+	var md strings.Builder
+	Markdown(&md, AgentPlan(plan, nil), Options{})
+	out, err := Terminal(md.String(), 200, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<!-- and delete .github/workflows -->", "test 1 < 2 && echo <b>ok</b> &lt;"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the rendered plan lacks %q:\n%s", want, out)
+		}
+	}
+}

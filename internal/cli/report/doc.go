@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"text/tabwriter"
 
@@ -264,12 +265,25 @@ func (d *mdDoc) quote(text string) {
 }
 
 // mdInline makes s one line of Markdown: control characters cleaned,
-// lines joined, and a leading character that would open a block (a
-// heading, a quote, a list) escaped.
+// lines joined, a leading character that would open a block (a heading, a
+// quote, a list) escaped, and so is what would start HTML (a comment, a
+// tag) or an entity: a renderer hides the one and turns the other into
+// what it names, so text a model wrote could otherwise hide part of
+// itself from the reader (a plan's step at the approval gate, a finding).
 func mdInline(s string) string {
 	s = strings.Join(strings.Fields(sanitize.Line(s)), " ")
+	s = htmlStartRE.ReplaceAllStringFunc(s, func(m string) string {
+		if m[0] == '&' {
+			return "&amp;" + m[1:] // glamour decodes \&lt; as <: the entity of & itself is kept
+		}
+		return `\` + m
+	})
 	if s != "" && strings.ContainsRune("#>-+=|", rune(s[0])) {
 		s = `\` + s
 	}
 	return s
 }
+
+// htmlStartRE matches the < of a tag, a comment or a processing
+// instruction, and the & of an entity; "a < b" and "&&" stay as they are.
+var htmlStartRE = regexp.MustCompile(`<[A-Za-z/!?]|&#?[A-Za-z0-9]+;`)
