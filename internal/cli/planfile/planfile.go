@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -53,7 +54,7 @@ func Read(path string) (quorum.AgentPlan, error) {
 	if err := dec.Decode(&edited); err != nil {
 		return quorum.AgentPlan{}, fmt.Errorf("the edited plan is not the plan's JSON (%v); %w", err, ErrUnchanged)
 	}
-	if dec.More() {
+	if _, err := dec.Token(); err != io.EOF { // More would pass a stray } or ]
 		return quorum.AgentPlan{}, fmt.Errorf("the edited plan has text after its JSON; %w", ErrUnchanged)
 	}
 	if len(edited.Steps) == 0 {

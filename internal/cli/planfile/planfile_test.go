@@ -38,6 +38,8 @@ func TestReadRefusesWhatIsNotAPlan(t *testing.T) {
 		"no steps":      `{"title":"t","steps":[]}`,
 		"blank goal":    `{"title":"t","steps":[{"goal":"g"},{"goal":"  "}]}`,
 		"trailing text": `{"title":"t","steps":[{"goal":"g"}]} and more`,
+		"trailing }":    `{"title":"t","steps":[{"goal":"g"}]}}`,
+		"trailing ]":    `{"title":"t","steps":[{"goal":"g"}]}]`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			path := t.TempDir() + "/plan.json"
