@@ -28,7 +28,7 @@ func TestChatAgentOnATerminal(t *testing.T) {
 	p := startOnTerminal(t, repo, env, "chat", "--sim")
 	at := p.expect(p.answerStartupQuery(), "Type a question and press Enter")
 	p.typeLine("/agent Add a --verbose flag")
-	at = p.expect(at, "Carry out this plan? y yes")
+	at = p.expect(at, "y carry out · e edit") // the gate armed
 	keys := func(s string) {
 		t.Helper()
 		if _, err := p.master.WriteString(s); err != nil {
@@ -37,9 +37,9 @@ func TestChatAgentOnATerminal(t *testing.T) {
 	}
 	keys("e")
 	at = p.expect(at, "Edited at the gate")
-	at = p.expect(at, "Carry out the edited plan? y yes")
+	at = p.expect(at, "y carry out the edited plan")
 	keys("y")
-	at = p.expect(at, "Allow this command? y yes")
+	at = p.expect(at, "y allow · n deny")
 	keys("a")
 	at = p.expect(at, "1 round(s)")
 	keys("\x04") // Ctrl-D at the empty prompt
@@ -47,7 +47,7 @@ func TestChatAgentOnATerminal(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s", code, screen[at:])
 	}
-	if n := strings.Count(screen[at:], "Allow this command?"); n != 0 {
+	if n := strings.Count(screen[at:], "y allow · n deny"); n != 0 {
 		t.Errorf("asked %d more times about a command allowed always", n)
 	}
 	if left := sessionProcesses(t, p.cmd.Process.Pid); len(left) > 0 {

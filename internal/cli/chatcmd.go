@@ -173,7 +173,8 @@ func runChat(inv *invocation, resume, approve string, plain bool) error {
 		},
 	}
 	if shell == quorum.ShellAuto {
-		fmt.Fprintln(inv.e.stderr, "quorum: --approve auto: every shell command /agent's executor asks for in its worktree will run without asking")
+		// Said on the chat's own screen: stderr is hidden behind it.
+		o.Notice = "--approve auto: every shell command /agent's executor asks for in its worktree will run without asking."
 	}
 	var runErr error
 	if plain || !inv.chatOnTerminal() {

@@ -86,7 +86,7 @@ func TestChatAgentInProcess(t *testing.T) {
 	if o := h.run("chat", "--sim", "--approve", "sometimes"); o.code != ExitUsage || !strings.Contains(o.stderr, "--approve takes ask, quorum, auto or never") {
 		t.Errorf("--approve sometimes: exit %d\n%s", o.code, o.stderr)
 	}
-	if o := h.run("chat", "--sim", "--approve", "auto"); o.code != ExitOK || !strings.Contains(o.stderr, "will run without asking") {
+	if o := h.run("chat", "--sim", "--approve", "auto"); o.code != ExitOK || !strings.Contains(o.stdout, "will run without asking") {
 		t.Errorf("--approve auto: exit %d\n%s", o.code, o.stderr)
 	}
 }

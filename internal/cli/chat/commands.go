@@ -33,6 +33,9 @@ type Options struct {
 	// chat asks the person at the plan's gate and, with quorum.ShellAsk,
 	// about each shell command. Nil: /agent is not available.
 	Agent func(ctx context.Context, task string) (quorum.AgentConfig, error)
+	// Notice, when set, is said first, before the conversation (a
+	// warning of the command's: --approve auto).
+	Notice string
 	// History is the input history (nil: none kept).
 	History *History
 	// ChatDir is where chats are saved, for /history.
@@ -46,6 +49,9 @@ type Options struct {
 	// Now is the clock of the elapsed times shown (nil: time.Now); a
 	// test's fixed clock keeps frames the same from run to run.
 	Now func() time.Time
+	// ArmDelay is how long an /agent question is shown before its keys
+	// answer it (0: gateArmDelay); a test sets its own.
+	ArmDelay time.Duration
 	// CloseTimeout bounds closing a chat's sessions at /new.
 	CloseTimeout time.Duration
 }

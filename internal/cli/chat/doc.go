@@ -14,10 +14,13 @@
 // (quorum's Config.Progress, one goroutine at a time, pushed to a channel
 // that a command reads one event at a time), and a round's end is the
 // message its command returns. An /agent round's questions come through
-// the same Feed, in order with its events: the round's goroutine waits for
-// the answer (or for its context to end), the model shows one question at
-// a time and queues the others, and answers on a channel that holds the
-// one answer, so answering never blocks. A round runs on bubbletea's
+// the same Feed (possibly ahead of events emitted before them): the
+// asker's goroutine waits for the answer or for its context to end; the
+// model shows one question at a time and queues the others, takes keys
+// for it only once it has been shown a moment (keys typed before go to
+// the input), answers on a channel that holds the one answer, so
+// answering never blocks, and withdraws a question whose asker stopped
+// waiting. A round runs on bubbletea's
 // command goroutine with a context the model cancels (Esc, Ctrl-C); the
 // model never waits for a round. Model text is cleaned (package sanitize) before it
 // reaches a pane or a line, in both modes.

@@ -9,12 +9,13 @@ import (
 
 // Feed carries a chat's events from quorum (Config.Progress) to the UI,
 // and an agent round's questions (the plan at the gate, a shell command
-// to allow) from the round to the person and their answers back.
+// to allow) from the round to the person and their answers back. A
+// question may reach the UI before events the round emitted earlier
+// (they pass through quorum's queue; a question does not).
 // Progress hands each event over and returns once the UI has taken it, or
 // at once when the UI has stopped (Stop), so that a run never waits on a
 // UI that is gone. quorum merges a turn's deltas while they wait, so a busy
-// UI slows only itself. Events and questions come from the round's
-// goroutines in the order the round makes them, through one reader.
+// UI slows only itself. One reader takes both.
 type Feed struct {
 	ch        chan quorum.Event
 	questions chan *question
@@ -42,9 +43,15 @@ func (f *Feed) Progress(ev quorum.Event) {
 func (f *Feed) Stop() { close(f.stop) }
 
 // ask puts q to the person and waits for the answer: until ctx ends (the
-// round cancelled) or the UI stops.
+// asker's turn, or the round, stopped) or the UI stops. A question whose
+// ctx has already ended is not asked; q.over is closed when ask returns,
+// so that a question still shown then is withdrawn.
 func (f *Feed) ask(ctx context.Context, q *question) (answer, error) {
-	q.reply = make(chan answer, 1)
+	q.reply, q.over = make(chan answer, 1), make(chan struct{})
+	defer close(q.over)
+	if err := context.Cause(ctx); err != nil {
+		return answer{}, err // select below might pick the send
+	}
 	select {
 	case f.questions <- q:
 	case <-f.stop:

@@ -103,12 +103,17 @@ type Model struct {
 	// asking is the running /agent round's question, nil when none waits;
 	// queued are the questions asked meanwhile (the provider may ask about
 	// several shell commands at once), put one after the other; edited is
-	// the plan as the person edited it at the gate; gate shows the
+	// the plan as the person edited it at the gate; armed is false until
+	// the question has been shown for gateArmDelay; gate shows the
 	// question.
 	asking *question
 	queued []*question
 	edited *quorum.AgentPlan
+	armed  bool
 	gate   viewport.Model
+	// renewing is true while /new replaces the chat: no round may start
+	// on the chat being closed.
+	renewing bool
 
 	hist    []string
 	histPos int // len(hist): the draft
@@ -163,6 +168,9 @@ func New(ctx context.Context, o Options) *Model {
 		m.hist = append([]string{}, o.History.Entries()...)
 	}
 	m.histPos = len(m.hist)
+	if o.Notice != "" {
+		m.note(sanitize.Text(o.Notice))
+	}
 	m.note(m.intro())
 	for _, r := range o.Chat.Rounds() {
 		m.addRound(&r)
@@ -230,8 +238,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case feedDoneMsg:
 		return m, nil
 	case questionMsg:
-		m.ask(msg.q)
-		return m, m.waitEvent()
+		return m, tea.Batch(m.ask(msg.q), m.waitEvent())
+	case gateArmedMsg:
+		if m.asking == msg.q {
+			m.armed = true
+		}
+		return m, nil
+	case questionOverMsg:
+		return m, m.questionOver(msg.q)
 	case planEditedMsg:
 		m.planEdited(msg.plan, msg.err)
 		return m, nil
@@ -244,6 +258,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.roundDone(msg.r, msg.err)
 		return m, nil
 	case newChatMsg:
+		m.renewing = false
 		if msg.err != nil {
 			m.note("/new: " + sanitize.Text(msg.err.Error()))
 			return m, nil
@@ -257,7 +272,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case editorMsg:
 		if msg.err != nil {
-			m.hint = "editor: " + sanitize.Line(msg.err.Error())
+			m.hint = sanitize.Line(msg.err.Error())
 		} else {
 			m.input.SetValue(strings.TrimRight(msg.text, "\n"))
 		}
@@ -441,7 +456,7 @@ func (m *Model) edit() tea.Cmd {
 	return tea.ExecProcess(editorCommand(editor, path), func(err error) tea.Msg {
 		defer os.Remove(path)
 		if err != nil {
-			return editorMsg{err: err}
+			return editorMsg{err: errors.New(editorFailed(editor, err))}
 		}
 		b, err := os.ReadFile(path)
 		return editorMsg{text: string(b), err: err}
@@ -465,6 +480,10 @@ func (m *Model) submit() (tea.Model, tea.Cmd) {
 	}
 	if m.running {
 		m.hint = "a round is running: wait, or cancel it with Esc"
+		return m, nil
+	}
+	if m.renewing {
+		m.hint = "a new conversation is starting: wait a moment"
 		return m, nil
 	}
 	m.input.Reset()
@@ -513,6 +532,7 @@ func (m *Model) submit() (tea.Model, tea.Cmd) {
 			m.note("Saved the conversation to " + sanitize.Line(path) + ".")
 		}
 	case reqNew:
+		m.renewing = true
 		m.note("Starting a new conversation…")
 		ctx := m.ctx
 		return m, func() tea.Msg {
@@ -774,7 +794,10 @@ func (m *Model) View() string {
 	}
 	hint := m.hint
 	if hint == "" && m.asking != nil {
-		hint = m.asking.prompt(m.edited != nil) + " · PgUp/PgDn scroll · Esc cancels the round"
+		hint = "read the question: its keys work in a moment (typing goes on into the input)"
+		if m.armed {
+			hint = m.asking.keys(m.edited != nil)
+		}
 	}
 	if hint == "" && m.picker != nil {
 		hint = pickerHint

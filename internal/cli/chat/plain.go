@@ -3,6 +3,7 @@ package chat
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -50,6 +51,9 @@ func RunPlain(ctx context.Context, o Options, in io.Reader, out io.Writer) (*quo
 		close(lines)
 	}()
 	p := &plain{o: &o, out: out, lines: lines}
+	if o.Notice != "" {
+		fmt.Fprintln(out, sanitize.Text(o.Notice))
+	}
 	p.intro()
 	for {
 		fmt.Fprint(out, "› ")
@@ -264,40 +268,53 @@ func first(s []string) string {
 
 // answer puts an /agent round's question on the line and reads the
 // answer from the input: the plan (or the command), then the choices
-// until one is given. To edit the plan, e writes it to a file for any
-// editor and reads it back when the person presses Enter. The end of the
-// input answers no: nothing runs that nobody allowed.
+// until one is given, as a word (y or yes, n or no, a or always, e or
+// edit; anything else is asked again, so a line typed for something
+// else is never taken for consent). To edit the plan, e writes it to a
+// file for any editor and reads it back when the person presses Enter.
+// The end of the input answers no: nothing runs that nobody allowed. A
+// question whose asker stopped waiting is withdrawn, said so.
 func (p *plain) answer(ctx context.Context, q *question) {
 	var edited *quorum.AgentPlan
 	show := func() {
 		fmt.Fprintln(p.out)
-		fmt.Fprint(p.out, q.text(edited, p.o.Simulated, false))
+		fmt.Fprint(p.out, q.text(edited, p.o.Simulated))
 	}
-	read := func() (string, bool) {
+	errWithdrawn := errors.New("withdrawn")
+	read := func() (string, error) {
 		select {
 		case line, ok := <-p.lines:
-			return strings.ToLower(strings.TrimSpace(line)), ok
+			if !ok {
+				return "", io.EOF
+			}
+			return line, nil
+		case <-q.over:
+			return "", errWithdrawn
 		case <-ctx.Done():
-			return "", false
+			return "", ctx.Err()
 		}
 	}
 	show()
 	for {
 		fmt.Fprint(p.out, q.prompt(edited != nil)+": ")
-		choice, ok := read()
-		if !ok {
+		line, err := read()
+		switch {
+		case err == io.EOF:
 			fmt.Fprintln(p.out)
-			if ctx.Err() == nil {
-				fmt.Fprintln(p.out, "quorum: the input ended: answered no")
-				a, _ := q.decide(choiceNo, nil)
-				q.reply <- a
-			}
+			fmt.Fprintln(p.out, "quorum: the input ended: answered no")
+			a, _ := q.decide("n", nil)
+			q.reply <- a
+			return
+		case err == errWithdrawn:
+			fmt.Fprintln(p.out)
+			fmt.Fprintln(p.out, "quorum: "+q.withdrawnNote())
+			return
+		case err != nil:
+			fmt.Fprintln(p.out)
 			return
 		}
-		if choice != "" {
-			choice = choice[:1]
-		}
-		if choice == choiceEdit && q.plan != nil {
+		choice := choiceOf(line)
+		if choice == "e" && q.plan != nil {
 			if e, ok := p.editPlan(q, edited, read); ok {
 				edited = e
 				show()
@@ -308,12 +325,13 @@ func (p *plain) answer(ctx context.Context, q *question) {
 			q.reply <- a
 			return
 		}
+		fmt.Fprintf(p.out, "quorum: %q is not an answer here.\n", sanitize.Line(strings.TrimSpace(line)))
 	}
 }
 
 // editPlan writes the plan to a file, waits for Enter, and reads the
 // file back; a plan that does not read is said, and not taken.
-func (p *plain) editPlan(q *question, edited *quorum.AgentPlan, read func() (string, bool)) (*quorum.AgentPlan, bool) {
+func (p *plain) editPlan(q *question, edited *quorum.AgentPlan, read func() (string, error)) (*quorum.AgentPlan, bool) {
 	plan := *q.plan
 	if edited != nil {
 		plan = *edited
@@ -325,7 +343,7 @@ func (p *plain) editPlan(q *question, edited *quorum.AgentPlan, read func() (str
 	}
 	defer os.Remove(path)
 	fmt.Fprintf(p.out, "The plan is in %s, as JSON: edit it with any editor, save it, then press Enter.\n", path)
-	if _, ok := read(); !ok {
+	if _, err := read(); err != nil {
 		return nil, false
 	}
 	got, err := planfile.Read(path)
