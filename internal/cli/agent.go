@@ -403,9 +403,9 @@ func (g *gatekeeper) edit(ctx context.Context, plan quorum.AgentPlan) (quorum.Ag
 // askShell asks whether the executor may run a shell command: yes, no,
 // or always (this command, for the rest of the run).
 func (g *gatekeeper) askShell(ctx context.Context, a quorum.Action) (quorum.ActionDecision, error) {
-	text := "\nThe executor asks to run:\n  " + sanitize.Line(a.Command) + "\n"
+	text := "\nThe executor asks to run:\n  " + sanitize.Exact(sanitize.Line(a.Command)) + "\n"
 	if a.Intention != "" {
-		text += "to " + sanitize.Line(a.Intention) + "\n"
+		text += "to " + sanitize.Exact(sanitize.Line(a.Intention)) + "\n"
 	}
 	answer, err := g.ask(ctx, text, "Allow? [y]es, [n]o, [a]lways this command: ", []string{"yes", "no", "always"})
 	if err != nil {

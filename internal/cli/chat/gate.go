@@ -93,28 +93,14 @@ func (q *question) text(edited *quorum.AgentPlan, simulated bool) string {
 	}
 	a := q.action
 	b.WriteString("The executor asks to run:\n\n")
-	for _, l := range strings.Split(reveal(sanitize.Text(a.Command)), "\n") {
+	for _, l := range strings.Split(sanitize.Exact(a.Command), "\n") {
 		b.WriteString("  " + l + "\n")
 	}
 	if a.Intention != "" {
-		b.WriteString("\nto " + reveal(sanitize.Line(a.Intention)) + "\n")
+		b.WriteString("\nto " + sanitize.Exact(sanitize.Line(a.Intention)) + "\n")
 	}
 	return b.String()
 }
-
-// reveal shows the Unicode controls that reorder text (bidirectional
-// embeddings, overrides, isolates, marks) as their code points: in a
-// command to approve they could make it read as something other than
-// what runs.
-func reveal(s string) string { return bidiRevealer.Replace(s) }
-
-var bidiRevealer = func() *strings.Replacer {
-	var pairs []string
-	for _, r := range []rune{0x061c, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069} {
-		pairs = append(pairs, string(r), fmt.Sprintf("⟨U+%04X⟩", r))
-	}
-	return strings.NewReplacer(pairs...)
-}()
 
 // prompt is the line mode's question.
 func (q *question) prompt(edited bool) string {

@@ -14,6 +14,7 @@
 package sanitize
 
 import (
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -85,3 +86,18 @@ func clean(s string) bool {
 	}
 	return true
 }
+
+// Exact is Text for what a person approves (a command to run): the
+// Unicode controls that reorder text (bidirectional embeddings,
+// overrides, isolates and marks) are shown as their code points too
+// (U+202E → ⟨U+202E⟩), so that it cannot read as something other than
+// what runs. Elsewhere they stay: right-to-left text needs them.
+func Exact(s string) string { return bidiRevealer.Replace(Text(s)) }
+
+var bidiRevealer = func() *strings.Replacer {
+	var pairs []string
+	for _, r := range []rune{0x061c, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069} {
+		pairs = append(pairs, string(r), "⟨U+"+strings.ToUpper(strconv.FormatInt(int64(r), 16))+"⟩")
+	}
+	return strings.NewReplacer(pairs...)
+}()

@@ -75,3 +75,14 @@ func FuzzText(f *testing.F) {
 		}
 	})
 }
+
+func TestExactShowsWhatReordersText(t *testing.T) {
+	in := "rm -rf \u202e/ \u2066x\u2069\u200f \x1b[2J"
+	want := "rm -rf ⟨U+202E⟩/ ⟨U+2066⟩x⟨U+2069⟩⟨U+200F⟩ ␛[2J"
+	if got := Exact(in); got != want {
+		t.Errorf("Exact(%q) = %q, want %q", in, got, want)
+	}
+	if got := Text("שלום \u200f!"); got != "שלום \u200f!" {
+		t.Errorf("Text changed right-to-left text: %q", got)
+	}
+}
