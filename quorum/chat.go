@@ -477,7 +477,10 @@ func (c *Chat) round(ctx context.Context, kind RoundKind, text, only string, run
 	c.running = false
 	r.Sessions = cb.sessions()
 	for m := range r.Sessions {
-		if ks := c.kept[m]; ks != nil && ks.conv != nil {
+		// An interrupted turn may have ended before its prompt reached the
+		// session: the round does not count as seen, and the next round
+		// tells again what its prompt carried (repeating, never losing).
+		if ks := c.kept[m]; ks != nil && ks.conv != nil && r.Status != RoundInterrupted {
 			ks.upTo = r.N
 		}
 	}

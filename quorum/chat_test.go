@@ -418,3 +418,49 @@ func TestChatSetModelsFromManyGoroutines(t *testing.T) {
 		t.Fatal("no models after SetModels")
 	}
 }
+
+// After an interrupted round, the next round tells again what the
+// interrupted round's prompt carried: a turn cancelled early may never
+// have delivered it.
+func TestChatAfterAnInterruptedRoundRepeatsWhatItsPromptCarried(t *testing.T) {
+	hang := make(chan struct{}, 1)
+	models := participants()
+	for i, m := range models {
+		if m.ID == "sim-gamma" {
+			models[i] = override("sim-gamma", quorum.PhaseAnswer, func(tt sim.Turn) sim.Reply {
+				if tt.Number == 2 {
+					hang <- struct{}{}
+					return sim.Reply{Hang: true}
+				}
+				return simquorum.Answer(tt)
+			})
+		}
+	}
+	e := newEnv(t, models...)
+	ctx := ctxGuard(t)
+	c, err := quorum.NewChat(e.b, chatConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	r1, err := c.Discuss(ctx, "Should we shard the database?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	go func() {
+		<-hang
+		cancel()
+	}()
+	r2, _ := c.Discuss(rctx, "And read replicas?")
+	if r2 == nil || r2.Status != quorum.RoundInterrupted || !strings.Contains(r2.Sent, r1.Conclusion) {
+		t.Fatalf("round 2: %+v", r2)
+	}
+	r3, err := c.Discuss(ctx, "So what first?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(r3.Sent, "BEGIN ROUND 1") || !strings.Contains(r3.Sent, r1.Conclusion) || !strings.Contains(r3.Sent, "BEGIN ROUND 2") {
+		t.Errorf("round 3's prompt does not tell round 1's conclusion again, after the interrupted round 2:\n%s", r3.Sent)
+	}
+}
