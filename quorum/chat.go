@@ -921,10 +921,11 @@ func (c *Chat) saveLocked(rec chatRecord) error {
 }
 
 // lastRoundOf is the last of rounds that model took part in with
-// session id, 0 when none did.
+// session id, 0 when none did; an interrupted round does not count, as in
+// a running chat (see round).
 func lastRoundOf(rounds []ChatRound, model, id string) int {
 	for i := len(rounds) - 1; i >= 0; i-- {
-		if rounds[i].Sessions[model] == id {
+		if rounds[i].Sessions[model] == id && rounds[i].Status != RoundInterrupted {
 			return rounds[i].N
 		}
 	}
