@@ -1,14 +1,13 @@
 package cli
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strings"
 
+	"github.com/quorum-go/quorum/internal/workspace"
 	"github.com/quorum-go/quorum/quorum"
 )
 
@@ -100,42 +99,18 @@ func (inv *invocation) gitDiff(base, head string) (diff, source string, err erro
 	}
 	rng := base + ".." + head
 	source = "git diff " + rng
-	// Plain output whatever the user's configuration: no colour, no
-	// external diff tool or text conversion, paths as they are.
-	cmd := exec.CommandContext(inv.cmd.Context(), "git", "-c", "core.quotepath=off", "diff", "--no-color", "--no-ext-diff", "--no-textconv", rng, "--")
-	cmd.Dir = inv.e.dir
-	out, errOut := &capped{max: quorum.MaxChangeBytes}, &capped{max: 4096}
-	cmd.Stdout, cmd.Stderr = out, errOut
-	err = cmd.Run()
-	var ee *exec.ExitError
+	diff, err = workspace.DiffRange(inv.cmd.Context(), inv.e.dir, rng, quorum.MaxChangeBytes, false)
+	var ge *workspace.GitError
 	switch {
-	case errors.Is(err, exec.ErrNotFound):
+	case errors.Is(err, workspace.ErrGitMissing):
 		return "", source, fmt.Errorf("git was not found on PATH, so %s cannot run; give the diff as a file or on stdin instead", source)
-	case errors.As(err, &ee):
-		msg := strings.TrimSpace(errOut.buf.String())
-		msg, _, _ = strings.Cut(msg, "\n")
-		return "", source, usagef("%s failed (%s): %s", source, ee.ProcessState, msg)
+	case errors.Is(err, workspace.ErrDiffTooLarge):
+		return "", source, tooLarge(source)
+	case errors.As(err, &ge):
+		msg, _, _ := strings.Cut(ge.Message, "\n")
+		return "", source, usagef("%s failed (%s): %s", source, ge.Err, msg)
 	case err != nil:
 		return "", source, fmt.Errorf("running %s: %w", source, err)
-	case out.over:
-		return "", source, tooLarge(source)
 	}
-	return out.buf.String(), source, nil
-}
-
-// capped keeps the first max bytes written to it and counts the rest
-// away, so that a child writing more never blocks on a pipe nobody reads.
-type capped struct {
-	max  int
-	buf  bytes.Buffer
-	over bool
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	if room := c.max - c.buf.Len(); room < len(p) {
-		c.over = true
-		c.buf.Write(p[:max(room, 0)])
-		return len(p), nil
-	}
-	return c.buf.Write(p)
+	return diff, source, nil
 }

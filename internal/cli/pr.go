@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -82,4 +83,21 @@ func (inv *invocation) gh(what string, max int, args ...string) (string, error) 
 		return "", tooLarge(what)
 	}
 	return out.buf.String(), nil
+}
+
+// capped keeps the first max bytes written to it and counts the rest
+// away, so that a child writing more never blocks on a pipe nobody reads.
+type capped struct {
+	max  int
+	buf  bytes.Buffer
+	over bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	if room := c.max - c.buf.Len(); room < len(p) {
+		c.over = true
+		c.buf.Write(p[:max(room, 0)])
+		return len(p), nil
+	}
+	return c.buf.Write(p)
 }

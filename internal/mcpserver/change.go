@@ -1,16 +1,15 @@
 package mcpserver
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
+	"github.com/quorum-go/quorum/internal/workspace"
 	"github.com/quorum-go/quorum/quorum"
 )
 
@@ -122,59 +121,22 @@ func (s *Server) gitDiff(ctx context.Context, base, head string) (string, error)
 		return "", err
 	}
 	rng := base + ".." + head
-	// Plain output whatever the user's configuration: no colour, no
-	// external diff tool or text conversion, paths as they are. The
-	// ceiling keeps git from taking a repository above dir for dir's.
-	cmd := exec.CommandContext(ctx, "git", "-c", "core.quotepath=off", "-c", "core.fsmonitor=false", "diff", "--no-color", "--no-ext-diff", "--no-textconv", rng, "--")
-	cmd.Dir = dir
-	cmd.Env = append(gitlessEnv(), "GIT_CEILING_DIRECTORIES="+filepath.Dir(dir))
-	out, errOut := &capped{max: quorum.MaxChangeBytes}, &capped{max: 4096}
-	cmd.Stdout, cmd.Stderr = out, errOut
-	err = cmd.Run()
-	var ee *exec.ExitError
+	// contained: git is kept from taking a repository above dir, or one
+	// an environment variable names, for dir's.
+	diff, err := workspace.DiffRange(ctx, dir, rng, quorum.MaxChangeBytes, true)
+	var ge *workspace.GitError
 	switch {
-	case errors.Is(err, exec.ErrNotFound):
+	case errors.Is(err, workspace.ErrGitMissing):
 		return "", fmt.Errorf("git was not found on the server's PATH, so git diff %s cannot run; give the change as diff instead", rng)
-	case ctx.Err() != nil:
-		return "", context.Cause(ctx)
-	case errors.As(err, &ee) && strings.Contains(errOut.buf.String(), "ot a git repository"):
-		return "", argError("the server's working directory %s is not the top of a git repository, so git diff %s cannot run there; start quorum mcp in the repository's top folder, or give the change as diff", dir, rng)
-	case errors.As(err, &ee):
-		msg, _, _ := strings.Cut(strings.TrimSpace(errOut.buf.String()), "\n")
-		return "", argError("git diff %s failed in %s (%s): %s; check the revisions, or give the change as diff (the server reviews the repository it was started in)", rng, dir, ee.ProcessState, msg)
-	case err != nil:
-		return "", fmt.Errorf("running git diff %s: %w", rng, err)
-	case out.over:
+	case errors.Is(err, workspace.ErrDiffTooLarge):
 		return "", argError("git diff %s is more than 1 MiB, the most a review takes; review a smaller range", rng)
+	case errors.As(err, &ge) && strings.Contains(ge.Message, "ot a git repository"):
+		return "", argError("the server's working directory %s is not the top of a git repository, so git diff %s cannot run there; start quorum mcp in the repository's top folder, or give the change as diff", dir, rng)
+	case errors.As(err, &ge):
+		msg, _, _ := strings.Cut(ge.Message, "\n")
+		return "", argError("git diff %s failed in %s (%s): %s; check the revisions, or give the change as diff (the server reviews the repository it was started in)", rng, dir, ge.Err, msg)
+	case err != nil:
+		return "", err
 	}
-	return out.buf.String(), nil
-}
-
-// gitlessEnv is the environment without GIT_* variables, which could
-// point git at a repository elsewhere (GIT_DIR, GIT_WORK_TREE).
-func gitlessEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "GIT_") {
-			env = append(env, kv)
-		}
-	}
-	return env
-}
-
-// capped keeps the first max bytes written to it and counts the rest
-// away, so that a child writing more never blocks on a pipe nobody reads.
-type capped struct {
-	max  int
-	buf  bytes.Buffer
-	over bool
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	if room := c.max - c.buf.Len(); room < len(p) {
-		c.over = true
-		c.buf.Write(p[:max(room, 0)])
-		return len(p), nil
-	}
-	return c.buf.Write(p)
+	return diff, nil
 }

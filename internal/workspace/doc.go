@@ -21,6 +21,11 @@
 //     is never removed here: on success, failure or interrupt the branch
 //     and the folder stay for the user to look at, merge or drop.
 //
+// DiffRange, git diff of a range, is the one piece of the git side that
+// quorum review and quorum mcp's review tool share with agent mode: it
+// only reads (git diff runs no hook; the file-system monitor, which could
+// run a configured command, is turned off).
+//
 // Every function that runs git takes a context and kills git when it ends.
 // The types are not safe for concurrent use: agent mode calls them from one
 // goroutine.
