@@ -13,7 +13,7 @@ import (
 )
 
 // The CLI the package was generated from, the one CI installs and the one
-// go:generate reads are one version.
+// the generate directive reads are one version.
 func TestPinnedVersionsAgree(t *testing.T) {
 	for file, re := range map[string]string{
 		"../../.ci/install-copilot.sh": `(?m)^VERSION=(\S+)$`,

@@ -32,9 +32,6 @@ type method struct {
 // are calls the client makes, the other two requests the CLI makes.
 var trees = []string{"server", "session", "clientSession", "clientGlobal"}
 
-// fromServer says whether a tree holds requests the CLI sends its client.
-func fromServer(tree string) bool { return tree == "clientSession" || tree == "clientGlobal" }
-
 // readMethods collects every method of api.schema.json, sorted by name.
 func readMethods(root map[string]json.RawMessage) ([]*method, error) {
 	var out []*method
