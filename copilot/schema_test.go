@@ -27,7 +27,8 @@ type forecastArgs struct {
 	Pair     [2]float64      `json:"pair,omitzero"`
 	Any      any             `json:"any,omitempty"`
 	Ignored  string          `json:"-"`
-	hidden   string
+	//lint:ignore U1000 an unexported field is in the fixture to show that the schema leaves it out
+	hidden string
 	place
 }
 
@@ -137,6 +138,7 @@ type selfRef struct {
 }
 
 type embedsSelf struct {
+	//lint:ignore U1000 the fixture is a type that embeds itself; nothing reads the field
 	*embedsSelf
 	A int
 }

@@ -54,7 +54,7 @@ func TestPromptsRender(t *testing.T) {
 	if strings.Count(q, "<<<") != 2 || strings.Count(q, ">>>") != 2 || !strings.HasPrefix(q, "<<<BEGIN RESPONSE A n1>>>\n") {
 		t.Errorf("quote = %q", q)
 	}
-	if nonceOf("a", "b") == nonceOf("ab") || nonceOf("a") != nonceOf("a") {
+	if again := nonceOf("a"); nonceOf("a", "b") == nonceOf("ab") || nonceOf("a") != again {
 		t.Error("nonce is not a deterministic function of its parts")
 	}
 }

@@ -34,11 +34,13 @@ func TestDedupeDropsRepeatsWithinItsWindow(t *testing.T) {
 
 func TestDedupeWithoutIDsOrWindowDeliversEverything(t *testing.T) {
 	d := newDedupe(8)
-	if !d.firstTime("") || !d.firstTime("") {
+	first, second := d.firstTime(""), d.firstTime("")
+	if !first || !second {
 		t.Error("events without an id must never be dropped")
 	}
 	off := newDedupe(0)
-	if !off.firstTime("x") || !off.firstTime("x") {
+	first, second = off.firstTime("x"), off.firstTime("x")
+	if !first || !second {
 		t.Error("a zero window must switch deduplication off")
 	}
 }

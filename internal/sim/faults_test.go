@@ -412,7 +412,7 @@ func TestRepeatEventsSendsCopiesLater(t *testing.T) {
 			continue
 		}
 		repeats++
-		if evs[at].Type != e.Type || string(evs[at].Data) != string(evs[at].Data) {
+		if evs[at].Type != e.Type || string(evs[at].Data) != string(e.Data) {
 			t.Errorf("event %d repeats %s as a different event", i, e.ID)
 		}
 		// Two more events of the session went out in between.

@@ -223,20 +223,6 @@ func (c *client) events(sessionID string) []sim.Event {
 	return slices.Clone(c.events_[sessionID])
 }
 
-func eventsOf(wire []wireEntry, sessionID string) []sim.Event {
-	var out []sim.Event
-	for _, e := range wire {
-		if e.Session != sessionID {
-			continue
-		}
-		var se sessionEvent
-		if json.Unmarshal(e.Params, &se) == nil {
-			out = append(out, se.Event)
-		}
-	}
-	return out
-}
-
 // waitEvents waits until pred holds for sessionID's events.
 func (c *client) waitEvents(sessionID, what string, pred func([]sim.Event) bool) []sim.Event {
 	c.t.Helper()
