@@ -83,43 +83,51 @@ func (s *clis) get(ctx context.Context) (*cliInstance, error) {
 		ch := make(chan struct{})
 		s.starting = ch
 		s.mu.Unlock()
-
-		c, release, err := s.connectOnce(ctx, ch)
-
-		s.mu.Lock()
-		if err != nil {
-			s.mu.Unlock()
-			return nil, err
-		}
-		if s.closed { // closed while starting: nobody will stop it but us
-			s.mu.Unlock()
-			release()
-			return nil, errServerClosed
-		}
-		inst := &cliInstance{client: c, release: release, dead: c.Router().Done()}
-		s.cur = inst
-		s.starts++
-		s.watchers.Add(1)
-		s.mu.Unlock()
-		if s.starts > 1 {
-			s.log.Info("the Copilot CLI was started again")
-		}
-		go s.watch(inst)
-		return inst, nil
+		return s.start(ctx, ch)
 	}
 }
 
-// connectOnce runs the connector for the start that ch marks, and ends
-// that start however the connector returns (a panic included), so that
-// the calls waiting for it look again rather than wait for ever.
-func (s *clis) connectOnce(ctx context.Context, ch chan struct{}) (*copilot.Client, func(), error) {
+// start runs the connector for the start that ch marks and ends that
+// start however the connector returns (a panic included), so that the
+// calls waiting for it look again rather than wait for ever. A CLI that
+// started is published in the same critical section that ends the start:
+// a call woken by the end finds it. (Ending the start first, and
+// publishing after, let a woken call find neither a CLI nor a start under
+// way, and start a second child.)
+func (s *clis) start(ctx context.Context, ch chan struct{}) (*cliInstance, error) {
+	ended := false
 	defer func() {
-		s.mu.Lock()
-		s.starting = nil
-		close(ch)
-		s.mu.Unlock()
+		if !ended { // the connector failed or panicked
+			s.mu.Lock()
+			s.starting = nil
+			close(ch)
+			s.mu.Unlock()
+		}
 	}()
-	return s.connect(ctx)
+	c, release, err := s.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.starting = nil
+	close(ch)
+	ended = true
+	if s.closed { // closed while starting: nobody will stop it but us
+		s.mu.Unlock()
+		release()
+		return nil, errServerClosed
+	}
+	inst := &cliInstance{client: c, release: release, dead: c.Router().Done()}
+	s.cur = inst
+	s.starts++
+	again := s.starts > 1
+	s.watchers.Add(1)
+	s.mu.Unlock()
+	if again {
+		s.log.Info("the Copilot CLI was started again")
+	}
+	go s.watch(inst)
+	return inst, nil
 }
 
 // watch releases an instance whose connection ended, so that a dead child
