@@ -88,7 +88,7 @@ func ExampleSessionConfig_userInput() {
 	ctx := context.Background()
 	srv := sim.NewServer(sim.Options{Models: []sim.Model{{ID: "model-a", Respond: sim.AskUser(
 		sim.UserQuestion{Question: "Which colour should the button be?", Choices: []string{"red", "blue"}},
-		func(t sim.Turn) sim.Reply {
+		func(t sim.Turn) sim.Response {
 			answer, _ := t.UserAnswer()
 			return sim.Text("Making the button " + answer + ".")
 		})}}})

@@ -19,7 +19,7 @@ import (
 func ExamplePermissionPolicy() {
 	ctx := context.Background()
 	srv := sim.NewServer(sim.Options{Models: []sim.Model{
-		{ID: "model-a", Respond: sim.UseTool("weather", map[string]string{"city": "Oslo"}, func(t sim.Turn) sim.Reply {
+		{ID: "model-a", Respond: sim.UseTool("weather", map[string]string{"city": "Oslo"}, func(t sim.Turn) sim.Response {
 			return sim.Text("The weather tool said: " + t.ToolResults[0].Text)
 		})},
 	}})

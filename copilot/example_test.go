@@ -57,7 +57,7 @@ func Example_start() {
 func Example_simulated() {
 	ctx := context.Background()
 	srv := sim.NewServer(sim.Options{Models: []sim.Model{
-		{ID: "model-a", Respond: sim.UseTool("utc_time", nil, func(t sim.Turn) sim.Reply {
+		{ID: "model-a", Respond: sim.UseTool("utc_time", nil, func(t sim.Turn) sim.Response {
 			return sim.Text("It is " + t.ToolResults[0].Text + " UTC.")
 		})},
 		{ID: "model-b", Respond: sim.Echo},

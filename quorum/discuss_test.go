@@ -193,7 +193,7 @@ func TestDiscussSessionsOnlyTalk(t *testing.T) {
 }
 
 func TestDiscussMalformedAndMissingReviews(t *testing.T) {
-	prose := func(t sim.Turn) sim.Reply {
+	prose := func(t sim.Turn) sim.Response {
 		// No JSON: scores as N/10, then a FINAL RANKING list.
 		var b strings.Builder
 		var ls []string
@@ -209,7 +209,7 @@ func TestDiscussMalformedAndMissingReviews(t *testing.T) {
 		}
 		return sim.Text(b.String())
 	}
-	partial := func(t sim.Turn) sim.Reply {
+	partial := func(t sim.Turn) sim.Response {
 		// JSON in a code fence, one score missing and one out of range.
 		var items []string
 		ls := regexp.MustCompile(`(?m)^<<<BEGIN RESPONSE ([A-Z]) `).FindAllStringSubmatch(t.Prompt, -1)
@@ -365,7 +365,7 @@ func TestDiscussModelFailsInReviewPhase(t *testing.T) {
 func TestDiscussHangingModelTimesOut(t *testing.T) {
 	e := newEnv(t,
 		simquorum.Model("m1"), simquorum.Model("m2"),
-		override("m3", quorum.PhaseAnswer, sim.Always(sim.Reply{Text: "I will never finish", Hang: true})),
+		override("m3", quorum.PhaseAnswer, sim.Always(sim.Response{Text: "I will never finish", Hang: true})),
 	)
 	cfg := quorum.Config{Models: []string{"m1", "m2", "m3"}, PhaseTimeout: time.Second}
 	d, err := quorum.Discuss(ctxGuard(t), e.b, question, cfg)
@@ -528,9 +528,9 @@ func TestDiscussCancelMidway(t *testing.T) {
 	for _, phase := range []quorum.Phase{quorum.PhaseAnswer, quorum.PhaseReview} {
 		t.Run(string(phase), func(t *testing.T) {
 			started := make(chan struct{}, 16)
-			hang := func(sim.Turn) sim.Reply {
+			hang := func(sim.Turn) sim.Response {
 				started <- struct{}{}
-				return sim.Reply{Text: "thinking…", Hang: true}
+				return sim.Response{Text: "thinking…", Hang: true}
 			}
 			ids := []string{"m1", "m2", "m3"}
 			var models []sim.Model
@@ -573,8 +573,8 @@ func TestDiscussPhasesRunConcurrently(t *testing.T) {
 	wrap := func(id string) sim.Model {
 		m := simquorum.Model(id)
 		return m.With(
-			sim.Rule{Match: simquorum.Is(quorum.PhaseAnswer), Respond: func(t sim.Turn) sim.Reply { answers.wait(); return simquorum.Answer(t) }},
-			sim.Rule{Match: simquorum.Is(quorum.PhaseReview), Respond: func(t sim.Turn) sim.Reply { reviews.wait(); return simquorum.Review(t) }},
+			sim.Rule{Match: simquorum.Is(quorum.PhaseAnswer), Respond: func(t sim.Turn) sim.Response { answers.wait(); return simquorum.Answer(t) }},
+			sim.Rule{Match: simquorum.Is(quorum.PhaseReview), Respond: func(t sim.Turn) sim.Response { reviews.wait(); return simquorum.Review(t) }},
 		)
 	}
 	e := newEnv(t, wrap("m1"), wrap("m2"), wrap("m3"))

@@ -298,7 +298,7 @@ func Delay(d time.Duration, s Script) Script {
 // toSim is m as the engine runs it.
 func (m Model) toSim() sim.Model {
 	respond := m.Respond
-	return sim.Model{ID: m.ID, Name: m.Name, Respond: func(t sim.Turn) sim.Reply { return respond(fromSimTurn(t)).toSim() }}
+	return sim.Model{ID: m.ID, Name: m.Name, Respond: func(t sim.Turn) sim.Response { return respond(fromSimTurn(t)).toSim() }}
 }
 
 func fromSimTurn(t sim.Turn) Turn {
@@ -311,7 +311,7 @@ func fromSimTurn(t sim.Turn) Turn {
 			Text: r.Text, ResultType: r.ResultType, Error: r.Error})
 	}
 	for _, e := range t.History {
-		out.History = append(out.History, Exchange{Prompt: e.Prompt, Reply: e.Reply})
+		out.History = append(out.History, Exchange{Prompt: e.Prompt, Reply: e.Response})
 	}
 	if a := t.Elicitation; a != nil {
 		out.Form = &FormAnswer{Action: a.Action, Content: a.Content}
@@ -319,8 +319,8 @@ func fromSimTurn(t sim.Turn) Turn {
 	return out
 }
 
-func (r Reply) toSim() sim.Reply {
-	out := sim.Reply{
+func (r Reply) toSim() sim.Response {
+	out := sim.Response{
 		Text: r.Text, Chunks: r.Chunks, FirstTokenDelay: r.FirstTokenDelay, ChunkDelay: r.ChunkDelay,
 		Hang: r.Stall, Crash: r.Crash,
 	}
