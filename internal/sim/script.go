@@ -188,7 +188,7 @@ type Response struct {
 	// until answered or the turn is stopped), user_input.completed. The
 	// script is then called again and finds the answer in Turn.UserAnswer.
 	// Without requestUserInput the tool does not exist, as on the real
-	// CLI: the call fails and the script sees the failed ToolResult.
+	// CLI: the call fails and the script sees the failed ToolCallResult.
 	AskUser *UserQuestion
 
 	// SubAgents stream their text before the main agent's message: each as
