@@ -11,7 +11,7 @@
 // NewServer(Options) builds a server; Dial or DialConn serve one end of a
 // net.Pipe and return the other; ServeConn serves any io.ReadWriteCloser;
 // Serve accepts from a net.Listener. Close ends everything and waits for
-// every goroutine the server started. The program internal/cmd/copilot-sim
+// every goroutine the server started. The program cmd/copilot-sim
 // serves the models of --sim (internal/simquorum's) over stdio or TCP with
 // the real CLI's flags; package copilot/copilottest is the public face on
 // the server, for other modules' tests.
