@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/quorum-go/quorum/copilot"
+	"github.com/quorum-go/quorum/copilot/copilottest"
 	"github.com/quorum-go/quorum/copilot/protocol"
-	"github.com/quorum-go/quorum/internal/sim"
 )
 
 // A prompt with attachments: a file the CLI reads itself (the path is on
@@ -17,13 +17,12 @@ import (
 // the simulator's model here only echoes the text.
 func ExampleSession_StreamPrompt() {
 	ctx := context.Background()
-	srv := sim.NewServer(sim.Options{Models: []sim.Model{{ID: "model-a", Respond: sim.Echo}}})
-	defer srv.Close()
-	client, err := copilot.Connect(ctx, srv.Dial(), copilot.Options{})
+	srv, err := copilottest.Start(ctx, copilottest.Model{ID: "model-a", Respond: copilottest.Echo})
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer client.Close()
+	defer srv.Close() // and its client
+	client := srv.Client()
 	s, err := client.NewSession(ctx, copilot.SessionConfig{Model: "model-a"})
 	if err != nil {
 		log.Fatal(err)
@@ -52,13 +51,12 @@ func ExampleSession_StreamPrompt() {
 // client through hooks.invoke when a prompt is submitted.
 func ExampleHooks() {
 	ctx := context.Background()
-	srv := sim.NewServer(sim.Options{Models: []sim.Model{{ID: "model-a", Respond: sim.Echo}}})
-	defer srv.Close()
-	client, err := copilot.Connect(ctx, srv.Dial(), copilot.Options{})
+	srv, err := copilottest.Start(ctx, copilottest.Model{ID: "model-a", Respond: copilottest.Echo})
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer client.Close()
+	defer srv.Close() // and its client
+	client := srv.Client()
 
 	s, err := client.NewSession(ctx, copilot.SessionConfig{Model: "model-a", Hooks: &copilot.Hooks{
 		OnUserPromptSubmitted: func(_ context.Context, in copilot.UserPromptSubmittedInput) (*copilot.UserPromptSubmittedOutput, error) {
@@ -86,18 +84,17 @@ func ExampleHooks() {
 // user-input handler answers it, and the model goes on with the answer.
 func ExampleSessionConfig_userInput() {
 	ctx := context.Background()
-	srv := sim.NewServer(sim.Options{Models: []sim.Model{{ID: "model-a", Respond: sim.AskUser(
-		sim.UserQuestion{Question: "Which colour should the button be?", Choices: []string{"red", "blue"}},
-		func(t sim.Turn) sim.Reply {
+	srv, err := copilottest.Start(ctx, copilottest.Model{ID: "model-a", Respond: copilottest.AskUser(
+		copilottest.UserQuestion{Question: "Which colour should the button be?", Choices: []string{"red", "blue"}},
+		func(t copilottest.Turn) copilottest.Response {
 			answer, _ := t.UserAnswer()
-			return sim.Text("Making the button " + answer + ".")
-		})}}})
-	defer srv.Close()
-	client, err := copilot.Connect(ctx, srv.Dial(), copilot.Options{})
+			return copilottest.Response{Text: "Making the button " + answer + "."}
+		})})
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer client.Close()
+	defer srv.Close() // and its client
+	client := srv.Client()
 
 	cfg := copilot.SessionConfig{Model: "model-a"}
 	cfg.Handlers.UserInputRequest = func(_ context.Context, q *protocol.UserInputRequestParams) (*protocol.UserInputResponse, error) {

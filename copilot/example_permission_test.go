@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/quorum-go/quorum/copilot"
+	"github.com/quorum-go/quorum/copilot/copilottest"
 	"github.com/quorum-go/quorum/copilot/protocol"
-	"github.com/quorum-go/quorum/internal/sim"
 )
 
 // A permission policy that reads each request by its kind: it lets the
@@ -18,17 +18,15 @@ import (
 // tool.
 func ExamplePermissionPolicy() {
 	ctx := context.Background()
-	srv := sim.NewServer(sim.Options{Models: []sim.Model{
-		{ID: "model-a", Respond: sim.UseTool("weather", map[string]string{"city": "Oslo"}, func(t sim.Turn) sim.Reply {
-			return sim.Text("The weather tool said: " + t.ToolResults[0].Text)
-		})},
-	}})
-	defer srv.Close()
-	client, err := copilot.Connect(ctx, srv.Dial(), copilot.Options{})
+	srv, err := copilottest.Start(ctx, copilottest.Model{ID: "model-a",
+		Respond: copilottest.UseTool("weather", map[string]string{"city": "Oslo"}, func(t copilottest.Turn) copilottest.Response {
+			return copilottest.Response{Text: "The weather tool said: " + t.ToolResults[0].Text}
+		})})
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer client.Close()
+	defer srv.Close() // and its client
+	client := srv.Client()
 
 	policy := func(ctx context.Context, req copilot.PermissionRequest) (copilot.PermissionDecision, error) {
 		typed, err := req.Decode()

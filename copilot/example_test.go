@@ -10,7 +10,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/quorum-go/quorum/copilot"
-	"github.com/quorum-go/quorum/internal/sim"
+	"github.com/quorum-go/quorum/copilot/copilottest"
 )
 
 // This is the README's example: it starts the Copilot CLI, runs two
@@ -52,22 +52,20 @@ func Example_start() {
 	}
 }
 
-// The same program against the simulated Copilot server, which runs
-// in-process and needs no login.
+// The same program against a simulated Copilot CLI (package copilottest),
+// which runs in-process and needs no login: its models are scripts.
 func Example_simulated() {
 	ctx := context.Background()
-	srv := sim.NewServer(sim.Options{Models: []sim.Model{
-		{ID: "model-a", Respond: sim.UseTool("utc_time", nil, func(t sim.Turn) sim.Reply {
-			return sim.Text("It is " + t.ToolResults[0].Text + " UTC.")
+	srv, err := copilottest.Start(ctx,
+		copilottest.Model{ID: "model-a", Respond: copilottest.UseTool("utc_time", nil, func(t copilottest.Turn) copilottest.Response {
+			return copilottest.Response{Text: "It is " + t.ToolResults[0].Text + " UTC."}
 		})},
-		{ID: "model-b", Respond: sim.Echo},
-	}})
-	defer srv.Close()
-	client, err := copilot.Connect(ctx, srv.Dial(), copilot.Options{})
+		copilottest.Model{ID: "model-b", Respond: copilottest.Echo})
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer client.Close()
+	defer srv.Close() // and its client
+	client := srv.Client()
 
 	clock := copilot.Tool{
 		Name:           "utc_time",

@@ -25,7 +25,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	simBinary = filepath.Join(dir, "copilot-sim")
-	build := exec.Command("go", "build", "-o", simBinary, "github.com/quorum-go/quorum/internal/cmd/copilot-sim")
+	build := exec.Command("go", "build", "-o", simBinary, "github.com/quorum-go/quorum/cmd/copilot-sim")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building copilot-sim:", err)

@@ -10,8 +10,8 @@ import (
 )
 
 // Workspace is where an agent carries out its plan, apart from the user's
-// files: for the quorum command, a git worktree of a new branch
-// (internal/workspace). quorum never touches files itself; it asks the
+// files: for the quorum command, a git worktree of a new branch (ExampleAgent
+// writes one of its own). quorum never touches files itself; it asks the
 // workspace. Its methods are called from the run's goroutine, except
 // Contains and Writable, which the action gate may call from the
 // provider's goroutines, concurrently.

@@ -19,7 +19,7 @@ func timed(id string, delays map[quorum.Phase]time.Duration) sim.Model {
 		respond := r.Respond
 		for phase, d := range delays {
 			if r.Match(sim.Turn{Prompt: quorum.PromptMarker(phase)}) {
-				r.Respond = func(t sim.Turn) sim.Reply {
+				r.Respond = func(t sim.Turn) sim.Response {
 					rep := respond(t)
 					rep.FirstTokenDelay, rep.ChunkDelay = d, 0
 					return rep

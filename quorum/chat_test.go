@@ -25,7 +25,7 @@ func (l *turnLog) wrap(models []sim.Model) []sim.Model {
 	out := make([]sim.Model, len(models))
 	for i, m := range models {
 		respond := m.Respond
-		m.Respond = func(t sim.Turn) sim.Reply {
+		m.Respond = func(t sim.Turn) sim.Response {
 			l.mu.Lock()
 			l.turns = append(l.turns, t)
 			l.mu.Unlock()
@@ -130,10 +130,10 @@ func TestChatCancelledRoundIsInterruptedAndTheChatGoesOn(t *testing.T) {
 	models := participants()
 	for i, m := range models {
 		if m.ID == "sim-gamma" {
-			models[i] = override("sim-gamma", quorum.PhaseAnswer, func(tt sim.Turn) sim.Reply {
+			models[i] = override("sim-gamma", quorum.PhaseAnswer, func(tt sim.Turn) sim.Response {
 				if tt.Number == 1 {
 					hang <- struct{}{}
-					return sim.Reply{Hang: true}
+					return sim.Response{Hang: true}
 				}
 				return simquorum.Answer(tt)
 			})
@@ -427,10 +427,10 @@ func TestChatAfterAnInterruptedRoundRepeatsWhatItsPromptCarried(t *testing.T) {
 	models := participants()
 	for i, m := range models {
 		if m.ID == "sim-gamma" {
-			models[i] = override("sim-gamma", quorum.PhaseAnswer, func(tt sim.Turn) sim.Reply {
+			models[i] = override("sim-gamma", quorum.PhaseAnswer, func(tt sim.Turn) sim.Response {
 				if tt.Number == 2 {
 					hang <- struct{}{}
-					return sim.Reply{Hang: true}
+					return sim.Response{Hang: true}
 				}
 				return simquorum.Answer(tt)
 			})

@@ -258,8 +258,8 @@ func TestDebateSidesRunConcurrently(t *testing.T) {
 	opening, round := newBarrier(3), newBarrier(3)
 	wrap := func(id string) sim.Model {
 		return simquorum.Model(id).With(
-			sim.Rule{Match: simquorum.Is(quorum.PhaseOpening), Respond: func(t sim.Turn) sim.Reply { opening.wait(); return simquorum.Debater(t) }},
-			sim.Rule{Match: simquorum.Is(quorum.PhaseRound(1)), Respond: func(t sim.Turn) sim.Reply { round.wait(); return simquorum.Debater(t) }},
+			sim.Rule{Match: simquorum.Is(quorum.PhaseOpening), Respond: func(t sim.Turn) sim.Response { opening.wait(); return simquorum.Debater(t) }},
+			sim.Rule{Match: simquorum.Is(quorum.PhaseRound(1)), Respond: func(t sim.Turn) sim.Response { round.wait(); return simquorum.Debater(t) }},
 		)
 	}
 	e := newEnv(t, wrap("m1"), wrap("m2"), wrap("m3"))

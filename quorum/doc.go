@@ -4,10 +4,9 @@
 // (Debate), a review of a code change (Review), or an agent that plans a
 // change, has it reviewed and approved, carries it out with tools and
 // reviews the result (Agent); it is production code. It talks to models through
-// Backend, which Copilot adapts from a *copilot.Client; the simulated
-// Copilot server
-// (internal/sim, with internal/simquorum's scripted participants) serves it
-// offline.
+// Backend, which Copilot adapts from a *copilot.Client. In tests, package
+// quorumtest's simulated participants and moderator answer its prompts
+// offline, on a simulated Copilot CLI (package copilottest).
 //
 //	c, _ := copilot.Start(ctx, copilot.Options{})
 //	d, err := quorum.Discuss(ctx, quorum.Copilot(c), "Should we shard the database?",
@@ -118,7 +117,7 @@
 // and ArgumentReply (the shape a debater is asked to reply in), for code
 // that reads or writes replies outside a run: checking that a model's
 // replies to custom Prompts still parse, or scripting participants for
-// tests (internal/simquorum's are checked with them).
+// tests (quorumtest's models are checked with them).
 //
 // # Failure, time and cost
 //

@@ -3,44 +3,30 @@ package quorum_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 
-	"github.com/quorum-go/quorum/copilot"
-	"github.com/quorum-go/quorum/internal/sim"
-	"github.com/quorum-go/quorum/internal/simquorum"
-	"github.com/quorum-go/quorum/internal/workspace"
 	"github.com/quorum-go/quorum/quorum"
+	"github.com/quorum-go/quorum/quorum/quorumtest"
 )
 
-// simulated connects a client to the simulated Copilot server, serving
-// simquorum's participants and moderator. With a real CLI, start one
-// instead: client, err := copilot.Start(ctx, copilot.Options{}).
-func simulated(ctx context.Context) (*copilot.Client, *sim.Server, error) {
-	srv := sim.NewServer(sim.Options{Models: simquorum.Models()})
-	client, err := copilot.Connect(ctx, srv.Dial(), copilot.Options{})
-	if err != nil {
-		srv.Close()
-		return nil, nil, err
-	}
-	return client, srv, nil
-}
+// The examples run on simulated models (package quorumtest): they answer
+// quorum's prompts, offline. With a real CLI, start a client instead —
+// client, err := copilot.Start(ctx, copilot.Options{}) — and pass
+// quorum.Copilot(client) and your models' ids.
 
 // A discussion among three simulated models, moderated by a fourth.
 func ExampleDiscuss() {
 	ctx := context.Background()
-	client, srv, err := simulated(ctx)
+	srv, err := quorumtest.Start(ctx)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	defer srv.Close()
-	defer client.Close()
+	defer srv.Close() // and its client
+	client := srv.Client()
 
 	d, err := quorum.Discuss(ctx, quorum.Copilot(client),
 		"Should a small team adopt microservices or keep a monolith?",
-		quorum.Config{Models: simquorum.Participants, Moderator: simquorum.Moderator})
+		quorumtest.Config())
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -49,7 +35,7 @@ func ExampleDiscuss() {
 		fmt.Printf("%d. Response %s (%s): mean score %.1f, Borda %g\n", s.Rank, s.Label, s.Model, s.MeanScore, s.Borda)
 	}
 	fmt.Printf("synthesis by %s: %d key points, %d disagreements\n", d.Synthesis.Moderator, len(d.Synthesis.KeyPoints), len(d.Synthesis.Disagreements))
-	fmt.Println("degraded:", d.Degraded, "sessions left:", len(srv.LiveSessions()))
+	fmt.Println("degraded:", d.Degraded, "sessions left:", len(srv.Sessions()))
 	// Output:
 	// 1. Response B (sim-gamma): mean score 8.5, Borda 2
 	// 2. Response C (sim-beta): mean score 7.5, Borda 1
@@ -62,17 +48,17 @@ func ExampleDiscuss() {
 // mean score wins.
 func ExamplePlan() {
 	ctx := context.Background()
-	client, srv, err := simulated(ctx)
+	srv, err := quorumtest.Start(ctx)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	defer srv.Close()
-	defer client.Close()
+	defer srv.Close() // and its client
+	client := srv.Client()
 
 	p, err := quorum.Plan(ctx, quorum.Copilot(client),
 		"Migrate the billing service from MySQL to Postgres without downtime",
-		quorum.Config{Models: simquorum.Participants})
+		quorum.Config{Models: quorumtest.Participants()})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -95,17 +81,17 @@ func ExamplePlan() {
 // debate ends when no blocking objection stands, or after the last round.
 func ExampleDebate() {
 	ctx := context.Background()
-	client, srv, err := simulated(ctx)
+	srv, err := quorumtest.Start(ctx)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	defer srv.Close()
-	defer client.Close()
+	defer srv.Close() // and its client
+	client := srv.Client()
 
 	d, err := quorum.Debate(ctx, quorum.Copilot(client),
 		"A small team should adopt microservices instead of a monolith.",
-		quorum.Config{Models: simquorum.Participants, Moderator: simquorum.Moderator})
+		quorumtest.Config())
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -134,13 +120,13 @@ func ExampleDebate() {
 // ranked by severity and by how many models agree.
 func ExampleReview() {
 	ctx := context.Background()
-	client, srv, err := simulated(ctx)
+	srv, err := quorumtest.Start(ctx)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	defer srv.Close()
-	defer client.Close()
+	defer srv.Close() // and its client
+	client := srv.Client()
 
 	diff := `diff --git a/store/db.go b/store/db.go
 --- a/store/db.go
@@ -154,7 +140,7 @@ func ExampleReview() {
  }
 `
 	r, err := quorum.Review(ctx, quorum.Copilot(client), quorum.Change{Diff: diff},
-		quorum.Config{Models: simquorum.Participants})
+		quorum.Config{Models: quorumtest.Participants()})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -162,75 +148,11 @@ func ExampleReview() {
 	for _, f := range r.Findings {
 		fmt.Printf("%s %s %s:%d-%d (%s), %d of 3 models\n", f.ID, f.Severity, f.File, f.StartLine, f.EndLine, f.Category, f.Agreement)
 	}
-	fmt.Println("degraded:", r.Degraded, "sessions left:", len(srv.LiveSessions()))
+	fmt.Println("degraded:", r.Degraded, "sessions left:", len(srv.Sessions()))
 	// Output:
 	// F1 blocking store/db.go:2-3 (security), 3 of 3 models
 	// F2 blocking store/db.go:4-4 (security), 3 of 3 models
 	// F3 minor store/db.go:1-2 (maintainability), 2 of 3 models
 	// F4 minor store/db.go:2-2 (tests), 1 of 3 models
 	// degraded: false sessions left: 0
-}
-
-// An agent on the simulator, in a throwaway repository: the models plan,
-// review and revise the plan, it is approved, the simulated executor
-// carries it out in a worktree of a new branch, every action it asks for
-// is decided by the gate, and the other models review the result. The
-// repository's own working tree is never touched.
-func ExampleAgent() {
-	ctx := context.Background()
-	client, srv, err := simulated(ctx)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer srv.Close()
-	defer client.Close()
-
-	dir, _ := os.MkdirTemp("", "agent-example-")
-	defer os.RemoveAll(dir)
-	for _, args := range [][]string{{"init", "-q", "-b", "main", "repo"}, {"-C", "repo", "-c", "user.name=Example", "-c", "user.email=example@localhost", "commit", "-q", "--allow-empty", "-m", "initial"}} {
-		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
-			fmt.Println(err, string(out))
-			return
-		}
-	}
-	repo, err := workspace.Open(ctx, filepath.Join(dir, "repo"))
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	task := "Document how we cut a release"
-	a, err := quorum.Agent(ctx, quorum.Copilot(client), task, quorum.AgentConfig{
-		Config: quorum.Config{Models: simquorum.Participants},
-		// The human gate: a real program shows the plan and asks.
-		Approve: func(ctx context.Context, p quorum.AgentPlan) (quorum.Approval, error) {
-			return quorum.Approval{Verdict: quorum.ApprovalApproved}, nil
-		},
-		Workspace: func(ctx context.Context) (quorum.Workspace, error) {
-			return repo.NewWorktree(ctx, task, workspace.Options{Root: filepath.Join(dir, "worktrees")})
-		},
-	})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Printf("stage %s, plan by %s, %d review rounds\n", a.Stage, a.Plan.Author, len(a.PlanReviews))
-	for _, st := range a.Steps {
-		fmt.Printf("%s %d: %d tool calls, committed: %v\n", st.Round, st.Step, len(st.Tools), st.Commit != "")
-	}
-	for _, rec := range a.Actions[:5] {
-		fmt.Printf("%s: allowed %v by %s\n", rec.Action.Kind, rec.Allow, rec.By)
-	}
-	fmt.Printf("reviewed by %d models, %d findings left\n", len(a.Reviews[0].Inspections), len(a.Findings))
-	// Output:
-	// stage reviewed, plan by sim-gamma, 2 review rounds
-	// execute 1: 5 tool calls, committed: true
-	// execute 2: 2 tool calls, committed: true
-	// execute 3: 2 tool calls, committed: true
-	// read: allowed true by policy
-	// write: allowed true by policy
-	// read: allowed false by policy
-	// shell: allowed true by quorum
-	// url: allowed false by policy
-	// reviewed by 2 models, 0 findings left
 }

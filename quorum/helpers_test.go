@@ -132,7 +132,7 @@ func participants() []sim.Model { return simquorum.Models() }
 
 // override returns a simulated participant whose replies in phase come
 // from respond instead.
-func override(id string, phase quorum.Phase, respond func(sim.Turn) sim.Reply) sim.Model {
+func override(id string, phase quorum.Phase, respond func(sim.Turn) sim.Response) sim.Model {
 	return simquorum.Model(id).With(sim.Rule{Name: "override " + string(phase), Match: simquorum.Is(phase), Respond: respond})
 }
 

@@ -9,18 +9,9 @@ import "strings"
 func parseAgentPlan(text string) (AgentPlan, []string, bool) {
 	var problems []string
 	clipped := clip(text, &problems)
-	for _, obj := range jsonObjects(clipped) {
-		if inner, ok := field(obj, "plan"); ok {
-			if o, ok := inner.(map[string]any); ok {
-				obj = o
-			}
-		}
-		st, ok := field(obj, "steps", "step", "actions", "tasks")
-		if !ok {
-			continue
-		}
-		p := AgentPlan{Risks: []string{}}
-		list, _ := st.([]any)
+	if jp, ok := findJSONPlan(clipped, []string{"steps", "step", "actions", "tasks"}, []string{"title", "name", "summary"}); ok {
+		p := AgentPlan{Title: jp.title, Risks: jp.risks}
+		list, _ := jp.steps.([]any)
 		for _, item := range list {
 			if len(p.Steps) == maxItemsParsed {
 				break
@@ -29,20 +20,8 @@ func parseAgentPlan(text string) (AgentPlan, []string, bool) {
 				p.Steps = append(p.Steps, s)
 			}
 		}
-		if t, ok := field(obj, "title", "name", "summary"); ok {
-			p.Title = cutRunes(str(t), maxTitleRunes)
-		}
-		if rs, ok := field(obj, "risks", "risk", "pitfalls", "concerns"); ok {
-			p.Risks = strs(rs)
-		}
-		if p.Title == "" {
-			problems = append(problems, "the plan has no title")
-		}
-		if len(p.Steps) == 0 {
-			problems = append(problems, "the plan has no steps")
-			return p, problems, false
-		}
-		return p, problems, true
+		ok := checkPlan(p.Title, len(p.Steps), &problems)
+		return p, problems, ok
 	}
 	spec, more, ok := ParsePlan(text)
 	problems = append(problems, more...)

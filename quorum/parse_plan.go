@@ -15,37 +15,65 @@ import (
 func ParsePlan(text string) (PlanSpec, []string, bool) {
 	var problems []string
 	text = clip(text, &problems)
+	if jp, ok := findJSONPlan(text, []string{"steps", "step", "actions", "tasks", "phases"}, []string{"title", "name", "summary", "goal"}); ok {
+		p := PlanSpec{Title: jp.title, Steps: strs(jp.steps), Risks: jp.risks}
+		if !jp.listsRisks {
+			problems = append(problems, "the plan lists no risks")
+		}
+		ok := checkPlan(p.Title, len(p.Steps), &problems)
+		return p, problems, ok
+	}
+	problems = append(problems, "no JSON plan found; read as Markdown")
+	p := planFromText(text, &problems)
+	return p, problems, len(p.Steps) > 0
+}
+
+// jsonPlan is a plan as JSON gives it (see findJSONPlan).
+type jsonPlan struct {
+	steps      any // the list of steps, each as the JSON has it
+	title      string
+	risks      []string
+	listsRisks bool // the object has a list of risks, empty or not
+}
+
+// findJSONPlan reads the plan of ParsePlan and of an agent: the first
+// JSON object in text (in prose, a code fence, or under a "plan" key)
+// with steps under one of stepKeys; its title is under one of
+// titleKeys. It reports whether there was one.
+func findJSONPlan(text string, stepKeys, titleKeys []string) (jsonPlan, bool) {
 	for _, obj := range jsonObjects(text) {
 		if inner, ok := field(obj, "plan"); ok {
 			if o, ok := inner.(map[string]any); ok {
 				obj = o
 			}
 		}
-		st, ok := field(obj, "steps", "step", "actions", "tasks", "phases")
+		st, ok := field(obj, stepKeys...)
 		if !ok {
 			continue
 		}
-		p := PlanSpec{Steps: strs(st), Risks: []string{}}
-		if t, ok := field(obj, "title", "name", "summary", "goal"); ok {
-			p.Title = cutRunes(str(t), maxTitleRunes)
+		p := jsonPlan{steps: st, risks: []string{}}
+		if t, ok := field(obj, titleKeys...); ok {
+			p.title = cutRunes(str(t), maxTitleRunes)
 		}
 		if r, ok := field(obj, "risks", "risk", "pitfalls", "concerns"); ok {
-			p.Risks = strs(r)
-		} else {
-			problems = append(problems, "the plan lists no risks")
+			p.risks, p.listsRisks = strs(r), true
 		}
-		if p.Title == "" {
-			problems = append(problems, "the plan has no title")
-		}
-		if len(p.Steps) == 0 {
-			problems = append(problems, "the plan has no steps")
-			return p, problems, false
-		}
-		return p, problems, true
+		return p, true
 	}
-	problems = append(problems, "no JSON plan found; read as Markdown")
-	p := planFromText(text, &problems)
-	return p, problems, len(p.Steps) > 0
+	return jsonPlan{}, false
+}
+
+// checkPlan adds to problems what a plan lacks of a title and steps, and
+// reports whether it has steps.
+func checkPlan(title string, steps int, problems *[]string) bool {
+	if title == "" {
+		*problems = append(*problems, "the plan has no title")
+	}
+	if steps == 0 {
+		*problems = append(*problems, "the plan has no steps")
+		return false
+	}
+	return true
 }
 
 var (

@@ -82,8 +82,8 @@ func TestPlanVotesRunAllAtOnce(t *testing.T) {
 	proposals, votes := newBarrier(3), newBarrier(6)
 	wrap := func(id string) sim.Model {
 		return simquorum.Model(id).With(
-			sim.Rule{Match: simquorum.Is(quorum.PhasePropose), Respond: func(t sim.Turn) sim.Reply { proposals.wait(); return simquorum.Proposal(t) }},
-			sim.Rule{Match: simquorum.Is(quorum.PhaseVote), Respond: func(t sim.Turn) sim.Reply { votes.wait(); return simquorum.Vote(t) }},
+			sim.Rule{Match: simquorum.Is(quorum.PhasePropose), Respond: func(t sim.Turn) sim.Response { proposals.wait(); return simquorum.Proposal(t) }},
+			sim.Rule{Match: simquorum.Is(quorum.PhaseVote), Respond: func(t sim.Turn) sim.Response { votes.wait(); return simquorum.Vote(t) }},
 		)
 	}
 	e := newEnv(t, wrap("m1"), wrap("m2"), wrap("m3"))
@@ -109,10 +109,10 @@ func scripted(scores map[string]map[string]int) []sim.Model {
 	var out []sim.Model
 	for voter := range scores {
 		out = append(out, sim.Model{ID: voter, Respond: sim.Rules(nil,
-			sim.Rule{Match: simquorum.Is(quorum.PhasePropose), Respond: func(t sim.Turn) sim.Reply {
+			sim.Rule{Match: simquorum.Is(quorum.PhasePropose), Respond: func(t sim.Turn) sim.Response {
 				return sim.Text(fmt.Sprintf(`{"title":"plan by %s","steps":["one","two"],"risks":["none"]}`, t.Model))
 			}},
-			sim.Rule{Match: simquorum.Is(quorum.PhaseVote), Respond: func(t sim.Turn) sim.Reply {
+			sim.Rule{Match: simquorum.Is(quorum.PhaseVote), Respond: func(t sim.Turn) sim.Response {
 				m := author.FindStringSubmatch(t.Prompt)
 				if m == nil {
 					return sim.Fail("query", "no plan in the prompt")
@@ -180,7 +180,7 @@ func TestPlanTieBreaks(t *testing.T) {
 }
 
 func TestPlanMalformedVotes(t *testing.T) {
-	vote := func(text string) func(sim.Turn) sim.Reply { return sim.Always(sim.Text(text)) }
+	vote := func(text string) func(sim.Turn) sim.Response { return sim.Always(sim.Text(text)) }
 	e := newEnv(t,
 		override("m-prose", quorum.PhaseVote, vote("Solid plan overall. I'd give it 7/10 because the rollback is clear.")),
 		override("m-range", quorum.PhaseVote, vote(`{"score": 14, "reasoning": "amazing"}`)),
@@ -304,7 +304,7 @@ func TestPlanHangingVoterTimesOut(t *testing.T) {
 
 func TestPlanCancel(t *testing.T) {
 	started := make(chan struct{}, 16)
-	hang := func(sim.Turn) sim.Reply { started <- struct{}{}; return sim.Hang() }
+	hang := func(sim.Turn) sim.Response { started <- struct{}{}; return sim.Hang() }
 	ids := []string{"m1", "m2", "m3"}
 	var models []sim.Model
 	for _, id := range ids {

@@ -83,8 +83,8 @@ type VoteData struct {
 }
 
 // PromptMarker returns the line that starts every prompt of phase p, such
-// as "[quorum:review]". Simulated models (internal/simquorum) recognise
-// prompts by it; transcripts show it too.
+// as "[quorum:review]". Simulated models (package quorumtest's)
+// recognise prompts by it; transcripts show it too.
 func PromptMarker(p Phase) string { return "[quorum:" + string(p) + "]" }
 
 // DefaultPrompts returns the prompts quorum uses when Config.Prompts leaves

@@ -122,7 +122,7 @@ Reply with one JSON object and nothing else, in this form:
 // ArgumentReply is the JSON object a debater is asked to reply with (the
 // Example of DebateData), which ParseArgument reads first. quorum marshals
 // it for the prompts' examples; it is exported for code that scripts
-// debaters, such as a test's Backend or internal/simquorum, so that their
+// debaters, such as a test's Backend or quorumtest's models, so that their
 // replies have the shape the prompts show. A nil list is left out, an
 // empty one written [].
 type ArgumentReply struct {

@@ -125,7 +125,7 @@ func knownPaths(files []diffFile, context []ContextFile) []string {
 
 // resolvePath maps a finding's path to one of known: as written, without
 // git's a/ or b/ prefix or a leading ./, or the one known path it is the
-// end of ("db.go" for "internal/db.go"). A path the change does not know
+// end of ("db.go" for "store/db.go"). A path the change does not know
 // is kept, with a problem.
 func resolvePath(p string, known []string, problems *[]string) string {
 	if p == "" {

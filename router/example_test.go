@@ -5,19 +5,22 @@ import (
 	"fmt"
 	"log"
 
-	"github.com/quorum-go/quorum/internal/sim"
+	"github.com/quorum-go/quorum/copilot/copilottest"
 	"github.com/quorum-go/quorum/router"
 	"github.com/quorum-go/quorum/session"
 )
 
 // One connection, one session, one streamed turn: the router's own API,
-// beneath package copilot. The simulated Copilot server stands in for the
-// CLI.
+// beneath package copilot. A simulated Copilot CLI (package copilottest)
+// stands in for the real one; Dial opens a connection of the router's own.
 func Example() {
-	srv := sim.NewServer(sim.Options{Models: []sim.Model{{ID: "demo", Respond: sim.Echo}}})
+	ctx := context.Background()
+	srv, err := copilottest.Start(ctx, copilottest.Model{ID: "demo", Respond: copilottest.Echo})
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer srv.Close()
 
-	ctx := context.Background()
 	r, err := router.New(srv.Dial(), router.Config{})
 	if err != nil {
 		log.Fatal(err)

@@ -16,7 +16,6 @@ import (
 	"github.com/quorum-go/quorum/copilot"
 	"github.com/quorum-go/quorum/copilot/copilottest"
 	"github.com/quorum-go/quorum/copilot/protocol"
-	"github.com/quorum-go/quorum/quorum"
 )
 
 // guard only stops a broken test from hanging; nothing asserts on time.
@@ -61,8 +60,8 @@ func TestScriptedReplies(t *testing.T) {
 		copilottest.Model{ID: "echo", Respond: copilottest.Echo},
 		copilottest.Model{ID: "fixed", Respond: copilottest.Say("always this")},
 		copilottest.Model{ID: "streamed", Respond: copilottest.Stream("one two three four", 4, time.Millisecond)},
-		copilottest.Model{ID: "func", Respond: func(t copilottest.Turn) copilottest.Reply {
-			return copilottest.Reply{Text: fmt.Sprintf("turn %d: %d letters", t.Number, len(t.Prompt))}
+		copilottest.Model{ID: "func", Respond: func(t copilottest.Turn) copilottest.Response {
+			return copilottest.Response{Text: fmt.Sprintf("turn %d: %d letters", t.Number, len(t.Prompt))}
 		}},
 	)
 	for model, want := range map[string]string{"echo": "echo: hello", "fixed": "always this", "streamed": "one two three four", "func": "turn 1: 5 letters"} {
@@ -80,8 +79,8 @@ func TestScriptedReplies(t *testing.T) {
 
 func TestToolCallWithArguments(t *testing.T) {
 	srv := copilottest.NewServer(t, copilottest.Model{ID: "m",
-		Respond: copilottest.UseTool("add", map[string]int{"a": 2, "b": 3}, func(t copilottest.Turn) copilottest.Reply {
-			return copilottest.Reply{Text: "sum is " + t.ToolResults[0].Text}
+		Respond: copilottest.UseTool("add", map[string]int{"a": 2, "b": 3}, func(t copilottest.Turn) copilottest.Response {
+			return copilottest.Response{Text: "sum is " + t.ToolResults[0].Text}
 		})})
 	type args struct{ A, B int }
 	var got []args
@@ -117,13 +116,13 @@ func TestPermissionRequestsOfEveryKind(t *testing.T) {
 			Kind: copilot.PermissionKindMCP, ServerName: "github", ToolName: "list_issues", ToolTitle: "List issues", ReadOnly: true}),
 		copilottest.CallAsking("memory", map[string]string{}, protocol.PermissionRequestMemory{Kind: copilot.PermissionKindMemory, Fact: "tabs"}),
 	}
-	var results []copilottest.ToolResult
-	srv := copilottest.NewServer(t, copilottest.Model{ID: "m", Respond: func(t copilottest.Turn) copilottest.Reply {
+	var results []copilottest.ToolCallResult
+	srv := copilottest.NewServer(t, copilottest.Model{ID: "m", Respond: func(t copilottest.Turn) copilottest.Response {
 		if t.Call == 0 {
-			return copilottest.Reply{ToolCalls: calls}
+			return copilottest.Response{ToolCalls: calls}
 		}
 		results = t.ToolResults
-		return copilottest.Reply{Text: "done"}
+		return copilottest.Response{Text: "done"}
 	}})
 	var kinds []string
 	policy := func(_ context.Context, req copilot.PermissionRequest) (copilot.PermissionDecision, error) {
@@ -152,9 +151,9 @@ func TestPermissionRequestsOfEveryKind(t *testing.T) {
 
 func TestQuestionForTheUser(t *testing.T) {
 	srv := copilottest.NewServer(t, copilottest.Model{ID: "m",
-		Respond: copilottest.AskUser(copilottest.Question{Text: "Which colour?", Choices: []string{"red", "blue"}}, func(t copilottest.Turn) copilottest.Reply {
+		Respond: copilottest.AskUser(copilottest.UserQuestion{Question: "Which colour?", Choices: []string{"red", "blue"}}, func(t copilottest.Turn) copilottest.Response {
 			a, ok := t.UserAnswer()
-			return copilottest.Reply{Text: fmt.Sprintf("you said %s (%v)", a, ok)}
+			return copilottest.Response{Text: fmt.Sprintf("you said %s (%v)", a, ok)}
 		})})
 	cfg := copilot.SessionConfig{Model: "m"}
 	var asked []string
@@ -171,10 +170,10 @@ func TestQuestionForTheUser(t *testing.T) {
 }
 
 func TestFormForTheUser(t *testing.T) {
-	form := copilottest.Form{Message: "Which database?", Fields: map[string]json.RawMessage{"db": json.RawMessage(`{"type":"string"}`)}, Required: []string{"db"}}
+	form := copilottest.Elicitation{Message: "Which database?", Properties: map[string]json.RawMessage{"db": json.RawMessage(`{"type":"string"}`)}, Required: []string{"db"}}
 	srv := copilottest.NewServer(t, copilottest.Model{ID: "m",
-		Respond: copilottest.Elicit(form, func(t copilottest.Turn) copilottest.Reply {
-			return copilottest.Reply{Text: t.Form.Action + " " + string(t.Form.Content["db"])}
+		Respond: copilottest.Elicit(form, func(t copilottest.Turn) copilottest.Response {
+			return copilottest.Response{Text: t.Elicitation.Action + " " + string(t.Elicitation.Content["db"])}
 		})})
 	s := session(t, srv, copilot.SessionConfig{Model: "m",
 		OnElicitation: func(_ context.Context, d *protocol.ElicitationRequestedData) (*protocol.UIElicitationResponse, error) {
@@ -209,11 +208,11 @@ func TestStallAndDelayEndWithTheClientsContext(t *testing.T) {
 		"delay": copilottest.Delay(time.Hour, copilottest.Say("too late")),
 	} {
 		t.Run(name, func(t *testing.T) {
-			srv := copilottest.NewServer(t, copilottest.Model{ID: "m", Respond: func(turn copilottest.Turn) copilottest.Reply {
+			srv := copilottest.NewServer(t, copilottest.Model{ID: "m", Respond: func(turn copilottest.Turn) copilottest.Response {
 				if turn.Number == 1 {
 					return first(turn)
 				}
-				return copilottest.Reply{Text: "back"}
+				return copilottest.Response{Text: "back"}
 			}})
 			s := session(t, srv, copilot.SessionConfig{Model: "m"})
 			ctx, cancel := context.WithCancel(ctxFor(t))
@@ -347,100 +346,14 @@ func TestSevenConcurrentSessions(t *testing.T) {
 
 func TestInvalidModels(t *testing.T) {
 	for name, opts := range map[string][]copilottest.Option{
-		"no id":       {copilottest.Model{Respond: copilottest.Echo}},
-		"no respond":  {copilottest.Model{ID: "m"}},
-		"twice":       {copilottest.Model{ID: "m", Respond: copilottest.Echo}, copilottest.Model{ID: "m", Respond: copilottest.Echo}},
-		"as quorum's": {copilottest.QuorumModels(), copilottest.Model{ID: copilottest.QuorumModerator, Respond: copilottest.Echo}},
+		"no id":      {copilottest.Model{Respond: copilottest.Echo}},
+		"no respond": {copilottest.Model{ID: "m"}},
+		"twice":      {copilottest.Model{ID: "m", Respond: copilottest.Echo}, copilottest.Model{ID: "m", Respond: copilottest.Echo}},
+		"none":       {copilottest.LoggedOut()},
 	} {
 		if _, err := copilottest.Start(ctxFor(t), opts...); !errors.Is(err, copilottest.ErrInvalidModel) {
 			t.Errorf("%s: err = %v", name, err)
 		}
-	}
-}
-
-// The quorum models beside a model of the user's: quorum's strategies run
-// on the one, a plain test on the other.
-func TestQuorumStrategies(t *testing.T) {
-	srv := copilottest.NewServer(t, copilottest.Model{ID: "mine", Respond: copilottest.Echo}, copilottest.QuorumModels())
-	ctx := ctxFor(t)
-	b := quorum.Copilot(srv.Client())
-	cfg := quorum.Config{Models: copilottest.QuorumParticipants(), Moderator: copilottest.QuorumModerator}
-	if d, err := quorum.Debate(ctx, b, "Tabs beat spaces.", cfg); err != nil || d.Verdict.Moderator != copilottest.QuorumModerator {
-		t.Errorf("debate: %v", err)
-	}
-	diff := "--- a/x.go\n+++ b/x.go\n@@ -1 +1 @@\n-package x\n+package y\n"
-	if r, err := quorum.Review(ctx, b, quorum.Change{Diff: diff}, cfg); err != nil || r.Degraded {
-		t.Errorf("review: %+v, %v", r, err)
-	}
-	if a := ask(t, session(t, srv, copilot.SessionConfig{Model: "mine"}), "hi"); a != "echo: hi" {
-		t.Errorf("the user's model answered %q", a)
-	}
-}
-
-// dirWorkspace is the smallest quorum.Workspace a user could write: a
-// folder, every file in it a new file of the diff. quorum's own is a git
-// worktree.
-type dirWorkspace struct {
-	dir     string
-	commits int
-}
-
-func (w *dirWorkspace) Dir() string    { return w.dir }
-func (w *dirWorkspace) Branch() string { return "agent" }
-func (w *dirWorkspace) Base() string   { return "base" }
-func (w *dirWorkspace) Contains(path string) bool {
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(w.dir, path)
-	}
-	rel, err := filepath.Rel(w.dir, filepath.Clean(path))
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-}
-func (w *dirWorkspace) Writable(path string) bool { return w.Contains(path) }
-func (w *dirWorkspace) Commit(context.Context, string) (string, bool, error) {
-	w.commits++
-	return fmt.Sprintf("commit-%d", w.commits), true, nil
-}
-func (w *dirWorkspace) Diff(context.Context) (string, error) {
-	var b strings.Builder
-	err := filepath.WalkDir(w.dir, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		text, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(w.dir, path)
-		lines := strings.Split(strings.TrimSuffix(string(text), "\n"), "\n")
-		fmt.Fprintf(&b, "--- /dev/null\n+++ b/%s\n@@ -0,0 +1,%d @@\n", rel, len(lines))
-		for _, l := range lines {
-			b.WriteString("+" + l + "\n")
-		}
-		return nil
-	})
-	return b.String(), err
-}
-
-// Agent runs to its end on the quorum models: planned, approved, carried
-// out in the workspace through the built-in tools, reviewed.
-func TestQuorumAgent(t *testing.T) {
-	srv := copilottest.NewServer(t)
-	dir := t.TempDir()
-	a, err := quorum.Agent(ctxFor(t), quorum.Copilot(srv.Client()), "Document how we cut a release", quorum.AgentConfig{
-		Config: quorum.Config{Models: copilottest.QuorumParticipants()},
-		Approve: func(context.Context, quorum.AgentPlan) (quorum.Approval, error) {
-			return quorum.Approval{Verdict: quorum.ApprovalApproved}, nil
-		},
-		Workspace: func(context.Context) (quorum.Workspace, error) { return &dirWorkspace{dir: dir}, nil },
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a.Stage != quorum.StageReviewed || len(a.Steps) == 0 {
-		t.Errorf("stage %s after %d steps", a.Stage, len(a.Steps))
-	}
-	if entries, err := os.ReadDir(dir); err != nil || len(entries) == 0 {
-		t.Errorf("the executor wrote nothing in the workspace: %v", err)
 	}
 }
 
@@ -449,11 +362,11 @@ func TestQuorumAgent(t *testing.T) {
 func TestTurnSeesTheSession(t *testing.T) {
 	var mu sync.Mutex
 	var turns []copilottest.Turn
-	srv := copilottest.NewServer(t, copilottest.Model{ID: "m", Respond: func(turn copilottest.Turn) copilottest.Reply {
+	srv := copilottest.NewServer(t, copilottest.Model{ID: "m", Respond: func(turn copilottest.Turn) copilottest.Response {
 		mu.Lock()
 		turns = append(turns, turn)
 		mu.Unlock()
-		return copilottest.Reply{Text: "reply " + turn.Prompt}
+		return copilottest.Response{Text: "reply " + turn.Prompt}
 	}})
 	dir := t.TempDir()
 	tool := copilot.Tool{Name: "lookup", Description: "looks up", Handler: func(context.Context, copilot.ToolCall) (string, error) { return "", nil }}
@@ -470,7 +383,7 @@ func TestTurnSeesTheSession(t *testing.T) {
 		!strings.Contains(last.SystemMessage, "Be brief.") || last.WorkingDirectory != dir || !slices.Equal(last.Tools, []string{"lookup"}) {
 		t.Errorf("the second call saw %+v", last)
 	}
-	if len(last.History) != 1 || last.History[0] != (copilottest.Exchange{Prompt: "one", Reply: "reply one"}) {
+	if len(last.History) != 1 || last.History[0] != (copilottest.Exchange{Prompt: "one", Response: "reply one"}) {
 		t.Errorf("history %+v", last.History)
 	}
 }

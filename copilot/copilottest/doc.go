@@ -21,20 +21,18 @@
 //	}
 //
 // A Model is a script: a function from the Turn it sees (the prompt, the
-// tools, the results of its tool calls) to the Reply it gives. Echo, Say,
-// Stream, UseTool, AskUser, Elicit, Fail, Stall, Crash and Delay build the
-// usual ones; write your own for anything else. A Reply streams text in
-// chunks, calls tools (your client tools by name, the CLI's built-in ones,
-// BuiltinView to BuiltinWebFetch, each asking a permission of its own
-// kind, or with CallAsking any tool by the permission request it asks, of
-// any kind), asks the user a Question, asks for a Form (an elicitation),
-// fails the turn with a SessionError, stalls it, or crashes the connection
-// mid-turn.
+// tools, the results of its tool calls) to the Response it gives. Echo,
+// Say, Stream, UseTool, AskUser, Elicit, Fail, Stall, Crash and Delay
+// build the usual ones; write your own for anything else. A Response
+// streams text in chunks, calls tools (your client tools by name, the
+// CLI's built-in ones, BuiltinView to BuiltinWebFetch, each asking a
+// permission of its own kind, or with CallAsking any tool by the
+// permission request it asks, of any kind), asks the user a question
+// (AskUser), asks for a form (Elicit), fails the turn (Failure), hangs it
+// (Hang), or crashes the connection mid-turn (Crash).
 //
-// Without a Model the server offers QuorumModels, the models the quorum
-// command's --sim flag serves: they answer package quorum's prompts, so
-// quorum.Discuss, Plan, Debate, Review and Agent run offline with
-// QuorumParticipants and QuorumModerator.
+// Package quorum's strategies need models that answer its prompts:
+// package quorum/quorumtest offers them on a server of this package's.
 //
 // What a test asserts on: Requests, every request the client sent with its
 // params; Sessions, the sessions alive; Events, the events sent for a
@@ -46,8 +44,8 @@
 //
 // # Fidelity
 //
-// The server is the project's own simulator (the one its tests and the
-// quorum command's --sim use): it speaks the protocol of the pinned Copilot
+// The server is the project's own simulator (the one its tests, the
+// quorum command's --sim and copilot-sim use): it speaks the protocol of the pinned Copilot
 // CLI (1.0.102) — the same methods, events and their order, the same
 // permission and tool flows, the CLI's own wording of its failures — and
 // its traffic is checked against that CLI's JSON schemas by this package's
@@ -75,8 +73,37 @@
 // While this module is v0, names exported here keep their meaning; new
 // fields, options and scripts may be added. What may change, following
 // the pinned CLI version: the exact sequence and content of the events
-// of a turn, the CLI's wording of its errors, the built-in tools' output;
-// and the words of QuorumModels' replies, which follow quorum's prompts.
-// Test what your code does with a reply, not the simulator's exact bytes,
-// except for the text your own scripts give.
+// of a turn, the CLI's wording of its errors, the built-in tools' output.
+// Test what your code does with a response, not the simulator's exact
+// bytes, except for the text your own scripts give.
+//
+// The script's types are the simulator's own (Turn, Response and the
+// types they hold are aliases of them): a script's Response is played as
+// it is, nothing converted on the way.
+//
+// Moved and renamed since the first release, so that one idea has one
+// name; a test follows in one edit:
+//
+//   - QuorumModels, QuorumParticipants and QuorumModerator moved to
+//     package quorum/quorumtest: quorumtest.NewServer(t) (or
+//     quorumtest.Models) for NewServer(t, QuorumModels()),
+//     quorumtest.Participants, quorumtest.Moderator; quorumtest.Config
+//     is the quorum.Config over them. A server given no Model no longer
+//     offers them: NewServer with no Model fails with ErrInvalidModel.
+//   - Reply is Response (copilot.Reply is a turn's outcome); Exchange's
+//     Reply field is Response.
+//   - ToolResult is ToolCallResult (copilot.ToolResult is what a tool's
+//     handler returns); Turn.ToolResults keeps its name.
+//   - Response.Stall is Response.Hang (the Stall script stays: it gives
+//     responses that hang).
+//   - Response.Question is Response.AskUser, of type UserQuestion, whose
+//     Text field is Question (the Question type is UserQuestion).
+//   - Response.Form is Response.Elicit, of type Elicitation, whose Fields
+//     are Properties; Turn.Form is Turn.Elicitation, of type
+//     ElicitationAnswer (Form and FormAnswer are those types).
+//   - Response.Error is Response.Failure, of type Failure (was
+//     SessionError).
+//   - New, as the simulator has them: Response.ChunkSize, SubAgents and
+//     Usage; Failure.AfterChunks, ErrorCode, AutoModeSwitch and
+//     RetryAfterSeconds; Turn.Builtins, CanAskUser, Seed and Rand.
 package copilottest

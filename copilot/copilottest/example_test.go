@@ -9,7 +9,6 @@ import (
 	"github.com/quorum-go/quorum/copilot"
 	"github.com/quorum-go/quorum/copilot/copilottest"
 	"github.com/quorum-go/quorum/copilot/protocol"
-	"github.com/quorum-go/quorum/quorum"
 )
 
 // The examples use Start and Close, as an Example has no *testing.T; in a
@@ -22,9 +21,9 @@ func Example_toolHandler() {
 	ctx := context.Background()
 	srv, err := copilottest.Start(ctx, copilottest.Model{
 		ID: "m",
-		Respond: copilottest.UseTool("weather", map[string]string{"city": "Oslo"}, func(t copilottest.Turn) copilottest.Reply {
+		Respond: copilottest.UseTool("weather", map[string]string{"city": "Oslo"}, func(t copilottest.Turn) copilottest.Response {
 			r := t.ToolResults[0]
-			return copilottest.Reply{Text: fmt.Sprintf("%s said %q (%s)", r.Name, r.Text, r.ResultType)}
+			return copilottest.Response{Text: fmt.Sprintf("%s said %q (%s)", r.Name, r.Text, r.ResultType)}
 		}),
 	})
 	if err != nil {
@@ -64,9 +63,9 @@ func Example_toolHandler() {
 // outcome of each.
 func Example_permissionPolicy() {
 	ctx := context.Background()
-	srv, err := copilottest.Start(ctx, copilottest.Model{ID: "m", Respond: func(t copilottest.Turn) copilottest.Reply {
+	srv, err := copilottest.Start(ctx, copilottest.Model{ID: "m", Respond: func(t copilottest.Turn) copilottest.Response {
 		if t.Call == 0 {
-			return copilottest.Reply{ToolCalls: []copilottest.ToolCall{
+			return copilottest.Response{ToolCalls: []copilottest.ToolCall{
 				copilottest.Call(copilottest.BuiltinView, map[string]string{"path": "."}),
 				copilottest.Call(copilottest.BuiltinBash, map[string]string{"command": "pwd", "description": "Where am I?"}),
 			}}
@@ -75,7 +74,7 @@ func Example_permissionPolicy() {
 		for _, r := range t.ToolResults {
 			outcome = append(outcome, strings.TrimSpace(fmt.Sprintf("%s: %s %s", r.Name, r.ResultType, r.Error)))
 		}
-		return copilottest.Reply{Text: strings.Join(outcome, "\n")}
+		return copilottest.Response{Text: strings.Join(outcome, "\n")}
 	}})
 	if err != nil {
 		fmt.Println(err)
@@ -104,35 +103,6 @@ func Example_permissionPolicy() {
 	// view: success
 	// bash: denied The user rejected this tool call. User feedback: no shell in tests
 	// error: <nil>
-}
-
-// Run a quorum discussion offline: with no Model given, the server offers
-// the models of the quorum command's --sim, which answer quorum's prompts.
-func Example_quorumDiscussion() {
-	ctx := context.Background()
-	srv, err := copilottest.Start(ctx)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer srv.Close()
-
-	d, err := quorum.Discuss(ctx, quorum.Copilot(srv.Client()),
-		"Should a small team adopt microservices or keep a monolith?",
-		quorum.Config{Models: copilottest.QuorumParticipants(), Moderator: copilottest.QuorumModerator})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	for _, s := range d.Standings {
-		fmt.Printf("%d. %s: mean score %.1f\n", s.Rank, s.Model, s.MeanScore)
-	}
-	fmt.Println("synthesis by", d.Synthesis.Moderator, "- degraded:", d.Degraded, "- sessions left:", len(srv.Sessions()))
-	// Output:
-	// 1. sim-gamma: mean score 8.5
-	// 2. sim-beta: mean score 7.5
-	// 3. sim-alpha: mean score 6.0
-	// synthesis by sim-moderator - degraded: false - sessions left: 0
 }
 
 // A fault: the CLI dies mid-turn. Your code has seen the first part of the

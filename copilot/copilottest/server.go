@@ -6,17 +6,15 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"slices"
 	"sync"
 	"testing"
 
 	"github.com/quorum-go/quorum/copilot"
 	"github.com/quorum-go/quorum/internal/sim"
-	"github.com/quorum-go/quorum/internal/simquorum"
 )
 
-// An Option configures a Server: a Model to offer, QuorumModels,
-// LoggedOut or ClientOptions.
+// An Option configures a Server: a Model to offer, LoggedOut or
+// ClientOptions.
 type Option interface {
 	apply(*config)
 }
@@ -24,11 +22,7 @@ type Option interface {
 type config struct {
 	models    []Model
 	loggedOut bool
-	// quorum is set by QuorumModels: the engine's own models are offered
-	// as they are, not through Model, so that nothing of their replies is
-	// lost in translation.
-	quorum bool
-	client copilot.Options
+	client    copilot.Options
 }
 
 func (m Model) apply(c *config) { c.models = append(c.models, m) }
@@ -36,25 +30,6 @@ func (m Model) apply(c *config) { c.models = append(c.models, m) }
 type optionFunc func(*config)
 
 func (f optionFunc) apply(c *config) { f(c) }
-
-// QuorumModels offers the models the quorum command's --sim flag serves
-// (QuorumParticipants and QuorumModerator): they recognise each of
-// package quorum's prompts and answer in the shape it asks for, so
-// quorum.Discuss, Plan, Debate, Review and Agent run to a result. Their
-// replies are deterministic, start with "[simulated <id>]", and answer a
-// plain prompt with a few plausible sentences. A server given no Model
-// offers these.
-func QuorumModels() Option {
-	return optionFunc(func(c *config) { c.quorum = true })
-}
-
-// QuorumParticipants are the ids of QuorumModels' participants, and
-// QuorumModerator the id of its moderator: for quorum.Config's Models and
-// Moderator.
-func QuorumParticipants() []string { return slices.Clone(simquorum.Participants) }
-
-// QuorumModerator is the id of QuorumModels' moderator.
-const QuorumModerator = "sim-moderator"
 
 // LoggedOut makes the server a CLI with no usable login, as on a machine
 // where nobody ran copilot login: auth.getStatus says so
@@ -84,11 +59,12 @@ type Server struct {
 }
 
 // ErrInvalidModel is wrapped by the error of a Server built with a Model
-// it cannot offer: no ID, no Respond, or an ID offered twice.
+// it cannot offer (no ID, no Respond, or an ID offered twice), or with no
+// Model at all.
 var ErrInvalidModel = errors.New("copilottest: invalid model")
 
-// NewServer starts a server offering the given models (QuorumModels when
-// none is given) and connects a client to it. The test's cleanup closes
+// NewServer starts a server offering the given models (at least one) and
+// connects a client to it. The test's cleanup closes
 // both; a mistake in the options fails the test at once.
 func NewServer(t testing.TB, opts ...Option) *Server {
 	t.Helper()
@@ -110,6 +86,9 @@ func Start(ctx context.Context, opts ...Option) (*Server, error) {
 			o.apply(&cfg)
 		}
 	}
+	if len(cfg.models) == 0 {
+		return nil, fmt.Errorf("%w: no Model given: pass at least one (quorumtest.NewServer offers the models package quorum's strategies run on)", ErrInvalidModel)
+	}
 	var models []sim.Model
 	seen := map[string]bool{}
 	for i, m := range cfg.models {
@@ -123,14 +102,6 @@ func Start(ctx context.Context, opts ...Option) (*Server, error) {
 		}
 		seen[m.ID] = true
 		models = append(models, m.toSim())
-	}
-	if cfg.quorum || len(cfg.models) == 0 {
-		for _, m := range simquorum.Models() {
-			if seen[m.ID] {
-				return nil, fmt.Errorf("%w: model %q is offered twice (QuorumModels offers it)", ErrInvalidModel, m.ID)
-			}
-			models = append(models, m)
-		}
 	}
 	f := &faults{}
 	s := &Server{

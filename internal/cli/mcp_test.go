@@ -175,7 +175,7 @@ func TestMCPResultShapes(t *testing.T) {
 
 // buildSim builds the simulator program (it takes the real CLI's flags)
 // into dir.
-func buildSim(tb testing.TB) string { return buildInto(tb, "copilot-sim", "internal/cmd/copilot-sim") }
+func buildSim(tb testing.TB) string { return buildInto(tb, "copilot-sim", "cmd/copilot-sim") }
 
 // buildInto builds the module's package pkg as a program named name in a
 // temporary directory, with -race when the tests run with it.

@@ -19,7 +19,7 @@ var cityQuestion = sim.UserQuestion{Question: "Which city?", Choices: []string{"
 // askingModel asks cityQuestion, then says what it learnt; turns sends each
 // later call's Turn to the test.
 func askingModel(turns chan<- sim.Turn) sim.Model {
-	return sim.Model{ID: "m", Respond: sim.AskUser(cityQuestion, func(t sim.Turn) sim.Reply {
+	return sim.Model{ID: "m", Respond: sim.AskUser(cityQuestion, func(t sim.Turn) sim.Response {
 		turns <- t
 		if answer, ok := t.UserAnswer(); ok {
 			return sim.Text("you chose " + answer)

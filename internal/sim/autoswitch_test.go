@@ -16,7 +16,7 @@ import (
 func limitedModels(log *turnLog) []sim.Model {
 	return []sim.Model{
 		{ID: "fallback", Respond: log.respond},
-		{ID: "limited", Respond: func(turn sim.Turn) sim.Reply {
+		{ID: "limited", Respond: func(turn sim.Turn) sim.Response {
 			if turn.Number == 1 {
 				return sim.RateLimited(30)
 			}

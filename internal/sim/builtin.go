@@ -191,7 +191,7 @@ func failed(message, llm string) *toolFailure {
 // existing file or an edit whose old_str is not found before asking), asks
 // the permission of the tool's kind, then acts, inside the session's folder
 // only. done receives what tool.execution_complete adds.
-func (s *session) runBuiltin(t *turn, cfg settings, req protocol.AssistantMessageToolRequest, pre preToolUseOutput, res *ToolResult, done *completion) (*toolFailure, error) {
+func (s *session) runBuiltin(t *turn, cfg settings, req protocol.AssistantMessageToolRequest, pre preToolUseOutput, res *ToolCallResult, done *completion) (*toolFailure, error) {
 	p, fail := s.planBuiltin(req.Name, req.ToolCallID, res.Arguments)
 	if fail != nil {
 		return fail, nil

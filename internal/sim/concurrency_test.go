@@ -25,7 +25,7 @@ func TestConcurrentSessions(t *testing.T) {
 		started int
 		all     = make(chan struct{})
 	)
-	model := sim.Model{ID: "m", Respond: func(turn sim.Turn) sim.Reply {
+	model := sim.Model{ID: "m", Respond: func(turn sim.Turn) sim.Response {
 		mu.Lock()
 		if started++; started == n {
 			close(all)
@@ -37,7 +37,7 @@ func TestConcurrentSessions(t *testing.T) {
 			return sim.Fail("query", "not all turns started")
 		}
 		// Text unique to the session and prompt, streamed in many pieces.
-		return sim.Reply{Text: strings.Repeat(turn.Prompt+"|", 8), ChunkSize: 3}
+		return sim.Response{Text: strings.Repeat(turn.Prompt+"|", 8), ChunkSize: 3}
 	}}
 	srv := newServer(t, sim.Options{Models: []sim.Model{model}})
 	c, _ := dial(t, srv)
@@ -99,7 +99,7 @@ func TestConcurrentSessions(t *testing.T) {
 func TestSlowClient(t *testing.T) {
 	const pings = 50
 	srv := newServer(t, sim.Options{
-		Models:       []sim.Model{textModel("m", sim.Reply{Text: strings.Repeat("x", 1000), ChunkSize: 1})},
+		Models:       []sim.Model{textModel("m", sim.Response{Text: strings.Repeat("x", 1000), ChunkSize: 1})},
 		OutboxFrames: 64, // small, so the turn also meets backpressure
 	})
 	c, _ := dial(t, srv)

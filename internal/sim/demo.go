@@ -61,7 +61,7 @@ func DefaultModels() []Model {
 	return out
 }
 
-func (p persona) respond(t Turn) Reply {
+func (p persona) respond(t Turn) Response {
 	rng := t.Rand()
 	var b strings.Builder
 	fmt.Fprintf(&b, "[simulated %s] %s", p.id, p.openers[rng.IntN(len(p.openers))])

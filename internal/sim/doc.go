@@ -3,7 +3,7 @@
 // speaks the JSON-RPC protocol of the real CLI 1.0.102 in headless mode, so
 // that unit tests, fault injection, benchmarks with hundreds of sessions and
 // an offline demo can run without the real CLI. Models are scripts
-// (Model.Respond) that return a Reply: streamed text, tool calls, failures,
+// (Model.Respond) that return a Response: streamed text, tool calls, failures,
 // turns that never end.
 //
 // # Serving
@@ -11,7 +11,7 @@
 // NewServer(Options) builds a server; Dial or DialConn serve one end of a
 // net.Pipe and return the other; ServeConn serves any io.ReadWriteCloser;
 // Serve accepts from a net.Listener. Close ends everything and waits for
-// every goroutine the server started. The program internal/cmd/copilot-sim
+// every goroutine the server started. The program cmd/copilot-sim
 // serves the models of --sim (internal/simquorum's) over stdio or TCP with
 // the real CLI's flags; package copilot/copilottest is the public face on
 // the server, for other modules' tests.
@@ -117,14 +117,14 @@
 // A model the server does not serve — the session was switched to one —
 // fails the turn: session.error {errorType:"query", statusCode:404}.
 //
-// Sub-agents. Reply.SubAgents speak before the main agent's message: each
+// Sub-agents. Response.SubAgents speak before the main agent's message: each
 // sub-agent's assistant.message_delta events (streaming sessions; no
 // streaming_delta) and its assistant.message, all with the envelope's
 // agentId set, as the real CLI tags a sub-agent's events. Main-agent events
 // carry no agentId. Their text stays out of the main message and of the
 // session's history (Turn.History).
 //
-// Questions for the user. Reply.AskUser requests the built-in ask_user tool
+// Questions for the user. Response.AskUser requests the built-in ask_user tool
 // (AskUserTool) before any ToolCalls. In a session created or resumed with
 // requestUserInput:true it runs as
 //
@@ -339,8 +339,8 @@
 // wait for.
 //
 // Options.EventCopies loses or repeats session events on the wire (the
-// session's chain and history stay whole); Reply.Crash closes a connection
-// abruptly mid-turn, as a CLI that dies; Reply.Elicit asks the client a
+// session's chain and history stay whole); Response.Crash closes a connection
+// abruptly mid-turn, as a CLI that dies; Response.Elicit asks the client a
 // form (elicitation.requested, answered by
 // session.ui.handlePendingElicitation, elicitation.completed), the answer
 // reaching the script as Turn.Elicitation; a ToolCall.Permission asks a

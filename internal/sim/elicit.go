@@ -8,7 +8,7 @@ import (
 	"github.com/quorum-go/quorum/copilot/protocol"
 )
 
-// elicit asks the client to fill in a form (Reply.Elicit) as the CLI asks
+// elicit asks the client to fill in a form (Response.Elicit) as the CLI asks
 // for an MCP server's tool: elicitation.requested, the wait for
 // session.ui.handlePendingElicitation, elicitation.completed with the
 // answer. A non-nil error means the turn was stopped. A session whose

@@ -396,7 +396,7 @@ func FuzzServerMessage(f *testing.F) {
 // same id, RepeatDistance events later, as the real CLI does under load.
 func TestRepeatEventsSendsCopiesLater(t *testing.T) {
 	srv := newServer(t, sim.Options{
-		Models:       []sim.Model{textModel("m", sim.Reply{Text: "one two three four five six", Chunks: 6})},
+		Models:       []sim.Model{textModel("m", sim.Response{Text: "one two three four five six", Chunks: 6})},
 		RepeatEvents: 4, RepeatDistance: 2,
 	})
 	c, _ := dial(t, srv)

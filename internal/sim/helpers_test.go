@@ -405,6 +405,6 @@ func (c *client) send(sessionID, prompt string) string {
 }
 
 // textModel is a model that answers every call with r.
-func textModel(id string, r sim.Reply) sim.Model {
+func textModel(id string, r sim.Response) sim.Model {
 	return sim.Model{ID: id, Respond: sim.Always(r)}
 }

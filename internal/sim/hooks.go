@@ -215,7 +215,7 @@ func (s *session) preToolUseHook(t *turn, req protocol.AssistantMessageToolReque
 
 // postToolUseHook runs postToolUse after a tool that succeeded, which may
 // change its result, or postToolUseFailure after one that failed.
-func (s *session) postToolUseHook(t *turn, res *ToolResult) error {
+func (s *session) postToolUseHook(t *turn, res *ToolCallResult) error {
 	base := s.hookBase()
 	if !res.OK() {
 		_, err := s.runHook(t, protocol.HookTypePostToolUseFailure, struct {

@@ -67,7 +67,7 @@ func (c *client) deleteSession(id string) protocol.SuccessResult {
 // real CLI's side.)
 func TestSessionManagementAsTheCLI(t *testing.T) {
 	var histories [][]sim.Exchange
-	model := sim.Model{ID: "m", Respond: func(turn sim.Turn) sim.Reply {
+	model := sim.Model{ID: "m", Respond: func(turn sim.Turn) sim.Response {
 		histories = append(histories, turn.History) // turns of one session run one at a time
 		return sim.Echo(turn)
 	}}
@@ -273,9 +273,9 @@ func TestKeptSessionsAreTheServers(t *testing.T) {
 // A resume while a turn runs changes the session's settings under its lock
 // (go test -race keeps it so): the turn's next model call sees them.
 func TestResumeDuringATurn(t *testing.T) {
-	rounds := sim.Model{ID: "m", Respond: func(turn sim.Turn) sim.Reply {
+	rounds := sim.Model{ID: "m", Respond: func(turn sim.Turn) sim.Response {
 		if turn.Call < 10 {
-			return sim.Reply{ToolCalls: []sim.ToolCall{sim.Call("lookup", nil)}}
+			return sim.Response{ToolCalls: []sim.ToolCall{sim.Call("lookup", nil)}}
 		}
 		return sim.Text(strings.Join(turn.Tools, ","))
 	}}

@@ -15,7 +15,7 @@ type turnLog struct {
 	turns []sim.Turn
 }
 
-func (l *turnLog) respond(t sim.Turn) sim.Reply {
+func (l *turnLog) respond(t sim.Turn) sim.Response {
 	l.mu.Lock()
 	l.turns = append(l.turns, t)
 	l.mu.Unlock()

@@ -16,9 +16,9 @@ import (
 // asked again.
 func TestPermissionDecisions(t *testing.T) {
 	// twice calls lookup in two rounds, then reports what it got.
-	twice := sim.Model{ID: "m", Respond: func(turn sim.Turn) sim.Reply {
+	twice := sim.Model{ID: "m", Respond: func(turn sim.Turn) sim.Response {
 		if turn.Call < 2 {
-			return sim.Reply{ToolCalls: []sim.ToolCall{sim.Call("lookup", map[string]string{"q": "x"})}}
+			return sim.Response{ToolCalls: []sim.ToolCall{sim.Call("lookup", map[string]string{"q": "x"})}}
 		}
 		var got []string
 		for _, r := range turn.ToolResults {

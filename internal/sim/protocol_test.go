@@ -353,7 +353,7 @@ func TestBadParams(t *testing.T) {
 
 func TestSystemMessageShapes(t *testing.T) {
 	seen := make(chan string, 2)
-	model := sim.Model{ID: "m", Respond: func(turn sim.Turn) sim.Reply {
+	model := sim.Model{ID: "m", Respond: func(turn sim.Turn) sim.Response {
 		seen <- turn.SystemMessage
 		return sim.Text("ok")
 	}}

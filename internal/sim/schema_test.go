@@ -22,9 +22,9 @@ func TestTrafficMatchesTheCLISchemas(t *testing.T) {
 	schemas := schemacheck.Default(t)
 	for _, order := range []sim.StartOrder{sim.StartBefore, sim.StartAfter} {
 		t.Run(order.String(), func(t *testing.T) {
-			model := sim.Model{ID: "sim-tools", Respond: func(turn sim.Turn) sim.Reply {
+			model := sim.Model{ID: "sim-tools", Respond: func(turn sim.Turn) sim.Response {
 				if turn.Call == 0 && len(turn.Tools) > 0 {
-					return sim.Reply{Text: "let me check", ToolCalls: []sim.ToolCall{sim.Call(turn.Tools[0], map[string]string{"q": "x"})}}
+					return sim.Response{Text: "let me check", ToolCalls: []sim.ToolCall{sim.Call(turn.Tools[0], map[string]string{"q": "x"})}}
 				}
 				return sim.Text(fmt.Sprintf("done after %d tool results", len(turn.ToolResults)))
 			}}
@@ -81,9 +81,9 @@ func TestTrafficMatchesTheCLISchemas(t *testing.T) {
 // package's hand-written types, strictly.
 func TestSubAgentAndUserInputTrafficMatchesTheSchemas(t *testing.T) {
 	schemas := schemacheck.Default(t)
-	model := sim.Model{ID: "m", Respond: sim.AskUser(sim.UserQuestion{Question: "Which?", Choices: []string{"a", "b"}, AllowFreeform: new(bool)}, func(turn sim.Turn) sim.Reply {
+	model := sim.Model{ID: "m", Respond: sim.AskUser(sim.UserQuestion{Question: "Which?", Choices: []string{"a", "b"}, AllowFreeform: new(bool)}, func(turn sim.Turn) sim.Response {
 		answer, _ := turn.UserAnswer()
-		return sim.Reply{Text: "picked " + answer, SubAgents: []sim.SubAgentText{{AgentID: "agent-1", Text: "checked the choice"}}}
+		return sim.Response{Text: "picked " + answer, SubAgents: []sim.SubAgentText{{AgentID: "agent-1", Text: "checked the choice"}}}
 	})}
 	model.Respond = subAgentsFirst(model.Respond)
 	srv := newServer(t, sim.Options{Models: []sim.Model{model}})
@@ -118,8 +118,8 @@ func TestSubAgentAndUserInputTrafficMatchesTheSchemas(t *testing.T) {
 // subAgentsFirst makes respond's first call of a turn also stream a
 // sub-agent, so that sub-agent events go out in rounds with and without
 // tool requests.
-func subAgentsFirst(respond func(sim.Turn) sim.Reply) func(sim.Turn) sim.Reply {
-	return func(t sim.Turn) sim.Reply {
+func subAgentsFirst(respond func(sim.Turn) sim.Response) func(sim.Turn) sim.Response {
+	return func(t sim.Turn) sim.Response {
 		r := respond(t)
 		if t.Call == 0 {
 			r.SubAgents = append(r.SubAgents, sim.SubAgentText{AgentID: "agent-0", Text: "planning"})

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
-	"strings"
 	"time"
 )
 
@@ -18,8 +17,8 @@ type Model struct {
 	// Respond produces the model's reply to one model call. It runs on the
 	// turn's own goroutine, so it may block (a test can use that to hold turns
 	// open), but it should return: the simulator cannot interrupt it. For a
-	// turn that never ends, return a Reply with Hang set instead.
-	Respond func(Turn) Reply
+	// turn that never ends, return a Response with Hang set instead.
+	Respond func(Turn) Response
 }
 
 // With returns a copy of m whose Respond tries rules in order and falls back
@@ -61,16 +60,16 @@ type Turn struct {
 	// the session was created without one, and the file tools then fail.
 	WorkingDirectory string
 	// CanAskUser is true when the session was created (or resumed) with
-	// requestUserInput, so that Reply.AskUser reaches the client. The real
+	// requestUserInput, so that Response.AskUser reaches the client. The real
 	// CLI offers its model the ask_user tool only then.
 	CanAskUser bool
 	// ToolResults holds the results of every tool call made so far in this
 	// turn, in order. Empty on the first call.
-	ToolResults []ToolResult
+	ToolResults []ToolCallResult
 	// History holds the session's earlier completed turns, oldest first.
 	History []Exchange
 	// Elicitation is the client's answer to the turn's latest
-	// Reply.Elicit form; nil when none was answered yet.
+	// Response.Elicit form; nil when none was answered yet.
 	Elicitation *ElicitationAnswer
 }
 
@@ -92,12 +91,12 @@ func (t Turn) Rand() *rand.Rand {
 // Exchange is one completed turn of a session: its prompt and the final text
 // of the reply.
 type Exchange struct {
-	Prompt string
-	Reply  string
+	Prompt   string
+	Response string
 }
 
-// ToolResult is the outcome of one tool call, as given back to the model.
-type ToolResult struct {
+// ToolCallResult is the outcome of one tool call, as given back to the model.
+type ToolCallResult struct {
 	CallID    string
 	Name      string
 	Arguments json.RawMessage
@@ -116,7 +115,7 @@ type ToolResult struct {
 }
 
 // OK reports whether the tool call succeeded.
-func (r ToolResult) OK() bool { return r.Error == "" }
+func (r ToolCallResult) OK() bool { return r.Error == "" }
 
 // UserAnswer returns the client's answer to the turn's latest AskUser
 // question (the Text of its AskUserTool result), and false when no question
@@ -163,10 +162,10 @@ func Call(name string, args any) ToolCall {
 	return ToolCall{Name: name, Arguments: b}
 }
 
-// Reply is the model's answer to one call. Fields combine: text is streamed
+// Response is the model's answer to one call. Fields combine: text is streamed
 // first, then a Failure or Hang takes effect; ToolCalls send the turn back to
 // the script with their results.
-type Reply struct {
+type Response struct {
 	// Text is the assistant message.
 	Text string
 	// Chunks splits Text into this many streamed pieces (of about equal
@@ -189,7 +188,7 @@ type Reply struct {
 	// until answered or the turn is stopped), user_input.completed. The
 	// script is then called again and finds the answer in Turn.UserAnswer.
 	// Without requestUserInput the tool does not exist, as on the real
-	// CLI: the call fails and the script sees the failed ToolResult.
+	// CLI: the call fails and the script sees the failed ToolCallResult.
 	AskUser *UserQuestion
 
 	// SubAgents stream their text before the main agent's message: each as
@@ -234,7 +233,7 @@ type SubAgentText struct {
 	Text    string
 }
 
-// Elicitation is a form for the user (Reply.Elicit): a message and the
+// Elicitation is a form for the user (Response.Elicit): a message and the
 // JSON schema of its fields, an object schema's "properties" and
 // "required".
 type Elicitation struct {
@@ -253,7 +252,7 @@ type ElicitationAnswer struct {
 }
 
 // AskUserTool is the name of the built-in tool through which the model asks
-// the user a question; Reply.AskUser requests it.
+// the user a question; Response.AskUser requests it.
 const AskUserTool = "ask_user"
 
 // UserQuestion is a question for the user: the params of the
@@ -286,7 +285,7 @@ type Failure struct {
 	// "authentication". Empty means "query".
 	Type    string
 	Message string
-	// AfterChunks streamed pieces of Reply.Text go out before the error.
+	// AfterChunks streamed pieces of Response.Text go out before the error.
 	AfterChunks int
 	// ErrorCode and StatusCode, when set, are session.error's errorCode
 	// (e.g. "rate_limited") and statusCode (the model API's HTTP status).
@@ -310,152 +309,15 @@ type Failure struct {
 	RetryAfterSeconds int
 }
 
-// RateLimitMessage is session.error's message after a rate limit, as CLI
-// 1.0.102 words it.
-const RateLimitMessage = "You've hit your rate limit. Please wait for your limit to reset in under a minute or switch to auto model to continue. Learn More (https://docs.github.com/copilot/concepts/rate-limits)."
-
-// RateLimited is a reply that fails as CLI 1.0.102 fails when the model API
-// answers 429 (once its retries are spent): a rate_limit session.error
-// that offers the switch to the auto model (Failure.AutoModeSwitch), with
-// retryAfterSeconds when it is positive.
-func RateLimited(retryAfterSeconds int) Reply {
-	return Reply{Failure: &Failure{
-		Type:              "rate_limit",
-		Message:           RateLimitMessage,
-		ErrorCode:         "rate_limited",
-		StatusCode:        429,
-		AutoModeSwitch:    true,
-		RetryAfterSeconds: retryAfterSeconds,
-	}}
-}
-
 // Usage is reported token counts.
 type Usage struct {
 	InputTokens  int
 	OutputTokens int
 }
 
-// Text is a reply of plain text.
-func Text(s string) Reply { return Reply{Text: s} }
-
-// JSON is a reply whose text is v marshalled to JSON (a verdict, a vote). A
-// value that cannot be marshalled becomes a Failure.
-func JSON(v any) Reply {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return Fail("query", "sim: cannot marshal JSON reply: "+err.Error())
-	}
-	return Reply{Text: string(b)}
-}
-
-// Fail is a reply that fails the turn with session.error.
-func Fail(errorType, message string) Reply {
-	return Reply{Failure: &Failure{Type: errorType, Message: message}}
-}
-
-// Hang is a reply that never ends on its own.
-func Hang() Reply { return Reply{Hang: true} }
-
-// Always answers every call with r.
-func Always(r Reply) func(Turn) Reply {
-	return func(Turn) Reply { return r }
-}
-
-// Echo answers "echo: <prompt>".
-func Echo(t Turn) Reply { return Text("echo: " + t.Prompt) }
-
-// Sequence answers turn n with replies[n-1]; turns past the end get the last
-// one. Calls within a turn (after tool results) get the same reply, so keep
-// tool calls out of it or use UseTool.
-func Sequence(replies ...Reply) func(Turn) Reply {
-	return func(t Turn) Reply {
-		if len(replies) == 0 {
-			return Reply{}
-		}
-		i := min(max(t.Number-1, 0), len(replies)-1)
-		return replies[i]
-	}
-}
-
-// AskUser puts q to the user on a turn's first model call, and hands every
-// later call (which carries the answer: Turn.UserAnswer) to then.
-func AskUser(q UserQuestion, then func(Turn) Reply) func(Turn) Reply {
-	return func(t Turn) Reply {
-		if t.Call == 0 {
-			q := q // each reply its own copy: a script may change it
-			return Reply{AskUser: &q}
-		}
-		return then(t)
-	}
-}
-
-// UseTool asks for one call of tool name with args on a turn's first model
-// call, and hands every later call (which carries the result) to then.
-func UseTool(name string, args any, then func(Turn) Reply) func(Turn) Reply {
-	return func(t Turn) Reply {
-		if t.Call == 0 {
-			return Reply{ToolCalls: []ToolCall{Call(name, args)}}
-		}
-		return then(t)
-	}
-}
-
-// Rule answers the calls it matches.
-type Rule struct {
-	// Name labels the rule in diagnostics.
-	Name    string
-	Match   func(Turn) bool
-	Respond func(Turn) Reply
-}
-
-// Rules tries rules in order and answers with the first that matches, or
-// with fallback. A nil fallback answers with an empty text.
-func Rules(fallback func(Turn) Reply, rules ...Rule) func(Turn) Reply {
-	return func(t Turn) Reply {
-		for _, r := range rules {
-			if r.Match != nil && r.Respond != nil && r.Match(t) {
-				return r.Respond(t)
-			}
-		}
-		if fallback == nil {
-			return Reply{}
-		}
-		return fallback(t)
-	}
-}
-
-// PromptContains matches prompts containing s.
-func PromptContains(s string) func(Turn) bool {
-	return func(t Turn) bool { return strings.Contains(t.Prompt, s) }
-}
-
-// SystemContains matches sessions whose system message contains s.
-func SystemContains(s string) func(Turn) bool {
-	return func(t Turn) bool { return strings.Contains(t.SystemMessage, s) }
-}
-
-// Paced returns copies of models whose replies, where they set no delays of
-// their own, stream with the given first-token and per-chunk delays: for
-// demos that should look like a live model.
-func Paced(models []Model, firstToken, perChunk time.Duration) []Model {
-	out := make([]Model, len(models))
-	for i, m := range models {
-		respond := m.Respond
-		m.Respond = func(t Turn) Reply {
-			r := respond(t)
-			if r.FirstTokenDelay == 0 && r.ChunkDelay == 0 {
-				r.FirstTokenDelay, r.ChunkDelay = firstToken, perChunk
-			}
-			return r
-		}
-		out[i] = m
-	}
-	return out
-}
-
 // chunks splits text (Text, or a sub-agent's) as r asks; streaming sessions
 // send one delta per piece.
-func (r Reply) chunks(text string) []string {
+func (r Response) chunks(text string) []string {
 	runes := []rune(text)
 	if len(runes) == 0 {
 		return nil
@@ -481,7 +343,7 @@ func (r Reply) chunks(text string) []string {
 }
 
 // usage returns what assistant.usage reports for this call.
-func (r Reply) usage(t Turn) Usage {
+func (r Response) usage(t Turn) Usage {
 	if r.Usage != nil {
 		return *r.Usage
 	}
@@ -495,7 +357,7 @@ func (r Reply) usage(t Turn) Usage {
 // callScript runs respond, turning a panic, or a reply the simulator cannot
 // play, into a failed reply so that a broken script fails its turn instead
 // of the process.
-func callScript(respond func(Turn) Reply, t Turn) (r Reply) {
+func callScript(respond func(Turn) Response, t Turn) (r Response) {
 	defer func() {
 		if p := recover(); p != nil {
 			r = Fail("query", fmt.Sprintf("simulated model %q panicked: %v", t.Model, p))

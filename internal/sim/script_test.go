@@ -14,15 +14,15 @@ import (
 
 func TestChunking(t *testing.T) {
 	cases := []struct {
-		reply sim.Reply
+		reply sim.Response
 		want  []string
 	}{
-		{sim.Reply{Text: "abcdefgh", Chunks: 3}, []string{"ab", "cde", "fgh"}},
-		{sim.Reply{Text: "ab", Chunks: 5}, []string{"a", "b"}},
-		{sim.Reply{Text: "abcde", ChunkSize: 2}, []string{"ab", "cd", "e"}},
-		{sim.Reply{Text: "héllo wörld", ChunkSize: 4}, []string{"héll", "o wö", "rld"}},
-		{sim.Reply{Text: strings.Repeat("x", 45)}, []string{strings.Repeat("x", 20), strings.Repeat("x", 20), "xxxxx"}},
-		{sim.Reply{Text: ""}, nil},
+		{sim.Response{Text: "abcdefgh", Chunks: 3}, []string{"ab", "cde", "fgh"}},
+		{sim.Response{Text: "ab", Chunks: 5}, []string{"a", "b"}},
+		{sim.Response{Text: "abcde", ChunkSize: 2}, []string{"ab", "cd", "e"}},
+		{sim.Response{Text: "héllo wörld", ChunkSize: 4}, []string{"héll", "o wö", "rld"}},
+		{sim.Response{Text: strings.Repeat("x", 45)}, []string{strings.Repeat("x", 20), strings.Repeat("x", 20), "xxxxx"}},
+		{sim.Response{Text: ""}, nil},
 	}
 	for _, tc := range cases {
 		model := textModel("m", tc.reply)
@@ -70,7 +70,7 @@ func TestDefaultModels(t *testing.T) {
 			t.Errorf("%s: only %d distinct replies to 8 prompts", m.ID, len(distinct))
 		}
 		// Tool results are acknowledged.
-		r := m.Respond(sim.Turn{Model: m.ID, Prompt: "p", Call: 1, ToolResults: []sim.ToolResult{{Name: "grep", Text: "3 matches"}}})
+		r := m.Respond(sim.Turn{Model: m.ID, Prompt: "p", Call: 1, ToolResults: []sim.ToolCallResult{{Name: "grep", Text: "3 matches"}}})
 		if !strings.Contains(r.Text, "grep") || !strings.Contains(r.Text, "3 matches") {
 			t.Errorf("%s ignores tool results: %q", m.ID, r.Text)
 		}
@@ -110,7 +110,7 @@ func TestHelpers(t *testing.T) {
 		t.Errorf("Call = %+v", c)
 	}
 
-	paced := sim.Paced([]sim.Model{textModel("a", sim.Text("x")), textModel("b", sim.Reply{Text: "y", ChunkDelay: time.Second})}, 5*time.Millisecond, time.Millisecond)
+	paced := sim.Paced([]sim.Model{textModel("a", sim.Text("x")), textModel("b", sim.Response{Text: "y", ChunkDelay: time.Second})}, 5*time.Millisecond, time.Millisecond)
 	if r := paced[0].Respond(sim.Turn{}); r.FirstTokenDelay != 5*time.Millisecond || r.ChunkDelay != time.Millisecond {
 		t.Errorf("paced = %+v", r)
 	}
@@ -177,7 +177,7 @@ func ExampleModel_With() {
 	reviewer := sim.DefaultModels()[0].With(sim.Rule{
 		Name:  "verdict",
 		Match: sim.PromptContains("Reply with a JSON verdict"),
-		Respond: func(t sim.Turn) sim.Reply {
+		Respond: func(t sim.Turn) sim.Response {
 			return sim.JSON(map[string]any{"verdict": "approve", "confidence": 0.8})
 		},
 	})

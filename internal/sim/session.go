@@ -101,7 +101,7 @@ type settings struct {
 	requestPermission     bool
 	requestUserInput      bool
 	requestAutoModeSwitch bool
-	requestElicitation    bool // the client fills in forms (Reply.Elicit)
+	requestElicitation    bool // the client fills in forms (Response.Elicit)
 	hooks                 bool
 	tools                 []protocol.ToolDefinition // replaced, never changed in place
 	// builtins are the built-in tools (builtinTools) the session offers;

@@ -33,7 +33,7 @@ type Stats struct {
 }
 
 // Answer is a client's answer to a server→client request (a legacy
-// tool.call, the userInput.request of Reply.AskUser, or a request sent with
+// tool.call, the userInput.request of Response.AskUser, or a request sent with
 // Conn.Call).
 type Answer struct {
 	Method string

@@ -32,13 +32,13 @@ func agentText(t *testing.T, evs []sim.Event) (deltas, messages map[string]strin
 }
 
 func TestSubAgentTextIsTaggedAndComesBeforeTheMainMessage(t *testing.T) {
-	reply := sim.Reply{
+	reply := sim.Response{
 		Text:      "the main answer",
 		ChunkSize: 5,
 		SubAgents: []sim.SubAgentText{{AgentID: "explore-1", Text: "looked at three files"}, {AgentID: "review-2", Text: "looks fine"}},
 	}
 	histories := make(chan []sim.Exchange, 2)
-	srv := newServer(t, sim.Options{Models: []sim.Model{{ID: "m", Respond: func(turn sim.Turn) sim.Reply {
+	srv := newServer(t, sim.Options{Models: []sim.Model{{ID: "m", Respond: func(turn sim.Turn) sim.Response {
 		histories <- turn.History
 		return reply
 	}}}})
@@ -95,13 +95,13 @@ func TestSubAgentTextIsTaggedAndComesBeforeTheMainMessage(t *testing.T) {
 	c.send(id, "again")
 	c.waitIdle(id, 2)
 	<-histories
-	if history := <-histories; len(history) != 1 || history[0].Reply != "the main answer" {
+	if history := <-histories; len(history) != 1 || history[0].Response != "the main answer" {
 		t.Errorf("history = %+v", history)
 	}
 }
 
 func TestSubAgentTextWithoutStreaming(t *testing.T) {
-	srv := newServer(t, sim.Options{Models: []sim.Model{textModel("m", sim.Reply{
+	srv := newServer(t, sim.Options{Models: []sim.Model{textModel("m", sim.Response{
 		Text: "main", SubAgents: []sim.SubAgentText{{AgentID: "a1", Text: "sub"}},
 	})}})
 	c, _ := dial(t, srv)
@@ -123,7 +123,7 @@ func TestSubAgentTextWithoutStreaming(t *testing.T) {
 }
 
 func TestSubAgentWithoutIDFailsTheTurn(t *testing.T) {
-	srv := newServer(t, sim.Options{Models: []sim.Model{textModel("m", sim.Reply{
+	srv := newServer(t, sim.Options{Models: []sim.Model{textModel("m", sim.Response{
 		Text: "main", SubAgents: []sim.SubAgentText{{Text: "whose?"}},
 	})}})
 	c, _ := dial(t, srv)

@@ -13,8 +13,8 @@ import (
 
 // The hooks copilottest is built on: what clients sent, kept with its
 // params (RecordCalls); events lost or repeated on the wire (EventCopies);
-// a connection that dies mid-turn (Reply.Crash); a form for the user
-// (Reply.Elicit).
+// a connection that dies mid-turn (Response.Crash); a form for the user
+// (Response.Elicit).
 
 func TestReceivedKeepsParamsOnlyWhenAsked(t *testing.T) {
 	for _, record := range []bool{false, true} {
@@ -45,7 +45,7 @@ func TestEventCopiesDropsAndRepeatsOnTheWireOnly(t *testing.T) {
 	var mu sync.Mutex
 	var asked []string
 	srv := newServer(t, sim.Options{
-		Models: []sim.Model{textModel("m", sim.Reply{Text: "abc", Chunks: 3})},
+		Models: []sim.Model{textModel("m", sim.Response{Text: "abc", Chunks: 3})},
 		EventCopies: func(_, typ string) int {
 			mu.Lock()
 			asked = append(asked, typ)
@@ -90,7 +90,7 @@ func TestEventCopiesDropsAndRepeatsOnTheWireOnly(t *testing.T) {
 }
 
 func TestCrashClosesTheConnectionMidTurn(t *testing.T) {
-	srv := newServer(t, sim.Options{Models: []sim.Model{textModel("m", sim.Reply{Text: "half an ans", Chunks: 2, Crash: true})}})
+	srv := newServer(t, sim.Options{Models: []sim.Model{textModel("m", sim.Response{Text: "half an ans", Chunks: 2, Crash: true})}})
 	c, conn := dial(t, srv)
 	id := c.createSession(map[string]any{"model": "m", "streaming": true})
 	c.send(id, "go")
@@ -109,12 +109,12 @@ func TestCrashClosesTheConnectionMidTurn(t *testing.T) {
 func TestElicitWaitsForTheFormsAnswer(t *testing.T) {
 	var got []*sim.ElicitationAnswer
 	var mu sync.Mutex
-	model := sim.Model{ID: "m", Respond: func(turn sim.Turn) sim.Reply {
+	model := sim.Model{ID: "m", Respond: func(turn sim.Turn) sim.Response {
 		mu.Lock()
 		got = append(got, turn.Elicitation)
 		mu.Unlock()
 		if turn.Call == 0 {
-			return sim.Reply{Text: "I need a database", Elicit: &sim.Elicitation{Message: "Which database?",
+			return sim.Response{Text: "I need a database", Elicit: &sim.Elicitation{Message: "Which database?",
 				Properties: map[string]json.RawMessage{"db": json.RawMessage(`{"type":"string"}`)}, Required: []string{"db"}}}
 		}
 		return sim.Text("using " + string(turn.Elicitation.Content["db"]))
@@ -176,11 +176,11 @@ func TestElicitWaitsForTheFormsAnswer(t *testing.T) {
 // other way to play by its permission request, of any kind.
 func TestToolCallPermissionOfAnyKind(t *testing.T) {
 	mcp := json.RawMessage(`{"kind":"mcp","serverName":"github","toolName":"list_issues","toolTitle":"List issues","readOnly":true}`)
-	var results []sim.ToolResult
+	var results []sim.ToolCallResult
 	var mu sync.Mutex
-	model := sim.Model{ID: "m", Respond: func(turn sim.Turn) sim.Reply {
+	model := sim.Model{ID: "m", Respond: func(turn sim.Turn) sim.Response {
 		if turn.Call == 0 {
-			return sim.Reply{ToolCalls: []sim.ToolCall{{Name: "github-list_issues", Arguments: json.RawMessage(`{}`), Permission: mcp}}}
+			return sim.Response{ToolCalls: []sim.ToolCall{{Name: "github-list_issues", Arguments: json.RawMessage(`{}`), Permission: mcp}}}
 		}
 		mu.Lock()
 		results = turn.ToolResults

@@ -64,8 +64,8 @@ var noPermission = toolFailure{code: "denied", message: "Permission denied and c
 // a client tool's permission and call; with hooks, postToolUse or
 // postToolUseFailure after), tool.execution_complete. A non-nil error means
 // the turn was stopped (errRejected: by a refusal that ends it).
-func (s *session) runTool(t *turn, cfg settings, req protocol.AssistantMessageToolRequest) (ToolResult, error) {
-	res := ToolResult{CallID: req.ToolCallID, Name: req.Name, Arguments: req.Arguments}
+func (s *session) runTool(t *turn, cfg settings, req protocol.AssistantMessageToolRequest) (ToolCallResult, error) {
+	res := ToolCallResult{CallID: req.ToolCallID, Name: req.Name, Arguments: req.Arguments}
 	start := protocol.ToolExecutionStartData{
 		ToolCallID: req.ToolCallID,
 		ToolName:   req.Name,
@@ -132,7 +132,7 @@ func (s *session) runTool(t *turn, cfg settings, req protocol.AssistantMessageTo
 // execTool runs the tool itself, after its preToolUse hook (pre), filling
 // in res on success (and done, for a built-in tool). It returns why the
 // tool gave no result, or a non-nil error when the turn was stopped.
-func (s *session) execTool(t *turn, cfg settings, req protocol.AssistantMessageToolRequest, pre preToolUseOutput, res *ToolResult, done *completion) (*toolFailure, error) {
+func (s *session) execTool(t *turn, cfg settings, req protocol.AssistantMessageToolRequest, pre preToolUseOutput, res *ToolCallResult, done *completion) (*toolFailure, error) {
 	if pre.PermissionDecision == hookDeny {
 		reason := pre.PermissionDecisionReason
 		if reason == "" {
@@ -212,7 +212,7 @@ func (s *session) execTool(t *turn, cfg settings, req protocol.AssistantMessageT
 
 // toolOutcome records a client's tool result in res, or returns it as a
 // failure.
-func toolOutcome(res *ToolResult, text, resultType, errText string) (*toolFailure, error) {
+func toolOutcome(res *ToolCallResult, text, resultType, errText string) (*toolFailure, error) {
 	if errText != "" {
 		return &toolFailure{code: "failure", message: errText, executed: true}, nil
 	}

@@ -16,8 +16,8 @@ import (
 )
 
 // toolModel calls "lookup" with {"q":"answer"} and then reports what it got.
-func toolModel(results chan<- []sim.ToolResult) sim.Model {
-	return sim.Model{ID: "m", Respond: sim.UseTool("lookup", map[string]string{"q": "answer"}, func(turn sim.Turn) sim.Reply {
+func toolModel(results chan<- []sim.ToolCallResult) sim.Model {
+	return sim.Model{ID: "m", Respond: sim.UseTool("lookup", map[string]string{"q": "answer"}, func(turn sim.Turn) sim.Response {
 		if results != nil {
 			results <- turn.ToolResults
 		}
@@ -115,7 +115,7 @@ func (a *answerer) check(t *testing.T) {
 }
 
 func TestToolFlowApproved(t *testing.T) {
-	results := make(chan []sim.ToolResult, 1)
+	results := make(chan []sim.ToolCallResult, 1)
 	c, _ := dial(t, newServer(t, sim.Options{Models: []sim.Model{toolModel(results)}}))
 	a := newAnswerer(c, "approve-once", map[string]any{"textResultForLlm": "forty-two", "resultType": "success"}, "")
 	id := c.createSession(map[string]any{"requestPermission": true, "tools": []any{lookupTool}})
@@ -218,7 +218,7 @@ func TestToolFlowApproved(t *testing.T) {
 }
 
 func TestToolFlowRejected(t *testing.T) {
-	results := make(chan []sim.ToolResult, 1)
+	results := make(chan []sim.ToolCallResult, 1)
 	c, _ := dial(t, newServer(t, sim.Options{Models: []sim.Model{toolModel(results)}}))
 	a := newAnswerer(c, "reject", map[string]any{"textResultForLlm": "must not be asked"}, "")
 	id := c.createSession(map[string]any{"requestPermission": true, "tools": []any{lookupTool}})
@@ -255,9 +255,9 @@ func TestToolFlowRejected(t *testing.T) {
 }
 
 func TestToolFlowVariants(t *testing.T) {
-	run := func(t *testing.T, create map[string]any, answer *answerer) ([]sim.Event, sim.ToolResult) {
+	run := func(t *testing.T, create map[string]any, answer *answerer) ([]sim.Event, sim.ToolCallResult) {
 		t.Helper()
-		results := make(chan []sim.ToolResult, 1)
+		results := make(chan []sim.ToolCallResult, 1)
 		c, _ := dial(t, newServer(t, sim.Options{Models: []sim.Model{toolModel(results)}}))
 		if answer != nil {
 			answer = newAnswerer(c, answer.permission, answer.toolResult, answer.toolError)
@@ -360,7 +360,7 @@ func TestToolWaitHonoursDestroy(t *testing.T) {
 
 func TestLegacyToolCall(t *testing.T) {
 	for _, opts := range []sim.Options{{ToolFlow: sim.ToolFlowLegacyRequest}, {ProtocolVersion: 2}} {
-		results := make(chan []sim.ToolResult, 2)
+		results := make(chan []sim.ToolCallResult, 2)
 		opts.Models = []sim.Model{toolModel(results)}
 		srv := newServer(t, opts)
 		c, _ := dial(t, srv)

@@ -84,7 +84,7 @@ func (s *session) runTurn(t *turn) {
 	}
 	s.mu.Unlock()
 
-	var results []ToolResult
+	var results []ToolCallResult
 	var elicited *ElicitationAnswer
 	for call := 0; ; call++ {
 		if call > s.conn.srv.opts.MaxToolRounds {
@@ -207,7 +207,7 @@ func (s *session) runTurn(t *turn) {
 			return
 		}
 		s.finish(t, func() {
-			s.history = append(s.history, Exchange{Prompt: prompt, Reply: reply.Text})
+			s.history = append(s.history, Exchange{Prompt: prompt, Response: reply.Text})
 		})
 		return
 	}
@@ -215,7 +215,7 @@ func (s *session) runTurn(t *turn) {
 
 // toolRequests lists what assistant.message asks for: the AskUser question
 // first (a call of the built-in AskUserTool), then the ToolCalls.
-func (r Reply) toolRequests() []protocol.AssistantMessageToolRequest {
+func (r Response) toolRequests() []protocol.AssistantMessageToolRequest {
 	calls := r.ToolCalls
 	if r.AskUser != nil {
 		calls = append([]ToolCall{r.AskUser.call()}, calls...)
@@ -238,7 +238,7 @@ func (r Reply) toolRequests() []protocol.AssistantMessageToolRequest {
 
 // permissions maps the toolCallIds of requests (toolRequests' list) to
 // their ToolCall.Permission, for the calls that have one.
-func (r Reply) permissions(requests []protocol.AssistantMessageToolRequest) map[string]json.RawMessage {
+func (r Response) permissions(requests []protocol.AssistantMessageToolRequest) map[string]json.RawMessage {
 	offset := len(requests) - len(r.ToolCalls) // the AskUser call comes first
 	var out map[string]json.RawMessage
 	for i, tc := range r.ToolCalls {
@@ -257,7 +257,7 @@ func (r Reply) permissions(requests []protocol.AssistantMessageToolRequest) map[
 // Failure), all naming messageID, the id assistant.message will carry. The
 // sub-agents' text goes first, each as its own message tagged with its
 // agentId, so that it precedes everything of the main agent's message.
-func (s *session) streamReply(t *turn, cfg settings, r Reply, messageID string) error {
+func (s *session) streamReply(t *turn, cfg settings, r Response, messageID string) error {
 	pieces := r.chunks(r.Text)
 	n := len(pieces)
 	if r.Failure != nil {
@@ -283,7 +283,7 @@ func (s *session) streamReply(t *turn, cfg settings, r Reply, messageID string) 
 
 // streamSubAgent plays one sub-agent's text: its deltas when the session
 // streams, then its assistant.message, all with the sub-agent's agentId.
-func (s *session) streamSubAgent(t *turn, cfg settings, r Reply, sub SubAgentText) error {
+func (s *session) streamSubAgent(t *turn, cfg settings, r Response, sub SubAgentText) error {
 	messageID := uuid.NewString()
 	pieces := r.chunks(sub.Text)
 	if cfg.streaming {

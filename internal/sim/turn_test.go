@@ -18,7 +18,7 @@ import (
 func TestStreamingTurn(t *testing.T) {
 	const text = "The quick brown fox jumps over the lazy dog."
 	srv := newServer(t, sim.Options{Models: []sim.Model{
-		textModel("m", sim.Reply{Text: text, Chunks: 4, Usage: &sim.Usage{InputTokens: 11, OutputTokens: 22}}),
+		textModel("m", sim.Response{Text: text, Chunks: 4, Usage: &sim.Usage{InputTokens: 11, OutputTokens: 22}}),
 	}})
 	c, _ := dial(t, srv)
 	id := c.createSession(map[string]any{"model": "m", "streaming": true})
@@ -179,7 +179,7 @@ func TestNonStreamingTurn(t *testing.T) {
 
 func TestTurnNumbersAndHistory(t *testing.T) {
 	var turns []sim.Turn
-	model := sim.Model{ID: "m", Respond: func(turn sim.Turn) sim.Reply {
+	model := sim.Model{ID: "m", Respond: func(turn sim.Turn) sim.Response {
 		turns = append(turns, turn) // turns of one session run one at a time
 		return sim.Text("reply " + turn.Prompt)
 	}}
@@ -196,14 +196,14 @@ func TestTurnNumbersAndHistory(t *testing.T) {
 	if second.Number != 2 || second.Call != 0 || second.SessionID != id || second.Model != "m" || second.SystemMessage != "sys" {
 		t.Errorf("second turn = %+v", second)
 	}
-	if len(second.History) != 1 || second.History[0] != (sim.Exchange{Prompt: "one", Reply: "reply one"}) {
+	if len(second.History) != 1 || second.History[0] != (sim.Exchange{Prompt: "one", Response: "reply one"}) {
 		t.Errorf("history = %+v", second.History)
 	}
 }
 
 func TestFailures(t *testing.T) {
 	t.Run("after chunks", func(t *testing.T) {
-		model := textModel("m", sim.Reply{Text: "abcdef", ChunkSize: 2,
+		model := textModel("m", sim.Response{Text: "abcdef", ChunkSize: 2,
 			Failure: &sim.Failure{Type: "rate_limit", Message: "slow down", AfterChunks: 2}})
 		c, _ := dial(t, newServer(t, sim.Options{Models: []sim.Model{model}}))
 		id := c.createSession(map[string]any{"streaming": true})
@@ -229,7 +229,7 @@ func TestFailures(t *testing.T) {
 		c.waitIdle(id, 2)
 	})
 	t.Run("panicking script", func(t *testing.T) {
-		model := sim.Model{ID: "m", Respond: func(sim.Turn) sim.Reply { panic("boom") }}
+		model := sim.Model{ID: "m", Respond: func(sim.Turn) sim.Response { panic("boom") }}
 		c, _ := dial(t, newServer(t, sim.Options{Models: []sim.Model{model}}))
 		id := c.createSession(nil)
 		c.send(id, "x")
@@ -241,8 +241,8 @@ func TestFailures(t *testing.T) {
 		}
 	})
 	t.Run("endless tool loop", func(t *testing.T) {
-		model := sim.Model{ID: "m", Respond: func(sim.Turn) sim.Reply {
-			return sim.Reply{ToolCalls: []sim.ToolCall{sim.Call("nope", nil)}}
+		model := sim.Model{ID: "m", Respond: func(sim.Turn) sim.Response {
+			return sim.Response{ToolCalls: []sim.ToolCall{sim.Call("nope", nil)}}
 		}}
 		c, _ := dial(t, newServer(t, sim.Options{Models: []sim.Model{model}, MaxToolRounds: 3}))
 		id := c.createSession(nil)
@@ -258,9 +258,9 @@ func TestFailures(t *testing.T) {
 }
 
 func TestAbortHangingTurn(t *testing.T) {
-	model := sim.Model{ID: "m", Respond: func(turn sim.Turn) sim.Reply {
+	model := sim.Model{ID: "m", Respond: func(turn sim.Turn) sim.Response {
 		if turn.Prompt == "hang" {
-			return sim.Reply{Text: "partial", Hang: true}
+			return sim.Response{Text: "partial", Hang: true}
 		}
 		return sim.Text("done")
 	}}
@@ -381,7 +381,7 @@ func waitRunningTurns(t *testing.T, srv *sim.Server, want int) int {
 
 func TestBusyPolicy(t *testing.T) {
 	release := make(chan struct{})
-	model := sim.Model{ID: "m", Respond: func(turn sim.Turn) sim.Reply {
+	model := sim.Model{ID: "m", Respond: func(turn sim.Turn) sim.Response {
 		if turn.Prompt == "slow" {
 			select {
 			case <-release:
@@ -433,7 +433,7 @@ func TestBusyPolicy(t *testing.T) {
 func TestNothingAfterDestroyOrDelete(t *testing.T) {
 	for _, method := range []string{protocol.MethodSessionDestroy, protocol.MethodSessionDelete} {
 		t.Run(method, func(t *testing.T) {
-			model := textModel("m", sim.Reply{Text: strings.Repeat("y", 400), ChunkSize: 1, ChunkDelay: 50 * time.Microsecond})
+			model := textModel("m", sim.Response{Text: strings.Repeat("y", 400), ChunkSize: 1, ChunkDelay: 50 * time.Microsecond})
 			c, _ := dial(t, newServer(t, sim.Options{Models: []sim.Model{model}}))
 			id := c.createSession(map[string]any{"streaming": true})
 			c.send(id, "x")

@@ -41,7 +41,7 @@ const notesFile = "QUORUM_SIM_NOTES.md"
 // AgentProposal proposes a plan a simulated executor can carry out: write
 // down the task in a notes file, look at the repository, then check the
 // work with git.
-func AgentProposal(t sim.Turn) sim.Reply {
+func AgentProposal(t sim.Turn) sim.Response {
 	subj := subject(t.Prompt)
 	tp := topic(subj)
 	h := mix(t.Seed())
@@ -65,7 +65,7 @@ const verifyStep = "Verify the change: review the diff with git"
 // PlanReview reviews the plan quoted in a plan-review prompt: it asks for a
 // verification step if the plan has none, and approves it otherwise; a
 // plan that tries to instruct its reviewers is refused.
-func PlanReview(t sim.Turn) sim.Reply {
+func PlanReview(t sim.Turn) sim.Response {
 	var text string
 	if bs := blocksOf(t.Prompt, "PLAN"); len(bs) > 0 {
 		text = bs[0].text
@@ -88,7 +88,7 @@ var stepLineRE = regexp.MustCompile(`(?m)^\d+\. (.+)$`)
 
 // Revise revises the plan quoted in a revise prompt for the objections:
 // the same steps, and the verification step at the end.
-func Revise(t sim.Turn) sim.Reply {
+func Revise(t sim.Turn) sim.Response {
 	var text string
 	if bs := blocksOf(t.Prompt, "PLAN"); len(bs) > 0 {
 		text = bs[0].text
@@ -120,7 +120,7 @@ var harmless = []string{"ls", "pwd", "cat", "git status", "git diff", "git log",
 
 // ShellVote votes on the command quoted in a shell-vote prompt: approve a
 // harmless one, deny the rest.
-func ShellVote(t sim.Turn) sim.Reply {
+func ShellVote(t sim.Turn) sim.Response {
 	var cmd string
 	if bs := blocksOf(t.Prompt, "COMMAND"); len(bs) > 0 {
 		cmd = strings.TrimSpace(bs[0].text)
@@ -153,7 +153,7 @@ var (
 // first step also tries what the action gate must refuse — a read outside
 // the worktree and a fetch — so a --sim run shows every kind of decision.
 // Once the tools have answered, it sums up what happened.
-func Executor(t sim.Turn) sim.Reply {
+func Executor(t sim.Turn) sim.Response {
 	if t.Call > 0 {
 		return reply(prefix(t.Model) + executorSummary(t.ToolResults))
 	}
@@ -181,11 +181,11 @@ func Executor(t sim.Turn) sim.Reply {
 			sim.BashCall("git status", "see what changed"),
 		)
 	}
-	return sim.Reply{ToolCalls: calls}
+	return sim.Response{ToolCalls: calls}
 }
 
 // executorSummary says what each tool call came to, as a model would.
-func executorSummary(results []sim.ToolResult) string {
+func executorSummary(results []sim.ToolCallResult) string {
 	var parts []string
 	for _, r := range results {
 		outcome := "done"

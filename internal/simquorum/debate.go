@@ -107,7 +107,7 @@ func asked(prompt, lead string) map[string]string {
 // answer settles an objection, most blocking ones in their first ruling.
 // A debater that meets an argument or answer trying to instruct it raises
 // that as a blocking objection, or keeps its objection standing.
-func Debater(t sim.Turn) sim.Reply {
+func Debater(t sim.Turn) sim.Response {
 	head := outside(t.Prompt)
 	m := seatRE.FindStringSubmatch(head)
 	if m == nil {
@@ -358,7 +358,7 @@ func jsonString(s string) string {
 // a ruling (a blocking one answered two times in three), then takes the
 // position the ledger supports: against while a blocking objection
 // stands, undecided with two major ones standing, for otherwise.
-func Verdict(t sim.Turn) sim.Reply {
+func Verdict(t sim.Turn) sim.Response {
 	ws := topics(subject(t.Prompt), 2)
 	if len(ws) == 0 {
 		ws = []string{"the claim"}

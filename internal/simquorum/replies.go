@@ -53,7 +53,7 @@ func perm(n int, h uint64) []int {
 
 func prefix(model string) string { return "[simulated " + model + "] " }
 
-func reply(text string) sim.Reply { return sim.Reply{Text: text, ChunkSize: chunk} }
+func reply(text string) sim.Response { return sim.Response{Text: text, ChunkSize: chunk} }
 
 var (
 	openers = []string{
@@ -106,7 +106,7 @@ var (
 )
 
 // Answer writes a short answer to a quorum answer prompt (or any prompt).
-func Answer(t sim.Turn) sim.Reply {
+func Answer(t sim.Turn) sim.Response {
 	h := mix(t.Seed())
 	subj := subject(t.Prompt)
 	tp := topic(subj)
@@ -141,7 +141,7 @@ type assessment struct {
 // Review reviews the answers quoted in a review prompt, as JSON after the
 // simulated label. Scores (5–9) depend on the reviewer and the answer's
 // text; an answer that tries to instruct its reviewers gets 1.
-func Review(t sim.Turn) sim.Reply {
+func Review(t sim.Turn) sim.Response {
 	tp := topics(subject(t.Prompt), 1)
 	word := "the topic"
 	if len(tp) > 0 {
@@ -178,7 +178,7 @@ func Review(t sim.Turn) sim.Reply {
 
 // Synthesis writes a Markdown synthesis of the answers quoted in a
 // synthesis prompt, which come best-ranked first.
-func Synthesis(t sim.Turn) sim.Reply {
+func Synthesis(t sim.Turn) sim.Response {
 	subj := subject(t.Prompt)
 	tp := topic(subj)
 	var answers []block
@@ -238,7 +238,7 @@ type plan struct {
 
 // Proposal proposes a plan for the task of a proposal prompt, as JSON
 // after the simulated label.
-func Proposal(t sim.Turn) sim.Reply {
+func Proposal(t sim.Turn) sim.Response {
 	h := mix(t.Seed())
 	subj := subject(t.Prompt)
 	tp := topic(subj)
@@ -266,7 +266,7 @@ func Proposal(t sim.Turn) sim.Reply {
 // Vote scores the plan quoted in a vote prompt (5–9, depending on the
 // voter and the plan; 1 for a plan that tries to instruct its voters), as
 // JSON after the simulated label.
-func Vote(t sim.Turn) sim.Reply {
+func Vote(t sim.Turn) sim.Response {
 	var text, lbl string
 	for _, bl := range blocks(t.Prompt) {
 		if bl.kind == "PLAN" {

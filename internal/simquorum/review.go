@@ -76,7 +76,7 @@ var checks = []check{
 
 // Inspection reviews the change quoted in a review prompt: see the file
 // comment. A change with nothing to report gets an explicit none.
-func Inspection(t sim.Turn) sim.Reply {
+func Inspection(t sim.Turn) sim.Response {
 	lines := added(t.Prompt)
 	var fs []quorum.Finding
 	for _, l := range lines {

@@ -34,7 +34,7 @@ func Model(id string) sim.Model {
 
 // Respond answers a turn as a quorum participant would, by the prompt's
 // marker; a prompt without one gets a plain answer.
-func Respond(t sim.Turn) sim.Reply { return sim.Rules(Answer, Rules()...)(t) }
+func Respond(t sim.Turn) sim.Response { return sim.Rules(Answer, Rules()...)(t) }
 
 // Rules are the rules Respond applies, for models built with
 // sim.Model.With: add your own rules before them to override a phase.

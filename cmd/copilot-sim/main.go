@@ -1,18 +1,19 @@
 // Command copilot-sim is a stand-in for the GitHub Copilot CLI in headless
 // server mode: it accepts the real CLI's flags and serves, over stdio or TCP,
-// the simulated models the quorum command's --sim serves (and
-// copilot/copilottest's QuorumModels): sim-alpha, sim-beta, sim-gamma and
+// the simulated models the quorum command's --sim serves (and package
+// quorum/quorumtest's): sim-alpha, sim-beta, sim-gamma and
 // sim-moderator, which answer quorum's prompts in the shapes it asks for and
 // a plain prompt with a few plausible sentences. Every reply is labelled as
 // simulated. It talks to nothing but its client.
 //
 // From another module, install it and point the SDK at it:
 //
-//	go install github.com/quorum-go/quorum/internal/cmd/copilot-sim@latest
+//	go install github.com/quorum-go/quorum/cmd/copilot-sim@latest
 //	COPILOT_CLI_PATH=$(go env GOPATH)/bin/copilot-sim go test ./...
 //
 // Tests in Go need not start a process: copilot/copilottest runs the same
-// simulator in the test's process.
+// simulator in the test's process, with quorum/quorumtest's models.
+//
 // As with the real CLI, a session that has had a message is kept until a
 // client deletes it: later clients of the same process list and resume it
 // (nothing is written to disk; the sessions go with the process).
