@@ -221,6 +221,15 @@ func ExampleAgent() {
 	for _, rec := range a.Actions[:5] {
 		fmt.Printf("%s: allowed %v by %s\n", rec.Action.Kind, rec.Allow, rec.By)
 	}
+	denied := 0
+	for _, d := range a.Sandbox.Decisions {
+		if d.Kind == "access_denied" {
+			denied++
+		}
+	}
+	// The read outside the worktree never reaches the gate: the sandbox
+	// refuses it first.
+	fmt.Printf("sandboxed %v, network %s, %d access denied by the sandbox\n", a.Sandbox.Enabled, a.Sandbox.Network, denied)
 	fmt.Printf("reviewed by %d models, %d findings left\n", len(a.Reviews[0].Inspections), len(a.Findings))
 	// Output:
 	// stage reviewed, plan by sim-gamma, 2 review rounds
@@ -229,8 +238,9 @@ func ExampleAgent() {
 	// execute 3: 2 tool calls, committed: true
 	// read: allowed true by policy
 	// write: allowed true by policy
-	// read: allowed false by policy
 	// shell: allowed true by quorum
 	// url: allowed false by policy
+	// write: allowed true by policy
+	// sandboxed true, network blocked, 1 access denied by the sandbox
 	// reviewed by 2 models, 0 findings left
 }

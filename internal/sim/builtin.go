@@ -196,8 +196,34 @@ func (s *session) runBuiltin(t *turn, cfg settings, req protocol.AssistantMessag
 	if fail != nil {
 		return fail, nil
 	}
-	if fail, err := s.permit(t, cfg, req, pre, res.Arguments, false, true, p.request, p.prompt); fail != nil || err != nil {
+	request := p.request
+	sb := cfg.sandbox
+	refusal := sandboxCheck(sb, s.cwd, req.Name, res.Arguments)
+	if refusal != nil {
+		// Refused before any permission request, or asked as a bypass.
+		if err := s.emit(t, protocol.EventSandboxDecision, accessDenied(req.ToolCallID, refusal.class)); err != nil {
+			return nil, err
+		}
+		if sb.AllowBypass == nil || !*sb.AllowBypass {
+			return &toolFailure{code: "failure", message: refusal.message, llm: sandboxBlocked, executed: true}, nil
+		}
+		request = withBypass(request, refusal.reason)
+	}
+	fail, err := s.permit(t, cfg, req, pre, res.Arguments, false, true, request, p.prompt)
+	if refusal != nil && err == nil {
+		if err := s.emit(t, protocol.EventSandboxDecision, bypassDecided(req.ToolCallID, refusal.class, fail == nil)); err != nil {
+			return nil, err
+		}
+	}
+	if fail != nil || err != nil {
 		return fail, err
+	}
+	if sb != nil && sb.Enabled && req.Name == ToolBash {
+		for _, d := range confinedCommand(sb, req.ToolCallID) {
+			if err := s.emit(t, protocol.EventSandboxDecision, d); err != nil {
+				return nil, err
+			}
+		}
 	}
 	out, fail := p.run(t.ctx)
 	if t.ctx.Err() != nil {
