@@ -38,4 +38,3 @@ func (s *Sandbox) ListenHost(t testing.TB, ip string) net.Listener {
 	t.Cleanup(func() { _ = ln.Close() })
 	return ln
 }
-
