@@ -205,9 +205,9 @@ func (s *session) runBuiltin(t *turn, cfg settings, req protocol.AssistantMessag
 			return nil, err
 		}
 		if sb.AllowBypass == nil || !*sb.AllowBypass {
-			return &toolFailure{code: "failure", message: refusal.message, llm: sandboxBlocked, executed: true}, nil
+			return &toolFailure{code: "failure", message: refusal.message, llm: sandboxBlocked, executed: true, remediation: "review_sandbox_policy"}, nil
 		}
-		request = withBypass(request, refusal.reason)
+		request = refusal.bypass(request)
 	}
 	fail, err := s.permit(t, cfg, req, pre, res.Arguments, false, true, request, p.prompt)
 	if refusal != nil && err == nil {

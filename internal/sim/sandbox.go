@@ -46,6 +46,10 @@ const (
 // denial class; ok false when it allows it.
 type sandboxRefusal struct {
 	message, reason, class string
+	// grant is the policy edit the bypass request offers (a read outside
+	// the readable paths, a write of a read-only path); nil for a denied
+	// path, which no grant opens.
+	grant *protocol.PermissionSandboxPathGrant
 }
 
 // sandboxCheck judges the access of a file tool call (name, args) under
@@ -83,11 +87,21 @@ func sandboxCheck(sb *protocol.SandboxConfig, cwd, name string, args json.RawMes
 	}
 	switch {
 	case underAny(fs.DeniedPaths, p):
-		return &sandboxRefusal{sandboxDeniedPath, a.Path + " is a sandbox denied path.", class}
-	case write && (!underAny(rw, p) || underAny(fs.ReadonlyPaths, p)):
-		return &sandboxRefusal{sandboxNotWritable, a.Path + " is outside the sandbox's writable paths.", class}
+		return &sandboxRefusal{message: sandboxDeniedPath, reason: a.Path + " is a sandbox denied path.", class: class}
+	case write && underAny(fs.ReadonlyPaths, p):
+		var removed []string
+		for _, ro := range fs.ReadonlyPaths {
+			if underAny([]string{ro}, p) {
+				removed = append(removed, ro)
+			}
+		}
+		return &sandboxRefusal{message: sandboxNotWritable, reason: a.Path + " is outside the sandbox's writable paths.", class: class,
+			grant: &protocol.PermissionSandboxPathGrant{Path: p, Access: "readWrite", RemovedReadonlyPaths: removed}}
+	case write && !underAny(rw, p):
+		return &sandboxRefusal{message: sandboxNotWritable, reason: a.Path + " is outside the sandbox's writable paths.", class: class}
 	case !write && !underAny(rw, p) && !underAny(fs.ReadonlyPaths, p):
-		return &sandboxRefusal{sandboxNotReadable, a.Path + " is outside the sandbox's readable paths.", class}
+		return &sandboxRefusal{message: sandboxNotReadable, reason: a.Path + " is outside the sandbox's readable paths.", class: class,
+			grant: &protocol.PermissionSandboxPathGrant{Path: p, Access: "read"}}
 	}
 	return nil
 }
@@ -183,16 +197,27 @@ func confinedCommand(sb *protocol.SandboxConfig, callID string) []protocol.Sandb
 	return []protocol.SandboxDecisionData{resolved, spawned, engaged}
 }
 
-// withBypass marks a file tool's permission request as a bypass request,
-// as CLI 1.0.102 asks for a refused call when the session allows bypass.
-func withBypass(request any, reason string) any {
-	switch r := request.(type) {
+// bypass marks a file tool's permission request as a bypass request, as
+// CLI 1.0.102 asks for a refused call when the session allows bypass: with
+// the reason and the grant that would let it through; a write's request
+// then carries no diff, contents or edits (the CLI has not read the file).
+func (r *sandboxRefusal) bypass(request any) any {
+	switch q := request.(type) {
 	case protocol.PermissionRequestRead:
-		r.RequestSandboxBypass, r.RequestSandboxBypassReason = ptr(true), reason
-		return r
+		q.RequestSandboxBypass, q.RequestSandboxBypassReason, q.SandboxPathGrant = ptr(true), r.reason, r.grant
+		return q
 	case protocol.PermissionRequestWrite:
-		r.RequestSandboxBypass, r.RequestSandboxBypassReason = ptr(true), reason
-		return r
+		q.RequestSandboxBypass, q.RequestSandboxBypassReason, q.SandboxPathGrant = ptr(true), r.reason, r.grant
+		if r.grant == nil {
+			return q
+		}
+		q.Diff, q.NewFileContents, q.FileEdits, q.CanOfferSessionApproval = "", "", nil, false
+		// newFileContents is sent empty, which the typed request omits.
+		var m map[string]any
+		b, _ := json.Marshal(q)
+		json.Unmarshal(b, &m)
+		m["newFileContents"] = ""
+		return m
 	}
 	return request
 }
