@@ -14,8 +14,11 @@ import (
 // The CLI's built-in tools, as the simulator plays them: view, create,
 // edit, bash and web_fetch, with the permission requests, events and result
 // texts CLI 1.0.102 was seen to send (doc.go has the shapes). This file
-// routes a call and asks; builtinfs.go does the file tools inside the
-// session's folder, builtinshell.go the harmless commands bash may run.
+// routes a call and asks; builtinfs.go confines the file tools to the
+// session's folder (builtinfs_view.go reads, builtinfs_write.go creates and
+// edits), builtinshell.go plays the harmless commands bash may run
+// (builtinshell_parse.go reads a command, builtinshell_git.go plays git),
+// and sandbox.go plays the CLI's sandbox when the session asks for one.
 
 // The names of the built-in tools the simulator plays, as the model calls
 // them (ToolCall.Name).
