@@ -188,6 +188,16 @@ func confinedCommand(sb *protocol.SandboxConfig, callID string) []protocol.Sandb
 		}
 	}
 	resolved.AllowOutbound, resolved.AllowLocalNetwork = &out, &local
+	var rw, ro, denied int64
+	if *resolved.AddCurrentWorkingDirectory {
+		rw++
+	}
+	if p := sb.UserPolicy; p != nil && p.Filesystem != nil {
+		rw += int64(len(p.Filesystem.ReadwritePaths))
+		ro, denied = int64(len(p.Filesystem.ReadonlyPaths)), int64(len(p.Filesystem.DeniedPaths))
+	}
+	resolved.ReadwritePathsCount, resolved.ReadonlyPathsCount, resolved.DeniedPathsCount = &rw, &ro, &denied
+	resolved.GitAuth, resolved.GhAuth, resolved.KeychainAccess = ptr(false), ptr(false), ptr(false)
 	spawned := sandboxDecision("spawn_completed", "process", "succeeded", callID)
 	spawned.Backend, spawned.EnforcementPoint = protocol.SandboxBackendBubblewrap, protocol.SandboxEnforcementPointShell
 	spawned.DurationMs = ptr(float64(0))

@@ -180,3 +180,25 @@ func TestCommitIgnoresASwitchedHead(t *testing.T) {
 		t.Fatalf("the agent's branch is at %s, want %s", got, commit)
 	}
 }
+
+// Opened from a relative folder, the repository's git folder is still
+// absolute: the worktree's commands name it from elsewhere, and the
+// sandbox takes no relative path.
+func TestOpenRelativeGitDirIsAbsolute(t *testing.T) {
+	dir, _ := userRepo(t)
+	t.Chdir(dir)
+	r := mustOpen(t, ".")
+	if !filepath.IsAbs(r.GitDir) {
+		t.Fatalf("GitDir %q is relative", r.GitDir)
+	}
+	w := mustWorktree(t, r, "t", Options{Root: t.TempDir()})
+	for _, p := range w.MetadataPaths() {
+		if !filepath.IsAbs(p) {
+			t.Fatalf("metadata path %q is relative", p)
+		}
+	}
+	gittest.Write(t, w.Dir(), map[string]string{"new.txt": "work\n"})
+	if _, changed, err := w.Commit(context.Background(), "step"); err != nil || !changed {
+		t.Fatalf("Commit = %v, %v", changed, err)
+	}
+}

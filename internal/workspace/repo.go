@@ -73,7 +73,12 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 	if !filepath.IsAbs(common) {
 		common = filepath.Join(dir, common)
 	}
-	r.GitDir = filepath.Clean(common)
+	// Absolute, with links resolved: the worktree's git commands name it
+	// from another folder, and the sandbox takes no relative path.
+	if common, err = filepath.Abs(common); err != nil {
+		return nil, fmt.Errorf("workspace: the repository's git folder: %w", err)
+	}
+	r.GitDir = resolve(common, common)
 	if r.Head, err = gitLine(ctx, dir, "rev-parse", "--verify", "-q", "HEAD^{commit}"); err != nil || r.Head == "" {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
