@@ -47,7 +47,9 @@ func BenchmarkRealCLIShellSandbox(b *testing.B) {
 	defer os.RemoveAll(dir)
 	open := func(sandbox *copilot.Sandbox) *copilot.Session {
 		s, err := c.NewSession(ctx, copilot.SessionConfig{Model: "m", WorkingDirectory: dir, BuiltinTools: []string{"bash"}, Sandbox: sandbox,
-			Permissions: func(context.Context, copilot.PermissionRequest) (copilot.PermissionDecision, error) { return copilot.ApproveOnce(), nil }})
+			Permissions: func(context.Context, copilot.PermissionRequest) (copilot.PermissionDecision, error) {
+				return copilot.ApproveOnce(), nil
+			}})
 		if err != nil {
 			b.Fatal(err)
 		}
