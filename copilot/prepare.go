@@ -152,6 +152,9 @@ func (cfg SessionConfig) agentParams(p *protocol.SessionCreateParams) {
 	}
 	p.Provider = cfg.Provider
 	p.GitHubToken = cfg.GitHubToken
+	if p.SandboxConfig = cfg.Sandbox.wire(); p.SandboxConfig != nil {
+		p.SandboxConfigSource = protocol.SandboxConfigSourceSessionFlag
+	}
 }
 
 // toolStages lists the stages of cfg's tool pipeline, outermost first, in

@@ -93,6 +93,11 @@ type SessionConfig struct {
 	// of the CLI's login.
 	GitHubToken string
 
+	// Sandbox, when set, confines the built-in tools' commands with the
+	// CLI's own process sandbox (see Sandbox); nil leaves them unconfined,
+	// as the CLI does for the sessions a client creates.
+	Sandbox *Sandbox
+
 	// Permissions decides the CLI's permission requests. Default DenyAll.
 	Permissions PermissionPolicy
 	// Hooks are Go functions the CLI calls before and after tool calls,

@@ -125,6 +125,9 @@ func (cfg SessionConfig) validateAgentFields() error {
 	if cfg.Hooks.set() && cfg.Handlers.HooksInvoke != nil {
 		return invalid(ErrInvalidSessionConfig, "Hooks and Handlers.HooksInvoke are both set; both would answer hooks.invoke")
 	}
+	if err := cfg.Sandbox.validate(); err != nil {
+		return err
+	}
 	_, err := cfg.extraParams()
 	return err
 }

@@ -88,6 +88,13 @@ type AgentConfig struct {
 	// rounds (0 means DefaultFixRounds, negative none).
 	FailOn    Severity
 	FixRounds int
+
+	// Sandbox confines the executor's commands; the zero value is the
+	// strictest confinement (see SandboxPolicy). Unless it is Unconfined,
+	// Agent asks the Backend whether it can confine (CheckSandbox) before
+	// any model is asked, and fails with ErrSandboxUnavailable when it
+	// cannot.
+	Sandbox SandboxPolicy
 }
 
 // Approval is the human gate's answer.
@@ -152,11 +159,13 @@ type agentSettings struct {
 //  3. The gate: Approve approves, edits or rejects. Without it the run
 //     stops here, at StagePlanned.
 //  4. Execute: the executor (default the plan's author) carries the plan
-//     out in the workspace, one turn per step, each step committed. Every
+//     out in the workspace, one turn per step, each step committed, its
+//     commands confined by the provider's sandbox (Sandbox). Every
 //     action it asks permission for goes through the gate: reads and
 //     writes inside the workspace are allowed, anything outside it denied,
-//     shell commands decided by Shell, URLs by AllowURL, every other kind
-//     denied; a denial is told to the model, which goes on. Every decision
+//     shell commands decided by Shell, URLs by AllowURL, a request to run
+//     outside the sandbox always denied, every other kind denied; a
+//     denial is told to the model, which goes on. Every decision
 //     is recorded in Actions.
 //  5. Review: the other models review the branch's diff (Review's
 //     inspect phase); findings at or above FailOn get a fix round by the
@@ -170,6 +179,13 @@ func Agent(ctx context.Context, b Backend, task string, cfg AgentConfig) (*Agent
 	s, as, err := cfg.settle(b, task)
 	if err != nil {
 		return nil, err
+	}
+	if as.Approve != nil && !as.Sandbox.Unconfined {
+		// Fail closed, before any model is asked: a plan that could not be
+		// carried out confined is not worth the requests.
+		if err := CheckSandbox(ctx, b); err != nil {
+			return nil, err
+		}
 	}
 	a := &AgentResult{Task: task, Models: s.Models, Context: as.Sources}
 	r := newRun(ctx, b, s, &a.Outcome)
@@ -225,6 +241,16 @@ func (c AgentConfig) settle(b Backend, task string) (*settings, *agentSettings, 
 		c.FailOn = SeverityBlocking
 	} else if c.FailOn.Rank() == 0 {
 		return nil, nil, invalid("AgentConfig.FailOn is %q; use blocking, major or minor", c.FailOn)
+	}
+	for i, h := range c.Sandbox.AllowedHosts {
+		if strings.TrimSpace(h) == "" || strings.ContainsAny(h, " /") {
+			return nil, nil, invalid("AgentConfig.Sandbox.AllowedHosts[%d] is %q; name a host (example.com, *.example.com or an IP address)", i, h)
+		}
+	}
+	for i, n := range c.Sandbox.MaskEnv {
+		if strings.TrimSpace(n) == "" || strings.ContainsAny(n, "= ") {
+			return nil, nil, invalid("AgentConfig.Sandbox.MaskEnv[%d] is %q; name an environment variable", i, n)
+		}
 	}
 	if c.Sources == nil {
 		for _, f := range c.Context {

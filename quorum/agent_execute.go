@@ -21,6 +21,8 @@ func (r *run) execute(a *AgentResult, as *agentSettings) error {
 		return fmt.Errorf("quorum: making the workspace: %w", err)
 	}
 	a.Workspace = &WorkspaceInfo{Dir: ws.Dir(), Branch: ws.Branch(), Base: ws.Base()}
+	sandbox, warnings := as.Sandbox.toolSandbox(ws)
+	a.Sandbox = sandboxInfo(sandbox, warnings)
 	a.Executor = as.Executor
 	if a.Executor == "" {
 		a.Executor = a.Plan.Author
@@ -33,7 +35,7 @@ func (r *run) execute(a *AgentResult, as *agentSettings) error {
 	g.told = func(rec ActionRecord) {
 		r.ev.emit(Event{Kind: ActionDecided, Phase: PhaseExecute, Model: a.Executor, Text: rec.describe()})
 	}
-	ex := &executor{r: r, a: a, as: as, ws: ws, g: g}
+	ex := &executor{r: r, a: a, as: as, ws: ws, g: g, sandbox: sandbox}
 	defer func() { a.Actions = g.taken() }()
 	if err := ex.open(); err != nil {
 		return err
@@ -69,12 +71,13 @@ func (r *run) execute(a *AgentResult, as *agentSettings) error {
 
 // executor is the one session that carries the plan out.
 type executor struct {
-	r    *run
-	a    *AgentResult
-	as   *agentSettings
-	ws   Workspace
-	g    *gate
-	conv Conversation
+	r       *run
+	a       *AgentResult
+	as      *agentSettings
+	ws      Workspace
+	g       *gate
+	conv    Conversation
+	sandbox *ToolSandbox // nil: unconfined
 
 	mu    sync.Mutex // guards calls and the current step's tools
 	calls int
@@ -92,7 +95,7 @@ func (ex *executor) open() error {
 	conv, err := r.b.Open(r.ctx, OpenOptions{
 		Model:         ex.a.Executor,
 		SystemMessage: agentExecuteSystem,
-		Tools:         &ToolAccess{Dir: ex.ws.Dir(), Decide: ex.g.decide, OnTool: ex.onTool},
+		Tools:         &ToolAccess{Dir: ex.ws.Dir(), Decide: ex.g.decide, OnTool: ex.onTool, Sandbox: ex.sandbox, OnSandbox: ex.onSandbox},
 	})
 	if err == nil && conv == nil {
 		err = errors.New("quorum: the Backend's Open returned neither a conversation nor an error; fix the Backend")
@@ -220,6 +223,15 @@ func (ex *executor) onTool(u ToolUse) {
 		}
 	}
 	ex.r.ev.emit(Event{Kind: ToolActivity, Phase: PhaseExecute, Model: ex.a.Executor, Text: u.describe()})
+}
+
+// onSandbox records a record of the provider's sandbox in the current
+// turn.
+func (ex *executor) onSandbox(d SandboxDecision) {
+	d.Round, d.Step = ex.g.where()
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	ex.a.Sandbox.Decisions = append(ex.a.Sandbox.Decisions, d)
 }
 
 // commit records the workspace's changes; it returns the commit, "" when

@@ -26,6 +26,13 @@ type Action struct {
 	Tool string `json:"tool,omitempty"`
 	// Intention is the model's own description of what the action is for.
 	Intention string `json:"intention,omitempty"`
+	// SandboxBypass is true when the action asks to run outside the
+	// executor's sandbox (the Copilot CLI's requestSandboxBypass: a
+	// detached command, a command the network policy stopped, a read of a
+	// denied path); SandboxBypassReason is the provider's reason. The gate
+	// denies every such action, whatever the shell mode.
+	SandboxBypass       bool   `json:"sandboxBypass,omitempty"`
+	SandboxBypassReason string `json:"sandboxBypassReason,omitempty"`
 }
 
 // Kinds of Action. They match the Copilot CLI's permission request kinds.
@@ -58,6 +65,9 @@ const (
 	ByQuorum = "quorum"
 	ByAuto   = "auto"
 	ByNever  = "never"
+	// BySandbox is the gate's denial of a request to run outside the
+	// sandbox (Action.SandboxBypass).
+	BySandbox = "sandbox"
 )
 
 // ShellMode says how the gate decides shell commands (AgentConfig.Shell).
@@ -142,6 +152,11 @@ func (g *gate) judge(ctx context.Context, a Action) (ActionDecision, []ActionVot
 	allow := func(reason string) (ActionDecision, []ActionVote) {
 		return ActionDecision{Allow: true, By: ByPolicy, Reason: reason}, nil
 	}
+	if a.SandboxBypass {
+		// Before every other rule: approving it would run the action with
+		// the user's full rights, past every limit the sandbox sets.
+		return ActionDecision{By: BySandbox, Reason: "running outside the sandbox is never allowed in agent mode; work inside the workspace, within the sandbox's limits (no network unless allowed, no files outside the workspace)"}, nil
+	}
 	switch a.Kind {
 	case ActionRead:
 		if len(a.Paths) == 0 {
@@ -215,6 +230,13 @@ func (g *gate) at(round string, step int) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.round, g.step = round, step
+}
+
+// where is the round and step decisions now belong to.
+func (g *gate) where() (round string, step int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.round, g.step
 }
 
 // taken returns the decisions so far.

@@ -19,6 +19,14 @@ type ToolAccess struct {
 	// OnTool is told of each tool call as it starts (Done false) and as it
 	// ends (Done true), from the goroutine reading the conversation.
 	OnTool func(ToolUse)
+	// Sandbox confines the tools' commands; nil runs them unconfined. A
+	// Backend that cannot confine them as it says must fail Open: an
+	// executor never runs with less confinement than asked for.
+	Sandbox *ToolSandbox
+	// OnSandbox is told of each record of the provider's sandbox (Round
+	// and Step left for the caller), from the goroutine reading the
+	// conversation.
+	OnSandbox func(SandboxDecision)
 }
 
 // ToolUse is one tool call of the executor.

@@ -2,6 +2,7 @@ package quorum
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/quorum-go/quorum/copilot"
 	"github.com/quorum-go/quorum/copilot/protocol"
@@ -22,6 +23,7 @@ func actingConfig(o OpenOptions) copilot.SessionConfig {
 		SystemMessage:    o.SystemMessage,
 		WorkingDirectory: t.Dir,
 		BuiltinTools:     agentBuiltinTools,
+		Sandbox:          cliSandbox(t.Sandbox),
 		Permissions: func(ctx context.Context, req copilot.PermissionRequest) (copilot.PermissionDecision, error) {
 			d := t.Decide(ctx, actionOf(req))
 			if d.Allow {
@@ -37,6 +39,9 @@ func actingConfig(o OpenOptions) copilot.SessionConfig {
 func actionOf(req copilot.PermissionRequest) Action {
 	p := req.Request
 	a := Action{Kind: req.Kind, Intention: p.Intention, Tool: req.ToolName}
+	if p.RequestSandboxBypass != nil && *p.RequestSandboxBypass {
+		a.SandboxBypass, a.SandboxBypassReason = true, p.RequestSandboxBypassReason
+	}
 	switch req.Kind {
 	case copilot.PermissionKindRead:
 		a.Paths = nonEmpty(p.Path)
@@ -56,6 +61,42 @@ func actionOf(req copilot.PermissionRequest) Action {
 		a.Tool = p.ToolName
 	}
 	return a
+}
+
+// cliSandbox is the CLI's sandbox for sb; nil (unconfined) for nil.
+func cliSandbox(sb *ToolSandbox) *copilot.Sandbox {
+	if sb == nil {
+		return nil
+	}
+	return &copilot.Sandbox{
+		ReadWritePaths: sb.ReadWrite,
+		ReadOnlyPaths:  sb.ReadOnly,
+		DeniedPaths:    sb.Denied,
+		AllowOutbound:  sb.AllowNetwork,
+		AllowedHosts:   sb.AllowedHosts,
+		AllowBypass:    sb.AllowBypass,
+		MaskEnv:        sb.MaskEnv,
+	}
+}
+
+// sandboxDecision reads a sandbox.decision event.
+func sandboxDecision(ev copilot.Event) (SandboxDecision, bool) {
+	if ev.Type != protocol.EventSandboxDecision {
+		return SandboxDecision{}, false
+	}
+	var d protocol.SandboxDecisionData
+	if ev.UnmarshalData(&d) != nil {
+		return SandboxDecision{}, false
+	}
+	out := SandboxDecision{Kind: d.Kind, Control: string(d.Control), Outcome: string(d.Outcome)}
+	if d.ToolCallID != nil {
+		out.ToolCallID = *d.ToolCallID
+	}
+	var class string
+	if json.Unmarshal(d.DenialClass, &class) == nil {
+		out.DenialClass = class
+	}
+	return out, true
 }
 
 func nonEmpty(s string) []string {

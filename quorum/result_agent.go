@@ -36,6 +36,10 @@ type AgentResult struct {
 	Executor string `json:"executor"`
 	// Workspace is where it did; null when nothing was executed.
 	Workspace *WorkspaceInfo `json:"workspace"`
+	// Sandbox is the confinement the executor ran under (or that it ran
+	// unconfined, by the user's choice) and what the sandbox stopped;
+	// null when nothing was executed.
+	Sandbox *SandboxInfo `json:"sandbox"`
 	// Steps are the plan's steps as carried out, then the fix rounds'
 	// turns (Round "fix-1", …), in order.
 	Steps []StepRun `json:"steps"`
@@ -164,6 +168,7 @@ func (a *AgentResult) fillLists() {
 	a.Actions = nonNil(a.Actions)
 	a.Reviews = nonNil(a.Reviews)
 	a.Findings = nonNil(a.Findings)
+	a.Sandbox.fillLists()
 	for i := range a.Proposals {
 		a.Proposals[i].Problems = nonNil(a.Proposals[i].Problems)
 	}

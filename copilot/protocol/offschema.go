@@ -316,6 +316,10 @@ type SessionCreateParams struct {
 	// GitHubToken authenticates this session as the token's owner, instead
 	// of the CLI's login.
 	GitHubToken string `json:"gitHubToken,omitempty"`
+	// SandboxConfig confines the built-in tools' commands with the CLI's
+	// process sandbox; SandboxConfigSource says where the choice came from.
+	SandboxConfig       *SandboxConfig      `json:"sandboxConfig,omitempty"`
+	SandboxConfigSource SandboxConfigSource `json:"sandboxConfigSource,omitempty"`
 
 	// Extra holds params the fields above do not name, by their wire name
 	// (enableCitations, sessionLimits, …), sent as they are. A key that a

@@ -14,8 +14,11 @@ import (
 // The CLI's built-in tools, as the simulator plays them: view, create,
 // edit, bash and web_fetch, with the permission requests, events and result
 // texts CLI 1.0.102 was seen to send (doc.go has the shapes). This file
-// routes a call and asks; builtinfs.go does the file tools inside the
-// session's folder, builtinshell.go the harmless commands bash may run.
+// routes a call and asks; builtinfs.go confines the file tools to the
+// session's folder (builtinfs_view.go reads, builtinfs_write.go creates and
+// edits), builtinshell.go plays the harmless commands bash may run
+// (builtinshell_parse.go reads a command, builtinshell_git.go plays git),
+// and sandbox.go plays the CLI's sandbox when the session asks for one.
 
 // The names of the built-in tools the simulator plays, as the model calls
 // them (ToolCall.Name).
@@ -196,8 +199,34 @@ func (s *session) runBuiltin(t *turn, cfg settings, req protocol.AssistantMessag
 	if fail != nil {
 		return fail, nil
 	}
-	if fail, err := s.permit(t, cfg, req, pre, res.Arguments, false, true, p.request, p.prompt); fail != nil || err != nil {
+	request := p.request
+	sb := cfg.sandbox
+	refusal := sandboxCheck(sb, s.cwd, req.Name, res.Arguments)
+	if refusal != nil {
+		// Refused before any permission request, or asked as a bypass.
+		if err := s.emit(t, protocol.EventSandboxDecision, accessDenied(req.ToolCallID, refusal.class)); err != nil {
+			return nil, err
+		}
+		if sb.AllowBypass == nil || !*sb.AllowBypass {
+			return &toolFailure{code: "failure", message: refusal.message, llm: sandboxBlocked, executed: true, remediation: "review_sandbox_policy"}, nil
+		}
+		request = refusal.bypass(request)
+	}
+	fail, err := s.permit(t, cfg, req, pre, res.Arguments, false, true, request, p.prompt)
+	if refusal != nil && err == nil {
+		if err := s.emit(t, protocol.EventSandboxDecision, bypassDecided(req.ToolCallID, refusal.class, fail == nil)); err != nil {
+			return nil, err
+		}
+	}
+	if fail != nil || err != nil {
 		return fail, err
+	}
+	if sb != nil && sb.Enabled && req.Name == ToolBash {
+		for _, d := range confinedCommand(sb, req.ToolCallID) {
+			if err := s.emit(t, protocol.EventSandboxDecision, d); err != nil {
+				return nil, err
+			}
+		}
 	}
 	out, fail := p.run(t.ctx)
 	if t.ctx.Err() != nil {

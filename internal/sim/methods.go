@@ -73,6 +73,7 @@ func init() {
 	methods = map[string]method{
 		protocol.MethodConnect:                                          (*Conn).handleConnect,
 		protocol.MethodPing:                                             (*Conn).handlePing,
+		protocol.MethodSandboxGetHostSupport:                            (*Conn).handleSandboxHostSupport,
 		protocol.MethodStatusGet:                                        (*Conn).handleStatus,
 		protocol.MethodAuthGetStatus:                                    (*Conn).handleAuthStatus,
 		protocol.MethodModelsList:                                       (*Conn).handleModelsList,

@@ -107,6 +107,9 @@ type settings struct {
 	// builtins are the built-in tools (builtinTools) the session offers;
 	// replaced, never changed in place.
 	builtins []string
+	// sandbox is the session's sandboxConfig (sandbox.go); nil or not
+	// enabled: none.
+	sandbox *protocol.SandboxConfig
 }
 
 // settings returns the session's settings as they are now.

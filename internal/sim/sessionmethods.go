@@ -37,6 +37,7 @@ type createParams struct {
 	ToolFilterPrecedence  string                    `json:"toolFilterPrecedence"`
 	WorkingDirectory      string                    `json:"workingDirectory"`
 	ClientName            string                    `json:"clientName"`
+	SandboxConfig         *protocol.SandboxConfig   `json:"sandboxConfig"`
 }
 
 // settings returns the settings p asks for, with model.
@@ -51,6 +52,7 @@ func (p createParams) settings(model string) settings {
 		hooks:                 p.Hooks,
 		tools:                 offeredTools(p),
 		builtins:              offeredBuiltins(p),
+		sandbox:               p.SandboxConfig,
 	}
 }
 

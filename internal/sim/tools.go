@@ -52,6 +52,9 @@ type toolFailure struct {
 	// tool.execution_complete ("Path does not exist") and at length for
 	// the model ("Path /x does not exist. Please provide a valid path.").
 	llm string
+	// remediation is the error's remediation, when the CLI names one (a
+	// sandbox refusal: "review_sandbox_policy").
+	remediation protocol.RemediationAction
 }
 
 // noPermission is the CLI's failure of a tool that needed permission when
@@ -120,7 +123,7 @@ func (s *session) runTool(t *turn, cfg settings, req protocol.AssistantMessageTo
 		res.Text = res.Error
 		data.Error = &protocol.ToolExecutionCompleteError{Message: res.Error}
 		if fail != nil {
-			data.Error.Code = fail.code
+			data.Error.Code, data.Error.Remediation = fail.code, fail.remediation
 			if fail.llm != "" {
 				res.Text = fail.llm
 			}

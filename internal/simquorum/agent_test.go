@@ -85,7 +85,6 @@ func TestAgentOnTheSimulator(t *testing.T) {
 		by    string
 	}{
 		quorum.ActionWrite: {true, quorum.ByPolicy},
-		"read-outside":     {false, quorum.ByPolicy},
 		quorum.ActionShell: {true, quorum.ByQuorum},
 		quorum.ActionURL:   {false, quorum.ByPolicy},
 	} {
@@ -93,6 +92,18 @@ func TestAgentOnTheSimulator(t *testing.T) {
 		if !ok || rec.Allow != want.allow || rec.By != want.by {
 			t.Errorf("%s: %+v (found %v); want allow %v by %s", key, rec, ok, want.allow, want.by)
 		}
+	}
+	// The read outside the worktree never reaches the gate: the
+	// executor's sandbox refuses it first, and records so.
+	if _, asked := kinds["read-outside"]; asked {
+		t.Errorf("the read outside the worktree reached the gate: %+v", kinds["read-outside"])
+	}
+	denied := false
+	for _, d := range a.Sandbox.Decisions {
+		denied = denied || (d.Kind == "access_denied" && d.DenialClass == "filesystem_read")
+	}
+	if !denied {
+		t.Errorf("the sandbox recorded no refused read: %+v", a.Sandbox.Decisions)
 	}
 	if len(a.Reviews) == 0 || len(a.Reviews[0].Inspections) == 0 {
 		t.Fatalf("reviews %+v", a.Reviews)

@@ -13,10 +13,17 @@
 //     the working tree (Options.Root). Context is read from HEAD's tree
 //     (git show), never from the working tree, so the plan is made from the
 //     files the executor will find.
-//   - Every git command runs with the user's hooks switched off
-//     (core.hooksPath pointing at an empty folder), commit signing off and
-//     no terminal prompt, so no hook of the user's runs on the agent's
-//     behalf and no command can wait for a passphrase.
+//   - Every git command runs no command a configuration names: hooks
+//     (core.hooksPath below /dev/null, where no one can plant one), the
+//     file-system monitor, filter drivers, credential helpers, ssh,
+//     external diffs, automatic gc; no system or global configuration is
+//     read after Open (which reads the user's identity once); commit
+//     signing is off and no terminal prompt can wait for a passphrase.
+//     The worktree's commands pin the git folders NewWorktree made
+//     (GIT_DIR, GIT_INDEX_FILE, GIT_WORK_TREE) and commit with plumbing on
+//     the branch's tip, so nothing the executor writes in the worktree (its
+//     .git file, a .gitattributes) or could write in its git folder
+//     (commondir, HEAD) leads quorum's git elsewhere or runs on the host.
 //   - Work is committed on the branch (Worktree.Commit), and the worktree
 //     is never removed here: on success, failure or interrupt the branch
 //     and the folder stay for the user to look at, merge or drop.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 )
@@ -31,6 +32,11 @@ type Repo struct {
 	Branch string
 	// Head is the commit HEAD names, in full.
 	Head string
+
+	// name and email are the user's git identity as Open found it, with
+	// the global configuration: commits on the agent's branch carry it,
+	// while quorum's later git commands read no global configuration.
+	name, email string
 }
 
 // Open checks that dir is inside a repository agent mode can work from and
@@ -67,7 +73,12 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 	if !filepath.IsAbs(common) {
 		common = filepath.Join(dir, common)
 	}
-	r.GitDir = filepath.Clean(common)
+	// Absolute, with links resolved: the worktree's git commands name it
+	// from another folder, and the sandbox takes no relative path.
+	if common, err = filepath.Abs(common); err != nil {
+		return nil, fmt.Errorf("workspace: the repository's git folder: %w", err)
+	}
+	r.GitDir = resolve(common, common)
 	if r.Head, err = gitLine(ctx, dir, "rev-parse", "--verify", "-q", "HEAD^{commit}"); err != nil || r.Head == "" {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -93,7 +104,32 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 		return nil, fmt.Errorf("%w in %s (at %.12s); check out a branch first (git switch BRANCH, or git switch -c BRANCH to keep this commit)", ErrDetachedHead, r.Top, r.Head)
 	}
 	r.Branch = strings.TrimPrefix(ref, "refs/heads/")
+	r.name, r.email = userIdentity(ctx, r.Top)
 	return r, nil
+}
+
+// userIdentity reads user.name and user.email as the user's own git would,
+// global and system configuration included (the only read of them here), before any
+// executor has run; "" when not set.
+func userIdentity(ctx context.Context, dir string) (name, email string) {
+	path, err := exec.LookPath("git")
+	if err != nil {
+		return "", ""
+	}
+	env := os.Environ()
+	for _, kv := range hardenedEnv {
+		if !strings.HasPrefix(kv, "GIT_CONFIG_GLOBAL=") && !strings.HasPrefix(kv, "GIT_CONFIG_NOSYSTEM=") {
+			env = append(env, kv)
+		}
+	}
+	read := func(key string) string {
+		out, err := execGit(ctx, path, dir, env, []string{"config", key}, append(append([]string{}, hardening...), "config", key))
+		if err != nil {
+			return ""
+		}
+		return strings.TrimSpace(string(out))
+	}
+	return read("user.name"), read("user.email")
 }
 
 // operationInProgress names the operation gitDir's markers say is under

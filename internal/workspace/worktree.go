@@ -29,6 +29,9 @@ type Options struct {
 type Worktree struct {
 	dir, branch, base string
 	repo              *Repo
+	// pin are the git folders NewWorktree made, which every later git
+	// command of the worktree names itself (see gitDirs).
+	pin *gitDirs
 }
 
 // Dir is the worktree's folder, absolute, with symbolic links resolved.
@@ -96,7 +99,12 @@ func (r *Repo) NewWorktree(ctx context.Context, task string, o Options) (*Worktr
 		if err != nil {
 			return nil, fmt.Errorf("workspace: the new worktree %s: %w", dir, err)
 		}
-		return &Worktree{dir: real, branch: branch, base: r.Head, repo: r}, nil
+		// Read now, before any executor ran in it, and never again.
+		own, err := gitLine(ctx, real, "rev-parse", "--absolute-git-dir")
+		if err != nil {
+			return nil, fmt.Errorf("workspace: the new worktree's git folder: %w", err)
+		}
+		return &Worktree{dir: real, branch: branch, base: r.Head, repo: r, pin: &gitDirs{gitDir: r.GitDir, index: filepath.Join(own, "index"), workTree: real}}, nil
 	}
 	return nil, fmt.Errorf("workspace: %d branches named quorum/%s… exist already; delete some (git branch -D)", maxBranchTries, name)
 }
@@ -142,31 +150,86 @@ func slug(task string) string {
 // Commit records everything in the worktree (new, changed and deleted
 // files) as one commit on its branch and returns the commit's id; changed
 // is false, and no commit is made, when there is nothing to record. The
-// user's git identity is used where one is set, a neutral one otherwise.
+// user's git identity (as Open read it) is used where one is set, a
+// neutral one otherwise.
+//
+// It reads no git metadata the worktree holds or the executor could
+// rewrite: git runs on the repository's own git folder with the
+// worktree's index, both as NewWorktree found them (see gitDirs), the
+// commit is made with plumbing (write-tree, commit-tree) on the branch's
+// tip and the branch moved only from that tip (update-ref), so neither a
+// rewritten .git file, nor a commondir, nor a HEAD switched to another
+// branch leads the commit anywhere else; and no configured command runs
+// (hardening).
 func (w *Worktree) Commit(ctx context.Context, message string) (commit string, changed bool, err error) {
-	if _, err := git(ctx, w.dir, "add", "--all"); err != nil {
+	ref := "refs/heads/" + w.branch
+	tip, err := w.gitLine(ctx, "rev-parse", "--verify", "-q", ref+"^{commit}")
+	if err != nil {
+		return "", false, fmt.Errorf("workspace: reading the branch %s: %w", w.branch, err)
+	}
+	if _, err := w.git(ctx, "add", "--all"); err != nil {
 		return "", false, fmt.Errorf("workspace: staging the agent's changes: %w", err)
 	}
-	if _, err := git(ctx, w.dir, "diff", "--cached", "--quiet"); err == nil {
+	if _, err := w.git(ctx, "diff-index", "--cached", "--quiet", tip, "--"); err == nil {
 		return "", false, nil
 	} else if ge := (*GitError)(nil); !errors.As(err, &ge) {
 		return "", false, err
 	}
-	args := []string{"commit", "--quiet", "--no-verify", "-m", message}
-	if email, _ := gitLine(ctx, w.dir, "config", "user.email"); email == "" {
-		args = append([]string{"-c", "user.name=quorum agent", "-c", "user.email=quorum-agent@localhost"}, args...)
+	tree, err := w.gitLine(ctx, "write-tree")
+	if err != nil {
+		return "", false, fmt.Errorf("workspace: recording the agent's changes: %w", err)
 	}
-	if _, err := git(ctx, w.dir, args...); err != nil {
+	name, email := w.repo.name, w.repo.email
+	if email == "" {
+		name, email = "quorum agent", "quorum-agent@localhost"
+	} else if name == "" {
+		name = email
+	}
+	id := []string{"-c", "user.name=" + name, "-c", "user.email=" + email}
+	if commit, err = w.gitLine(ctx, append(id, "commit-tree", tree, "-p", tip, "-m", message)...); err != nil {
 		return "", false, fmt.Errorf("workspace: committing the agent's changes: %w", err)
 	}
-	commit, err = gitLine(ctx, w.dir, "rev-parse", "HEAD")
-	return commit, err == nil, err
+	if _, err := w.git(ctx, "update-ref", "-m", "quorum agent: "+oneLine(message), ref, commit, tip); err != nil {
+		return "", false, fmt.Errorf("workspace: moving the branch %s to the agent's commit: %w", w.branch, err)
+	}
+	return commit, true, nil
+}
+
+// oneLine is s's first line.
+func oneLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }
 
 // Diff returns the unified diff of the branch against its base (git diff
-// BASE HEAD): what has been committed, which is what review reads.
+// BASE BRANCH): what has been committed, which is what review reads.
 func (w *Worktree) Diff(ctx context.Context) (string, error) {
-	return git(ctx, w.dir, "diff", "--no-color", "--no-ext-diff", "--no-textconv", w.base, "HEAD", "--")
+	return w.git(ctx, "diff", "--no-color", "--no-ext-diff", "--no-textconv", w.base, "refs/heads/"+w.branch, "--")
+}
+
+// MetadataPaths are the paths outside the worktree's files that hold its
+// git metadata, which its commands must not write: the repository's
+// common git folder (its refs, configuration, hooks and the worktree's own
+// git folder) and the worktree's .git file. quorum's sandbox makes them
+// read-only for the executor.
+func (w *Worktree) MetadataPaths() []string {
+	return []string{w.pin.gitDir, filepath.Join(w.dir, ".git")}
+}
+
+// git runs git in the worktree with its folders pinned.
+func (w *Worktree) git(ctx context.Context, args ...string) (string, error) {
+	out, err := runGit(ctx, w.dir, w.pin, args...)
+	return string(out), err
+}
+
+// gitLine is git's first line of output, trimmed.
+func (w *Worktree) gitLine(ctx context.Context, args ...string) (string, error) {
+	out, err := w.git(ctx, args...)
+	if err != nil {
+		return "", err
+	}
+	line, _, _ := strings.Cut(out, "\n")
+	return strings.TrimSpace(line), nil
 }
 
 // Contains reports whether path, absolute or relative to the worktree,
