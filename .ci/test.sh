@@ -16,6 +16,9 @@ if [ -z "${COPILOT_CLI_PATH:-}" ]; then
 	fi
 fi
 echo "test: Copilot CLI: ${COPILOT_CLI_PATH:-none}" >&2
+# The agent's executor runs inside the CLI's sandbox, which needs
+# bubblewrap, slirp4netns and iptables (the sandbox tests fail without them).
+bash .ci/install-sandbox.sh || echo "test: could not install the sandbox's prerequisites; the sandbox tests will fail" >&2
 
 status=0
 unformatted="$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"
