@@ -35,11 +35,14 @@ type mailbox struct {
 
 	ready chan struct{} // one-slot signal: something was appended
 	done  chan struct{} // closed when err is set
-
-	// beforeWait, if set (by tests only), runs when get has found the queue
-	// empty and is about to wait.
-	beforeWait func()
 }
+
+// testHookBeforeWait is nil in every program users build: only this
+// package's tests set it (export_test.go, before any test runs), to hold a
+// receiver in the window between finding the queue empty and waiting. It is
+// a package variable rather than a field so that the mailbox itself carries
+// no test seam.
+var testHookBeforeWait func(b *mailbox)
 
 // The bound. A consumer that is merely descheduled must not fail: on a
 // loaded two-core machine a fast reader was seen to fail a 256 KiB bound
@@ -156,8 +159,8 @@ func (b *mailbox) get(ctx context.Context) (Message, error) {
 		if ctx.Err() != nil {
 			return Message{}, ctx.Err()
 		}
-		if b.beforeWait != nil {
-			b.beforeWait()
+		if testHookBeforeWait != nil {
+			testHookBeforeWait(b)
 		}
 		select {
 		case <-b.ready:
