@@ -23,6 +23,12 @@ var (
 	// session.ErrClosed: errors.Is(err, session.ErrClosed) holds too.
 	ErrClosed error = &narrower{msg: "router closed", of: session.ErrClosed}
 
+	// ErrConnectionClosed is the cause (wrapped with ErrStopped) when the
+	// connection ended from the other side: the peer closed it, or went away
+	// without a word (EOF). The router's error then reads "router stopped:
+	// connection closed by the peer: EOF".
+	ErrConnectionClosed = errors.New("connection closed by the peer")
+
 	// ErrSessionExists reports a route that is already registered.
 	ErrSessionExists = errors.New("router: a session with this id is already routed")
 

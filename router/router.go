@@ -109,9 +109,9 @@ func (r *Router) watch() {
 	cause := r.stream.Err()
 	switch {
 	case cause == nil:
-		cause = errors.New("connection closed")
+		cause = fmt.Errorf("%w (no read error)", ErrConnectionClosed)
 	case errors.Is(cause, io.EOF), errors.Is(cause, io.ErrUnexpectedEOF):
-		cause = fmt.Errorf("connection closed by the peer: %w", cause)
+		cause = fmt.Errorf("%w: %w", ErrConnectionClosed, cause)
 	}
 	r.stop(cause)
 }

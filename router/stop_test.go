@@ -99,8 +99,8 @@ func TestPeerCloseFailsEveryone(t *testing.T) {
 	wg.Wait()
 	close(errs)
 	for err := range errs {
-		if !errors.Is(err, ErrStopped) || !strings.Contains(err.Error(), "closed by the peer") {
-			t.Errorf("err = %v, want ErrStopped with the cause", err)
+		if !errors.Is(err, ErrStopped) || !errors.Is(err, ErrConnectionClosed) || !strings.Contains(err.Error(), "closed by the peer") {
+			t.Errorf("err = %v, want ErrStopped wrapping ErrConnectionClosed", err)
 		}
 	}
 	<-r.Done()

@@ -35,6 +35,11 @@ type mailbox struct {
 
 	ready chan struct{} // one-slot signal: something was appended
 	done  chan struct{} // closed when err is set
+
+	// ctx, made when first asked for (Channel.Context), is cancelled with
+	// err as its cause when err is set.
+	ctx    context.Context
+	cancel context.CancelCauseFunc
 }
 
 // testHookBeforeWait is nil in every program users build: only this
@@ -186,6 +191,9 @@ func (b *mailbox) failLocked(err error, discard bool) []Message {
 	if b.err == nil {
 		b.err = err
 		close(b.done)
+		if b.cancel != nil {
+			b.cancel(err)
+		}
 	}
 	if !discard || b.head == len(b.queue) {
 		return nil
@@ -193,6 +201,21 @@ func (b *mailbox) failLocked(err error, discard bool) []Message {
 	dropped := append([]Message(nil), b.queue[b.head:]...)
 	b.queue, b.head, b.bytes = nil, 0, 0
 	return dropped
+}
+
+// context returns the mailbox's context, making it on first use: cancelled,
+// with the mailbox's error as its cause, once the mailbox has failed or
+// been closed. A mailbox never asked for it carries none.
+func (b *mailbox) context() context.Context {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.ctx == nil {
+		b.ctx, b.cancel = context.WithCancelCause(context.Background())
+		if b.err != nil {
+			b.cancel(b.err)
+		}
+	}
+	return b.ctx
 }
 
 // buffered reports the number of messages and bytes waiting.
