@@ -76,7 +76,9 @@ var (
 
 	// ErrTurnInactive reports a turn that SessionConfig.TurnInactivity
 	// ended: no event came from the CLI for that long. The turn is aborted
-	// on the CLI; the session can run another.
+	// on the CLI; the session can run another, which first reads the rest
+	// of this one — up to 2 s of waiting if its session.idle never comes
+	// (see Session.Stream).
 	ErrTurnInactive = errors.New("copilot: no event from the Copilot CLI within the turn's inactivity limit")
 
 	// ErrRefused reports a request the CLI answered with a refusal rather

@@ -62,7 +62,19 @@ func (s *Session) Send(ctx context.Context, prompt string) (string, error) {
 // ErrClosed) or session.ErrClosed, even while a handler runs: every
 // handler it calls (tools, Handlers, hooks, the permission policy) gets a
 // context that ends with the turn and with the session, its cause
-// (context.Cause) saying why. StreamPrompt sends more than text.
+// (context.Cause) saying why.
+//
+// A turn cut short (its context ended, SessionConfig.TurnInactivity,
+// session.ErrTurnTooLarge) leaves the rest of it on the CLI: the session's
+// next Stream first reads that rest, up to its session.idle, so that the
+// old turn's end cannot end the new one. The CLI sends it within
+// milliseconds of the abort. If it never comes (lost on a faulty
+// connection: copilottest's DropEvents(EventSessionIdle)), the next Stream
+// waits for drainQuiet (2 s) of silence before it sends its prompt, and a
+// context shorter than that fails it with the context's error, the prompt
+// unsent: give that turn a context longer than 2 s.
+//
+// StreamPrompt sends more than text.
 func (s *Session) Stream(ctx context.Context, prompt string, h TurnHandlers) (Reply, error) {
 	return s.StreamPrompt(ctx, Prompt{Text: prompt}, h)
 }
