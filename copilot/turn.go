@@ -126,6 +126,11 @@ func (s *Session) streamTurn(ctx context.Context, p Prompt, h TurnHandlers) (_ R
 	var reply Reply
 	id, err := s.send(ctx, p)
 	if err != nil {
+		if cerr := s.ch.Err(); cerr != nil && ctx.Err() != nil && !errors.Is(err, ErrSuperseded) {
+			// The session's end (its client closed, its connection lost)
+			// ended the turn's context: say that, not the context.
+			err = cerr
+		}
 		if ctx.Err() != nil && s.ch.Err() == nil {
 			// The send went out before the caller gave up, so the turn may
 			// be running: stop it, and have the next turn drain what is left.
