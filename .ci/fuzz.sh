@@ -4,6 +4,12 @@
 # to run at least ten minutes before a release.
 #
 #   bash .ci/fuzz.sh [duration per target, default 10m] [targets at once, default 2] [target regexp]
+#   bash .ci/fuzz.sh --list [target regexp]   # print the "package target" pairs a run would fuzz
+#   bash .ci/fuzz.sh --self-check             # prove the selection: every target by default, none fails
+#
+# The target regexp is matched against the whole target name (FuzzRouter,
+# FuzzScanner, ...); the default, '.*', selects every target. A run whose
+# pattern selects no target fails (exit 2) instead of fuzzing nothing.
 #
 # Each target's log is written to $FUZZ_LOG_DIR (default /tmp/quorum-fuzz) as
 # <package>.<target>.log; a summary line per target goes to stdout. A crasher
@@ -12,16 +18,52 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
+# all_targets prints every "package target" pair, found from the source so
+# that a new target is not forgotten.
+all_targets() {
+	grep -rHo --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*' . |
+		sed -E 's#^\./(.*)/[^/]*_test\.go:func (Fuzz.*)#\1 \2#' | sort -u
+}
+
+# select_targets prints the pairs whose target name matches all of $1.
+select_targets() {
+	all_targets | grep -E " ($1)\$"
+}
+
+if [ "${1:-}" = "--list" ]; then
+	select_targets "${2:-.*}"
+	exit $?
+fi
+
+if [ "${1:-}" = "--self-check" ]; then
+	# The default selection must be every target, and a pattern that
+	# selects none must make a run fail before it fuzzes anything.
+	total="$(all_targets | wc -l)"
+	selected="$(select_targets '.*' | wc -l)"
+	if [ "$total" -eq 0 ] || [ "$selected" -ne "$total" ]; then
+		echo "fuzz self-check: the default pattern selects $selected of $total targets" >&2
+		exit 1
+	fi
+	if FUZZ_LOG_DIR="$(mktemp -d)" bash "$0" 1s 1 'NoSuchFuzzTarget' >/dev/null 2>&1; then
+		echo "fuzz self-check: a run that selects no target exited 0" >&2
+		exit 1
+	fi
+	echo "fuzz self-check: ok (the default selects all $total targets; an empty selection fails)"
+	exit 0
+fi
+
 duration="${1:-10m}"
 lanes="${2:-2}"
-only="${3:-.}"
+only="${3:-.*}"
 logs="${FUZZ_LOG_DIR:-/tmp/quorum-fuzz}"
 mkdir -p "$logs"
 
-# "package target" pairs, found from the source so that a new target is not
-# forgotten.
-mapfile -t targets < <(grep -rHo --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*' . |
-	sed -E 's#^\./(.*)/[^/]*_test\.go:func (Fuzz.*)#\1 \2#' | sort -u | grep -E " ($only)\$")
+mapfile -t targets < <(select_targets "$only")
+if [ "${#targets[@]}" -eq 0 ]; then
+	echo "fuzz: the pattern '$only' selects no fuzz target (bash .ci/fuzz.sh --list shows them)" >&2
+	exit 2
+fi
+echo "fuzz: ${#targets[@]} targets, $duration each, $lanes at once; logs in $logs" >&2
 
 run_one() {
 	local pkg="$1" target="$2"

@@ -102,7 +102,12 @@ func (s *Session) Select(ctx context.Context, message string, options []string) 
 	if err != nil || res == nil {
 		return "", false, err
 	}
-	return choice, json.Unmarshal(res, &choice) == nil, nil
+	// Decoded before the return: the spec leaves unordered the reading of
+	// choice and the call that writes it within one return statement.
+	if err := json.Unmarshal(res, &choice); err != nil {
+		return "", false, nil
+	}
+	return choice, true, nil
 }
 
 // Input asks the session's user for a line of text, the field described by
@@ -115,7 +120,10 @@ func (s *Session) Input(ctx context.Context, message string, field protocol.UIEl
 	if err != nil || res == nil {
 		return "", false, err
 	}
-	return text, json.Unmarshal(res, &text) == nil, nil
+	if err := json.Unmarshal(res, &text); err != nil { // decoded first, as in Select
+		return "", false, nil
+	}
+	return text, true, nil
 }
 
 // askOne asks a form of one required field and returns the field's value

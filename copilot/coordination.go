@@ -142,12 +142,16 @@ func (h *handover) readBuffered() (took bool) {
 		return false
 	}
 	defer func() { <-h.token }()
+	// What is handled between turns answers for the session: its handlers'
+	// context ends with the session's channel (scope.go), which the
+	// client's Close ends too, by stopping the router.
+	ctx := h.ch.Context()
 	for !h.handedOver.Load() && h.wanted.Load() == 0 && h.client.ctx.Err() == nil {
 		m, ok, err := h.ch.TryReceive()
 		if !ok || err != nil {
 			break
 		}
-		h.handle(h.client.ctx, m)
+		h.handle(ctx, m)
 	}
 	return true
 }
@@ -169,9 +173,10 @@ func (h *handover) readBuffered() (took bool) {
 //     rest (drainTurn), so that the old turn's end cannot end the new one.
 //  4. abort is the done signal of an abort in flight (abortAfterCancel).
 //     The next turn does not start while it is open (acquireAfterAbort),
-//     so that the abort cannot stop the new turn instead; it waits for it
-//     without the token, so that the dispatcher goes on answering what the
-//     CLI asks meanwhile.
+//     so that the abort cannot stop the new turn instead; the Stream that
+//     started it waits for it too, up to abortWait, before it returns
+//     (awaitAbort). Both wait without the token, so that the dispatcher
+//     goes on answering what the CLI asks meanwhile.
 //  5. betweenTurns counts the tool calls that come between Stream turns
 //     (of a turn started with Send, or of a background agent) since the
 //     last session.idle, so that SessionConfig.MaxToolCalls bounds them as
@@ -199,16 +204,42 @@ func (t *turnState) lockTurn(ctx context.Context) error {
 // unlockTurn lets the next turn start.
 func (t *turnState) unlockTurn() { <-t.lock }
 
+// abortWait bounds how long a turn whose caller gave up waits, before it
+// returns, for the CLI to answer its abort (abortBeforeReturn). The CLI
+// answers in milliseconds; the bound is for one that does not answer at
+// all, which the abort's own limit (5 s) then ends in the background.
+const abortWait = time.Second
+
+// awaitAbort waits, up to abortWait, for the abort a turn whose caller
+// gave up has started (aborting; nil when none) to be answered, so that a
+// caller that cancels and then exits has still stopped the turn, and its
+// spending, on the CLI. Stream calls it after giving the channel back: the
+// dispatcher goes on answering what the CLI asks meanwhile (turnState
+// invariant 4).
+func (s *Session) awaitAbort(aborting <-chan struct{}) {
+	if aborting == nil {
+		return
+	}
+	wait := time.NewTimer(abortWait)
+	defer wait.Stop()
+	select {
+	case <-aborting:
+	case <-wait.C:
+		s.log.Debug().Dur("waited", abortWait).Msg("the CLI has not answered the abort yet; it completes in the background")
+	}
+}
+
 // abortAfterCancel stops a turn whose caller gave up, or work the
 // tool-call limit stopped between turns, within a bounded time. The abort
-// runs on a goroutine of its own so that its caller returns at once; the
-// next turn waits for it (acquireAfterAbort). The caller holds the
-// channel's token.
+// runs on a goroutine of its own; turns.abort is closed when it has
+// completed. The next turn waits for it (acquireAfterAbort), and so does
+// the Stream that started it, a short while, before it returns
+// (awaitAbort). The caller holds the channel's token.
 func (s *Session) abortAfterCancel() {
-	done := make(chan struct{})
-	s.turns.abort = done
+	aborted := make(chan struct{})
+	s.turns.abort = aborted
 	started := s.client.spawn(func() {
-		defer close(done)
+		defer close(aborted)
 		ctx, cancel := context.WithTimeout(s.client.ctx, 5*time.Second)
 		defer cancel()
 		if err := s.Abort(ctx); err != nil {
@@ -216,7 +247,7 @@ func (s *Session) abortAfterCancel() {
 		}
 	})
 	if !started {
-		close(done) // the client is closed: nothing left to abort
+		close(aborted) // the client is closed: nothing left to abort
 	}
 }
 

@@ -35,8 +35,12 @@
 // sends a prompt and reads the turn to session.idle, passing text deltas
 // and events to its handlers as they arrive; Ask waits for the final
 // answer. A session.error ends the turn with an error wrapping
-// ErrTurnFailed that carries the CLI's message. Cancelling a turn's context
-// aborts the turn on the CLI. Text of sub-agents (events with an agentId)
+// ErrTurnFailed that carries the CLI's message (errors.As into a
+// *TurnError reads its kind). Cancelling a turn's context aborts the turn
+// on the CLI: Stream returns once the CLI has answered the abort (or after
+// a second without an answer), and the next turn first reads what is left
+// of the old one (Session.Stream says how long that can take). Text of
+// sub-agents (events with an agentId)
 // is kept apart from the main reply (Reply.AgentText).
 //
 // ResumeSession takes up a session the CLI keeps, with a new configuration
@@ -144,9 +148,26 @@
 //
 // When the child dies, every waiter gets an error wrapping
 // ErrStopped and ErrCLIExited with the exit status and the end of
-// stderr. With Options.Restart, the client then starts a new child with
+// stderr. When a connection ends from the CLI's side without an exit
+// status to tell (over Connect: the other end closed it), every waiter
+// gets an error wrapping ErrStopped and ErrConnectionClosed ("router
+// stopped: connection closed by the peer: EOF"; a turn's error says which
+// session, prefixed "copilot:"). Client.Close gives ErrStopped and
+// ErrClosed. With Options.Restart, the client then starts a new child with
 // exponential backoff, and new sessions work again; sessions of the dead
 // child stay failed.
+//
+// Every handler the SDK calls — client tools, Handlers (user input,
+// hooks, …), the permission policy, OnElicitation — gets a context that
+// ends with its turn and with its session: the session closed, destroyed
+// or superseded, its connection lost, its child dead, its client closed.
+// Its cause (context.Cause) is the error above. A turn blocked on a
+// handler that honours its context returns that error at once, whatever
+// the caller's own context; a handler that ignores its context holds its
+// turn until it returns.
+//
+// The default permission policy, DenyAll, ends a turn at its first
+// permission request with ErrPermissionDenied; see DenyAll.
 //
 // All methods are safe for concurrent use.
 package copilot

@@ -84,10 +84,12 @@ func (e *elicitations) start(d *protocol.ElicitationRequestedData) {
 		e.answer(ctx, d.RequestID, nil)
 		return
 	}
-	ctx, cancel := context.WithCancel(e.s.client.ctx)
+	// The handler's context ends when the form is answered elsewhere, and
+	// when the session's channel ends (scope.go): the session gone, its
+	// connection lost, its client closed; context.Cause says which.
+	ctx, cancel := context.WithCancel(e.s.ch.Context())
 	e.pending[d.RequestID] = cancel
 	e.mu.Unlock()
-	done := e.s.ch.Done()
 	ran := e.s.client.spawn(func() {
 		defer e.end(d.RequestID)
 		res, err := e.ask(ctx, d)
@@ -100,14 +102,7 @@ func (e *elicitations) start(d *protocol.ElicitationRequestedData) {
 		}
 		e.answer(ctx, d.RequestID, res)
 	})
-	watched := ran && e.s.client.spawn(func() {
-		select {
-		case <-done:
-			cancel() // the session ended: the form can no longer be answered
-		case <-ctx.Done():
-		}
-	})
-	if !watched {
+	if !ran {
 		e.end(d.RequestID) // the client is closed
 	}
 }

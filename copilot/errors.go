@@ -33,7 +33,9 @@ var (
 	// ErrPermissionDenied reports a turn that the CLI ended because the
 	// session's permission policy refused a request (on CLI 1.0.102 a
 	// rejection without feedback aborts the turn; the model is not called
-	// again; see Reject).
+	// again; see Reject). DenyAll, the default policy, refuses the first
+	// request, so a turn under it ends there with this error: a later tool
+	// call of the same turn is never asked about, nor run.
 	ErrPermissionDenied = errors.New("copilot: permission denied")
 
 	// ErrInvalidOptions is wrapped by the error of Options.Validate, and so
@@ -56,6 +58,16 @@ var (
 	// with session.ErrClosed alone: the client goes on.
 	ErrClosed error = &narrower{msg: "copilot: client closed", of: router.ErrClosed}
 
+	// ErrConnectionClosed reports a connection to the CLI that ended from
+	// the CLI's side without an exit status to tell: over Connect (a CLI
+	// started elsewhere, a simulator), the other end closed it or went away.
+	// Every waiter then gets an error wrapping ErrStopped and it, which
+	// reads "router stopped: connection closed by the peer: EOF" (a turn's
+	// error says which session it was, with the "copilot:" prefix). A child
+	// the client started that dies gives ErrCLIExited instead. It is
+	// router.ErrConnectionClosed itself.
+	ErrConnectionClosed = router.ErrConnectionClosed
+
 	// ErrUnresponsive reports a CLI that Options.Liveness declared dead: it
 	// did not answer a ping in time (stopped, deadlocked, stuck). Waiters
 	// get it wrapped with ErrStopped; with Options.Restart the CLI
@@ -64,7 +76,9 @@ var (
 
 	// ErrTurnInactive reports a turn that SessionConfig.TurnInactivity
 	// ended: no event came from the CLI for that long. The turn is aborted
-	// on the CLI; the session can run another.
+	// on the CLI; the session can run another, which first reads the rest
+	// of this one — up to 2 s of waiting if its session.idle never comes
+	// (see Session.Stream).
 	ErrTurnInactive = errors.New("copilot: no event from the Copilot CLI within the turn's inactivity limit")
 
 	// ErrRefused reports a request the CLI answered with a refusal rather
@@ -98,6 +112,13 @@ var (
 	// session's events and requests from the hand-over on.
 	ErrSuperseded = session.ErrSuperseded
 )
+
+// TurnError is the CLI's own account of why a turn failed (its
+// session.error event): Type is the CLI's errorType ("model_call",
+// "rate_limit", …), Message its message. A failed turn's error wraps one,
+// and ErrTurnFailed: read its kind with errors.As(err, &te), te a
+// *copilot.TurnError. It is session.TurnError itself.
+type TurnError = session.TurnError
 
 // VersionError is a protocol version mismatch.
 type VersionError struct {

@@ -72,10 +72,18 @@ const (
 // holding up the session: it may be called for several requests of one
 // session at once (at most 16; past them the session waits for one to
 // return), and must be safe for that. Its ctx ends with the turn (a
-// request between turns: with the client), and it should return then.
+// request between turns: with the session), and with the session — its
+// connection lost, its client closed (context.Cause says why) — and it
+// should return then.
 type PermissionPolicy func(ctx context.Context, req PermissionRequest) (PermissionDecision, error)
 
-// DenyAll rejects every request. It is the default policy.
+// DenyAll rejects every request, without feedback. It is the default
+// policy. On CLI 1.0.102 a rejection without feedback ends the turn (see
+// Reject), so under DenyAll a turn ends at its first permission request,
+// with an error wrapping ErrPermissionDenied (and ErrAborted) that names
+// what was asked: the tool is not run, and a later tool call of that turn
+// is never asked about. Choose ApproveAll, your own policy, or mark the
+// tools SkipPermission for a turn to use tools.
 func DenyAll(context.Context, PermissionRequest) (PermissionDecision, error) {
 	return Reject(""), nil
 }

@@ -72,12 +72,16 @@ func (c *Client) serveConnection(r *router.Router) error {
 	}
 	started := c.goroutines.Go(func() {
 		defer sub.Close()
+		// A handler's context ends with the connection, not only with the
+		// client: one blocked on it is released when the CLI goes away.
+		ctx, end := c.untilConnectionEnds(c.ctx, r)
+		defer end()
 		for {
-			m, err := sub.Receive(c.ctx)
+			m, err := sub.Receive(ctx)
 			if err != nil {
 				return // the router stopped, or the client closed
 			}
-			answer(c.ctx, &c.opts.Handlers, m, c.log, "copilot.Options.Handlers")
+			answer(ctx, &c.opts.Handlers, m, c.log, "copilot.Options.Handlers")
 		}
 	})
 	if !started { // the client is closing

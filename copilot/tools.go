@@ -24,7 +24,10 @@ type ToolCall struct {
 // ToolHandler runs a tool. Its text goes back to the model. An error makes
 // the call fail (the turn goes on): the model is told only that it failed,
 // unless the error is a ToolError, whose ForModel it reads; the error's
-// text stays with the program (the session's log, ToolTrace).
+// text stays with the program (the session's log, ToolTrace). Its ctx ends
+// with the turn and with the session (its connection lost, its client
+// closed, …; context.Cause says why): return then, or the turn waits for
+// the handler.
 type ToolHandler func(ctx context.Context, call ToolCall) (string, error)
 
 // Tool is a client tool the model may call.

@@ -49,9 +49,32 @@ func (s *Session) Send(ctx context.Context, prompt string) (string, error) {
 
 // Stream sends prompt and reads the turn to its end, passing text deltas
 // and events to h as they arrive, and answering tool calls and permission
-// requests through the session's tools and policy. When ctx ends mid-turn,
-// the turn is aborted on the CLI and ctx's error returned. StreamPrompt
-// sends more than text.
+// requests through the session's tools and policy.
+//
+// When ctx ends mid-turn, Stream sends session.abort and waits for the
+// CLI's answer, up to abortWait (one second), before it returns ctx's
+// error: once Stream has returned, the CLI has stopped the turn (its model
+// request is cancelled), unless it did not answer within that second; the
+// abort then completes in the background, and the session's next turn
+// waits for it. When the session ends mid-turn — its connection lost, its
+// CLI dead, its client or the session closed — Stream returns at once, with
+// an error wrapping ErrStopped (and ErrConnectionClosed, ErrCLIExited or
+// ErrClosed) or session.ErrClosed, even while a handler runs: every
+// handler it calls (tools, Handlers, hooks, the permission policy) gets a
+// context that ends with the turn and with the session, its cause
+// (context.Cause) saying why.
+//
+// A turn cut short (its context ended, SessionConfig.TurnInactivity,
+// session.ErrTurnTooLarge) leaves the rest of it on the CLI: the session's
+// next Stream first reads that rest, up to its session.idle, so that the
+// old turn's end cannot end the new one. The CLI sends it within
+// milliseconds of the abort. If it never comes (lost on a faulty
+// connection: copilottest's DropEvents(EventSessionIdle)), the next Stream
+// waits for drainQuiet (2 s) of silence before it sends its prompt, and a
+// context shorter than that fails it with the context's error, the prompt
+// unsent: give that turn a context longer than 2 s.
+//
+// StreamPrompt sends more than text.
 func (s *Session) Stream(ctx context.Context, prompt string, h TurnHandlers) (Reply, error) {
 	return s.StreamPrompt(ctx, Prompt{Text: prompt}, h)
 }
@@ -67,37 +90,60 @@ func (s *Session) StreamPrompt(ctx context.Context, p Prompt, h TurnHandlers) (R
 		return Reply{}, err
 	}
 	defer s.turns.unlockTurn()
+	reply, aborting, err := s.streamTurn(ctx, p, h)
+	s.awaitAbort(aborting)
+	return reply, err
+}
+
+// streamTurn is StreamPrompt holding the channel: it sends p and reads the
+// turn. aborting is the abort it started (its caller gave up, or the read
+// had to stop), for StreamPrompt to wait for once the channel is given
+// back; nil when none.
+func (s *Session) streamTurn(ctx context.Context, p Prompt, h TurnHandlers) (_ Reply, aborting <-chan struct{}, _ error) {
 	if err := s.acquireAfterAbort(ctx); err != nil {
-		return Reply{}, err
+		return Reply{}, nil, err
 	}
-	defer s.reader.release()
+	defer func() {
+		// acquireAfterAbort cleared the last turn's abort: one here is ours.
+		aborting = s.turns.abort
+		s.reader.release()
+	}()
+	// Everything the turn calls gets this context: it ends with the turn
+	// (a policy still deciding when the turn failed or was superseded
+	// gives up; its answer, if any, still goes out), and with the session
+	// (scope.go), so that no handler holds the turn past the session's end.
+	ctx, endTurn := s.untilSessionEnds(ctx)
+	defer endTurn()
 	if s.turns.unfinished {
 		if err := s.drainTurn(ctx); err != nil {
-			return Reply{}, err
+			if ended := s.sessionEnded(s.ch.Err()); ended != nil {
+				return Reply{}, nil, ended
+			}
+			return Reply{}, nil, err
 		}
 	}
 	start := time.Now()
 	var reply Reply
 	id, err := s.send(ctx, p)
 	if err != nil {
-		if ctx.Err() != nil {
+		if cerr := s.ch.Err(); cerr != nil && ctx.Err() != nil && !errors.Is(err, ErrSuperseded) {
+			// The session's end (its client closed, its connection lost)
+			// ended the turn's context: say that, not the context.
+			err = cerr
+		}
+		if ctx.Err() != nil && s.ch.Err() == nil {
 			// The send went out before the caller gave up, so the turn may
 			// be running: stop it, and have the next turn drain what is left.
 			s.turns.unfinished = true
 			s.abortAfterCancel()
 		}
-		return reply, fmt.Errorf("copilot: sending to session %s: %w", s.id, err)
+		return reply, nil, fmt.Errorf("copilot: sending to session %s: %w", s.id, err)
 	}
 	reply.MessageID = id
 	s.turns.unfinished = true
 
 	s.turns.betweenTurns = nil // from here, the turn counts every call
 	ctx = withToolCount(ctx, &toolCount{})
-	// The turn's policies run on goroutines of their own: their context
-	// ends with the turn (a policy still deciding when the turn failed or
-	// was superseded gives up; its answer, if any, still goes out).
-	ctx, endTurn := context.WithCancel(ctx)
-	defer endTurn()
 	var limit *inactivityLimit
 	if s.inactivity > 0 {
 		var stop func()
@@ -106,7 +152,7 @@ func (s *Session) StreamPrompt(ctx context.Context, p Prompt, h TurnHandlers) (R
 	}
 	err = s.readTurn(ctx, s.observe(ctx, h, &reply, limit), &reply, limit)
 	reply.Duration = time.Since(start)
-	return reply, err
+	return reply, nil, err
 }
 
 // observe wraps h with what the session needs to see of every event of a
@@ -162,12 +208,16 @@ func (s *Session) readTurn(ctx context.Context, handlers *session.TurnHandlers, 
 		}
 		addAgentText(step.AgentText)
 		if err != nil {
+			if !endedAtIdle(err) {
+				// The session's end (its connection, its client, a resume)
+				// comes first: the turn cannot go on, nor be aborted.
+				if ended := s.sessionEnded(s.ch.Err()); ended != nil {
+					return ended
+				}
+			}
 			if ctx.Err() != nil {
 				s.abortAfterCancel()
 				return turnCause(ctx)
-			}
-			if errors.Is(err, ErrSuperseded) {
-				return fmt.Errorf("copilot: session %s was resumed (Client.ResumeSession) while this turn ran; the *Session it returned reads the rest of the turn: %w", s.id, err)
 			}
 			if errors.Is(err, session.ErrTurnTooLarge) {
 				// The read stopped; the turn goes on on the CLI: end it.

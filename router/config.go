@@ -17,12 +17,12 @@ import (
 // Config that Validate refuses.
 type Config struct {
 	// MaxFrameBytes is the largest message accepted from the peer; a larger
-	// one ends the connection with an error wrapping wire.ErrFrameTooLarge.
+	// one ends the connection with an error wrapping ErrFrameTooLarge.
 	// Default 16 MiB.
 	MaxFrameBytes int
 
 	// MaxWriteBacklogBytes bounds what is queued for a peer that is not
-	// reading; past it, a call fails with wire.ErrWriteBacklog instead of
+	// reading; past it, a call fails with ErrWriteBacklog instead of
 	// waiting. Default 64 MiB.
 	MaxWriteBacklogBytes int
 

@@ -126,7 +126,7 @@ func (r *Router) CreateAssigned(ctx context.Context, params, result any) (*sessi
 	var id string
 	if err == nil {
 		if id = string(sessionIDOf(raw)); id == "" {
-			err = fmt.Errorf("%w: %.200s", ErrNoSessionID, raw)
+			err = fmt.Errorf("%w: %.200s", ErrCreateReturnedNoID, raw)
 		}
 	}
 	rt, err := h.end(ctx, id, err)

@@ -31,14 +31,14 @@
 //  4. No request is left unanswered: each is delivered to the one session
 //     or subscription that answers it, or answered with an error. An answer
 //     that cannot be queued (the peer does not read) stops the router with
-//     an error wrapping wire.ErrWriteBacklog, so the peer sees the
+//     an error wrapping ErrWriteBacklog, so the peer sees the
 //     connection end instead of waiting; Stats counts both outcomes. The
 //     counters add up: once no creation is in flight, every message read
 //     lands in exactly one of those Stats.Read sums.
 //  5. A slow consumer fails alone (session.ErrFellBehind); every other
 //     session goes on.
 //  6. Writes never block on the peer; past Config.MaxWriteBacklogBytes they
-//     fail with wire.ErrWriteBacklog.
+//     fail with ErrWriteBacklog.
 //  7. Creation loses no event of the new session, whichever side of the
 //     create response it arrives on; a create response naming an id that is
 //     already routed fails with ErrSessionExists; a creation given up while
@@ -110,7 +110,7 @@
 //
 // Writes (calls, notifications, replies) are queued in order and return
 // without waiting for the peer; a peer that stops reading makes them fail
-// with wire.ErrWriteBacklog once Config.MaxWriteBacklogBytes are queued,
+// with ErrWriteBacklog once Config.MaxWriteBacklogBytes are queued,
 // rather than block.
 //
 // Call blocks until its response, the end of its context, or the router's

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/quorum-go/quorum/internal/wire"
 	"github.com/quorum-go/quorum/session"
 )
 
@@ -22,6 +23,12 @@ var (
 	// session.ErrClosed: errors.Is(err, session.ErrClosed) holds too.
 	ErrClosed error = &narrower{msg: "router closed", of: session.ErrClosed}
 
+	// ErrConnectionClosed is the cause (wrapped with ErrStopped) when the
+	// connection ended from the other side: the peer closed it, or went away
+	// without a word (EOF). The router's error then reads "router stopped:
+	// connection closed by the peer: EOF".
+	ErrConnectionClosed = errors.New("connection closed by the peer")
+
 	// ErrSessionExists reports a route that is already registered.
 	ErrSessionExists = errors.New("router: a session with this id is already routed")
 
@@ -34,8 +41,25 @@ var (
 	// names the field.
 	ErrInvalidConfig = errors.New("router: invalid configuration")
 
-	// ErrNoSessionID reports a create response without a session id.
-	ErrNoSessionID = errors.New("router: session creation returned no sessionId")
+	// ErrCreateReturnedNoID reports a response to a server-assigned
+	// creation (CreateAssigned) that names no session id: the server broke
+	// the protocol, and no session was routed.
+	ErrCreateReturnedNoID = errors.New("router: session creation returned no sessionId")
+
+	// ErrFrameTooLarge is the cause (wrapped with ErrStopped) when the peer
+	// sent a message larger than Config.MaxFrameBytes: the connection
+	// cannot resynchronise past it, so the router stops.
+	ErrFrameTooLarge = wire.ErrFrameTooLarge
+
+	// ErrBadHeader is the cause (wrapped with ErrStopped) when the peer sent
+	// a frame header that cannot be parsed.
+	ErrBadHeader = wire.ErrBadHeader
+
+	// ErrWriteBacklog reports that the peer has not read what was already
+	// queued for it and Config.MaxWriteBacklogBytes are waiting: a call or
+	// notification fails with it instead of waiting, and an answer to the
+	// peer that cannot be queued stops the router with it as the cause.
+	ErrWriteBacklog = wire.ErrWriteBacklog
 )
 
 // narrower is a sentinel with a message of its own that errors.Is also

@@ -71,8 +71,8 @@ func (r *Router) routeTo(id []byte, m session.Message) {
 		r.dropUnknown(string(id), m)
 		return
 	}
-	if r.beforeDeliver != nil {
-		r.beforeDeliver(string(id))
+	if testHookBeforeDeliver != nil {
+		testHookBeforeDeliver(r, string(id))
 	}
 	r.deliver(rt, m)
 }

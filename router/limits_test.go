@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/quorum-go/quorum/internal/testing/testutil"
-	"github.com/quorum-go/quorum/internal/wire"
 )
 
 // Contract 10: at exactly Config.MaxSessions open sessions the last one
@@ -45,7 +44,7 @@ func TestMaxSessionsAtTheEdge(t *testing.T) {
 }
 
 // Contract 10: a frame of exactly Config.MaxFrameBytes is routed; one byte
-// more stops the router with an error wrapping wire.ErrFrameTooLarge.
+// more stops the router with an error wrapping ErrFrameTooLarge.
 func TestMaxFrameBytesAtTheEdge(t *testing.T) {
 	const limit = 4096
 	frameOf := func(size int) string {
@@ -61,7 +60,7 @@ func TestMaxFrameBytesAtTheEdge(t *testing.T) {
 		t.Fatalf("got %q", ev.Type)
 	}
 	p.send(frameOf(limit + 1))
-	if _, err := ch.Receive(testutil.Context(t, hangGuard)); !errors.Is(err, ErrStopped) || !errors.Is(err, wire.ErrFrameTooLarge) {
+	if _, err := ch.Receive(testutil.Context(t, hangGuard)); !errors.Is(err, ErrStopped) || !errors.Is(err, ErrFrameTooLarge) {
 		t.Fatalf("after a frame one byte too large: %v", err)
 	}
 }

@@ -10,14 +10,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/quorum-go/quorum/internal/wire"
 	"github.com/quorum-go/quorum/session"
 )
 
 // Contract 4: no request is left unanswered. A peer that sends a burst of
 // requests and reads nothing until it is done fills the write backlog with
 // their answers; the answer that cannot be queued stops the router with an
-// error wrapping wire.ErrWriteBacklog, so the connection ends and the peer
+// error wrapping ErrWriteBacklog, so the connection ends and the peer
 // is not left waiting on requests nobody will answer. The counters add up:
 // every refusal is either counted as queued or as failed.
 func TestUnqueueableAnswerStopsTheRouter(t *testing.T) {
@@ -46,8 +45,8 @@ func TestUnqueueableAnswerStopsTheRouter(t *testing.T) {
 		t.Fatal("router did not stop")
 	}
 	err := r.Err()
-	if !errors.Is(err, ErrStopped) || !errors.Is(err, wire.ErrWriteBacklog) {
-		t.Fatalf("router stopped with %v, want ErrStopped wrapping wire.ErrWriteBacklog", err)
+	if !errors.Is(err, ErrStopped) || !errors.Is(err, ErrWriteBacklog) {
+		t.Fatalf("router stopped with %v, want ErrStopped wrapping ErrWriteBacklog", err)
 	}
 	if sent == n {
 		t.Errorf("all %d requests were accepted by a router that could not answer them", n)

@@ -39,15 +39,17 @@ type Router struct {
 	watched    chan struct{} // closed when the disconnect watcher has run
 	count      counters
 
-	// beforeDeliver, if set (by tests only, before any traffic), runs on
-	// the reader between looking a session's route up and delivering to
-	// it.
-	beforeDeliver func(id string)
-
 	replyOnce   sync.Once
 	replyFailed chan struct{} // closed when an answer could not be queued (reply.go)
 	replyErr    error         // why; set before replyFailed is closed
 }
+
+// testHookBeforeDeliver is nil in every program users build: only this
+// package's tests set it (export_test.go, before any test runs), to hold the
+// reader between looking a session's route up and delivering to it. It is a
+// package variable rather than a field so that the Router carries no test
+// seam.
+var testHookBeforeDeliver func(r *Router, id string)
 
 // New starts routing messages read from rwc, which may be a child's stdio,
 // a TCP connection or an in-memory pipe. The router owns rwc and closes it
@@ -107,9 +109,9 @@ func (r *Router) watch() {
 	cause := r.stream.Err()
 	switch {
 	case cause == nil:
-		cause = errors.New("connection closed")
+		cause = fmt.Errorf("%w (no read error)", ErrConnectionClosed)
 	case errors.Is(cause, io.EOF), errors.Is(cause, io.ErrUnexpectedEOF):
-		cause = fmt.Errorf("connection closed by the peer: %w", cause)
+		cause = fmt.Errorf("%w: %w", ErrConnectionClosed, cause)
 	}
 	r.stop(cause)
 }

@@ -42,7 +42,7 @@ type Stats struct {
 	// RepliesFailed counts answers to incoming requests (the router's, a
 	// session's or a consumer's) that could not be queued. The first one
 	// refused for backlog stops the router with an error wrapping
-	// wire.ErrWriteBacklog, so the peer is never left waiting unknowingly.
+	// ErrWriteBacklog, so the peer is never left waiting unknowingly.
 	RepliesFailed uint64
 	// Published counts global notifications delivered to subscriptions (once
 	// each, however many took it) and requests naming no session delivered

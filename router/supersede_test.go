@@ -119,12 +119,12 @@ func TestSupersedeForwardsADeliveryUnderWay(t *testing.T) {
 	ctx := testutil.Context(t, hangGuard)
 	atDelivery, proceed := make(chan struct{}), make(chan struct{})
 	var n int
-	r.beforeDeliver = func(string) {
+	setBeforeDeliver(t, r, func(string) {
 		if n++; n == 3 { // the third event: looked up, not yet delivered
 			close(atDelivery)
 			<-proceed
 		}
-	}
+	})
 	old := open(t, r, "s")
 	go func() {
 		for i := 1; i <= 5; i++ {

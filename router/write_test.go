@@ -7,12 +7,11 @@ import (
 	"testing"
 
 	"github.com/quorum-go/quorum/internal/testing/testutil"
-	"github.com/quorum-go/quorum/internal/wire"
 )
 
 // Contract 6: writes never block on the peer. A peer that never reads
 // (a synchronous pipe nobody drains) makes calls fail with
-// wire.ErrWriteBacklog once the backlog is full, instead of blocking the
+// ErrWriteBacklog once the backlog is full, instead of blocking the
 // caller; each call before that returns without waiting for the peer to
 // read.
 func TestWritesNeverBlockOnThePeer(t *testing.T) {
@@ -27,13 +26,13 @@ func TestWritesNeverBlockOnThePeer(t *testing.T) {
 		// A notification waits for no answer: it returns once queued.
 		err = r.Notify(ctx, "test.note", big)
 	}
-	if !errors.Is(err, wire.ErrWriteBacklog) {
-		t.Fatalf("64 KiB to a peer that never reads, with a 4 KiB backlog: %v, want wire.ErrWriteBacklog", err)
+	if !errors.Is(err, ErrWriteBacklog) {
+		t.Fatalf("64 KiB to a peer that never reads, with a 4 KiB backlog: %v, want ErrWriteBacklog", err)
 	}
 	// A call fails the same way at once, rather than waiting.
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if err := r.Call(cctx, "test.call", big, nil); !errors.Is(err, wire.ErrWriteBacklog) {
+	if err := r.Call(cctx, "test.call", big, nil); !errors.Is(err, ErrWriteBacklog) {
 		t.Fatalf("a call past the backlog: %v", err)
 	}
 }

@@ -207,6 +207,14 @@ func (c *Channel) Duplicates() int64 { return c.duplicates.Load() }
 // Done is closed when the channel has failed or been closed.
 func (c *Channel) Done() <-chan struct{} { return c.mb.done }
 
+// Context returns a context that ends when the channel does (Done): its
+// router stopped (the connection ended, the peer exited, the router was
+// closed), the channel failed, was closed or was superseded. Its cause
+// (context.Cause) is Err. It is for work done on the session's behalf —
+// a handler answering one of its requests — that has nothing left to do
+// once the session can no longer be answered. It holds no goroutine.
+func (c *Channel) Context() context.Context { return c.mb.context() }
+
 // Err is why the channel stopped, or nil while it works.
 func (c *Channel) Err() error {
 	c.mb.mu.Lock()

@@ -36,10 +36,18 @@ type mailbox struct {
 	ready chan struct{} // one-slot signal: something was appended
 	done  chan struct{} // closed when err is set
 
-	// beforeWait, if set (by tests only), runs when get has found the queue
-	// empty and is about to wait.
-	beforeWait func()
+	// ctx, made when first asked for (Channel.Context), is cancelled with
+	// err as its cause when err is set.
+	ctx    context.Context
+	cancel context.CancelCauseFunc
 }
+
+// testHookBeforeWait is nil in every program users build: only this
+// package's tests set it (export_test.go, before any test runs), to hold a
+// receiver in the window between finding the queue empty and waiting. It is
+// a package variable rather than a field so that the mailbox itself carries
+// no test seam.
+var testHookBeforeWait func(b *mailbox)
 
 // The bound. A consumer that is merely descheduled must not fail: on a
 // loaded two-core machine a fast reader was seen to fail a 256 KiB bound
@@ -156,8 +164,8 @@ func (b *mailbox) get(ctx context.Context) (Message, error) {
 		if ctx.Err() != nil {
 			return Message{}, ctx.Err()
 		}
-		if b.beforeWait != nil {
-			b.beforeWait()
+		if testHookBeforeWait != nil {
+			testHookBeforeWait(b)
 		}
 		select {
 		case <-b.ready:
@@ -183,6 +191,9 @@ func (b *mailbox) failLocked(err error, discard bool) []Message {
 	if b.err == nil {
 		b.err = err
 		close(b.done)
+		if b.cancel != nil {
+			b.cancel(err)
+		}
 	}
 	if !discard || b.head == len(b.queue) {
 		return nil
@@ -190,6 +201,21 @@ func (b *mailbox) failLocked(err error, discard bool) []Message {
 	dropped := append([]Message(nil), b.queue[b.head:]...)
 	b.queue, b.head, b.bytes = nil, 0, 0
 	return dropped
+}
+
+// context returns the mailbox's context, making it on first use: cancelled,
+// with the mailbox's error as its cause, once the mailbox has failed or
+// been closed. A mailbox never asked for it carries none.
+func (b *mailbox) context() context.Context {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.ctx == nil {
+		b.ctx, b.cancel = context.WithCancelCause(context.Background())
+		if b.err != nil {
+			b.cancel(b.err)
+		}
+	}
+	return b.ctx
 }
 
 // buffered reports the number of messages and bytes waiting.

@@ -43,12 +43,12 @@ func TestReceiveWaitsForAMessage(t *testing.T) {
 	// The test hook says when Receive has found the channel empty and is
 	// about to wait: the delivery below comes to a waiting receiver.
 	waiting := make(chan struct{}, 1)
-	ch.mb.beforeWait = func() {
+	setBeforeWait(t, ch.mb, func() {
 		select {
 		case waiting <- struct{}{}:
 		default:
 		}
-	}
+	})
 	got := make(chan Message, 1)
 	errc := make(chan error, 1)
 	go func() {
@@ -217,10 +217,10 @@ func TestWakeUpIsPassedOn(t *testing.T) {
 	var inWindow sync.WaitGroup
 	inWindow.Add(receivers)
 	gate := make(chan struct{})
-	ch.mb.beforeWait = func() {
+	setBeforeWait(t, ch.mb, func() {
 		inWindow.Done()
 		<-gate
-	}
+	})
 	ctx := testutil.Context(t, hangGuard)
 	got := make(chan int, receivers)
 	for range receivers {
@@ -234,9 +234,7 @@ func TestWakeUpIsPassedOn(t *testing.T) {
 		}()
 	}
 	inWindow.Wait()
-	ch.mb.mu.Lock()
-	ch.mb.beforeWait = nil // later waits go straight through
-	ch.mb.mu.Unlock()
+	setBeforeWait(t, ch.mb, nil) // later waits go straight through
 	deliver(t, sink, numbered(0), numbered(1))
 	close(gate)
 	seen := make(map[int]bool)

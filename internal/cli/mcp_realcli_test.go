@@ -3,17 +3,11 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"os/exec"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/quorum-go/quorum/copilot"
-	"github.com/quorum-go/quorum/internal/testing/clitest"
-	"github.com/quorum-go/quorum/internal/testing/modelapi"
-	"github.com/quorum-go/quorum/internal/testing/testutil"
 	"github.com/quorum-go/quorum/quorum"
 )
 
@@ -94,82 +88,4 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.w.Write(p)
-}
-
-// The real CLI as the MCP client: a session of the Copilot CLI given
-// quorum mcp --sim as a local stdio MCP server, whose model calls the
-// discuss tool.
-//
-// Offline, CLI 1.0.102 does not load it: it takes its MCP policy from the
-// account (/copilot_internal/user, which the local model API answers),
-// and for an account without third-party MCP it filters every session MCP
-// server out by name before starting it (mcp.list: mcp3pEnabled false,
-// the server under filteredServers), so the tool does not exist for the
-// model. The test pins that; should a later CLI or setup load the server,
-// it checks the whole round trip instead: the tool offered to the model,
-// and the quorum's result in the tool result the model gets back.
-func TestMCPRealCLIAsClient(t *testing.T) {
-	cliBin, err := clitest.Binary()
-	if err != nil {
-		t.Fatalf("the real-CLI tests need the Copilot CLI: %v", err)
-	}
-	bin := quorumBinary(t)
-	sb := clitest.NewSandbox(t)
-	api := sb.StartModelAPI(t, modelapi.Config{Models: map[string]modelapi.Responder{
-		"m": modelapi.ToolThenText("quorum-discuss", `{"topic": "Tabs or spaces?"}`, modelapi.Echo),
-	}})
-	ctx := testutil.Context(t, 2*mcpGuard)
-	c, err := copilot.Start(ctx, copilot.Options{
-		CLIPath: cliBin, Env: clitest.OfflineEnv(t, api.URL()), WorkingDir: t.TempDir(),
-		Command: func(bin string, args ...string) *exec.Cmd { return sb.Command(context.Background(), bin, args...) },
-		Dial:    sb.Dial, Args: []string{"--disable-builtin-mcps"},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	s, err := c.NewSession(ctx, copilot.SessionConfig{Model: "m", BuiltinTools: copilot.NoBuiltinTools(), Permissions: copilot.ApproveAll,
-		MCPServers: map[string]copilot.MCPServer{"quorum": {Command: bin, Args: []string{"mcp", "--sim"}, Env: map[string]string{"HOME": t.TempDir()}}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Destroy(ctx)
-	l, err := s.RPC().MCP.List(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, _ := json.Marshal(l)
-	var list struct {
-		Servers []struct{ Name string }
-		Host    struct {
-			MCP3pEnabled    bool     `json:"mcp3pEnabled"`
-			FilteredServers []string `json:"filteredServers"`
-		}
-	}
-	if err := json.Unmarshal(raw, &list); err != nil {
-		t.Fatal(err)
-	}
-	loaded := false
-	for _, sv := range list.Servers {
-		loaded = loaded || sv.Name == "quorum"
-	}
-	r, err := s.Stream(ctx, "Consult the quorum.", copilot.TurnHandlers{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !loaded {
-		if list.Host.MCP3pEnabled || !slices.Contains(list.Host.FilteredServers, "quorum") || !strings.Contains(r.Text, "Tool 'quorum-discuss' does not exist") {
-			t.Fatalf("the CLI neither loaded quorum mcp nor filtered it by the account's policy: mcp.list %s, reply %q", raw, r.Text)
-		}
-		return
-	}
-	var got string
-	for _, req := range api.Requests() {
-		for _, m := range req.ToolResults() {
-			got += m.Content
-		}
-	}
-	if !strings.Contains(got, "[simulated sim-") || !strings.Contains(got, "Tabs or spaces?") {
-		t.Errorf("the discuss tool's result did not reach the model: %q", got)
-	}
 }

@@ -55,17 +55,6 @@ func Binary() (string, error) {
 	return p, nil
 }
 
-// SchemaDir returns where the pinned CLI unpacked its protocol schemas
-// (api.schema.json, session-events.schema.json): its first run, done by
-// .ci/install-copilot.sh, unpacks them into the shared XDG_CACHE_HOME.
-func SchemaDir() (string, error) {
-	cache, err := CacheDir()
-	if err != nil {
-		return "", fmt.Errorf("%w; %s", err, installHint)
-	}
-	return filepath.Join(cache, "xdg", "copilot", "pkg", "linux-x64", Version, "schemas"), nil
-}
-
 func checkExecutable(p string) error {
 	st, err := os.Stat(p)
 	if err != nil {
