@@ -196,8 +196,8 @@ func TestTypedRPC(t *testing.T) {
 
 // A sub-agent's text is kept apart from the main reply.
 func TestSubAgentTextIsKeptApart(t *testing.T) {
-	respond := func(sim.Turn) sim.Reply {
-		return sim.Reply{Text: "main answer", SubAgents: []sim.SubAgentText{{AgentID: "explore-1", Text: "looked around"}}}
+	respond := func(sim.Turn) sim.Response {
+		return sim.Response{Text: "main answer", SubAgents: []sim.SubAgentText{{AgentID: "explore-1", Text: "looked around"}}}
 	}
 	c, _ := simClient(t, sim.Options{Models: []sim.Model{model("m", respond)}})
 	ctx := testutil.Context(t, hangGuard)

@@ -29,7 +29,7 @@ func TestNextTurnAfterALostIdleWaitsForQuiet(t *testing.T) {
 			}
 			return 1
 		},
-		Models: []sim.Model{model("m", sim.Sequence(sim.Reply{Text: "partial", Hang: true}, sim.Text("second")))},
+		Models: []sim.Model{model("m", sim.Sequence(sim.Response{Text: "partial", Hang: true}, sim.Text("second")))},
 	})
 	ctx := testutil.Context(t, hangGuard)
 	s, err := c.NewSession(ctx, SessionConfig{Model: "m"})

@@ -97,7 +97,7 @@ func TestTurnInactivityEndsASilentTurn(t *testing.T) {
 
 // Events keep a turn alive however long it runs in all.
 func TestTurnInactivityCountsSilenceNotLength(t *testing.T) {
-	slow := sim.Paced([]sim.Model{model("m", sim.Always(sim.Reply{Text: "one two three four five six", Chunks: 6}))}, time.Millisecond, 20*time.Millisecond)
+	slow := sim.Paced([]sim.Model{model("m", sim.Always(sim.Response{Text: "one two three four five six", Chunks: 6}))}, time.Millisecond, 20*time.Millisecond)
 	c, _ := simClient(t, sim.Options{Models: slow})
 	ctx := testutil.Context(t, hangGuard)
 	s, err := c.NewSession(ctx, SessionConfig{Model: "m", TurnInactivity: 2 * time.Second})

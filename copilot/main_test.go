@@ -54,6 +54,6 @@ func simClient(t *testing.T, opts sim.Options) (*Client, *sim.Server) {
 	return c, srv
 }
 
-func model(id string, respond func(sim.Turn) sim.Reply) sim.Model {
+func model(id string, respond func(sim.Turn) sim.Response) sim.Model {
 	return sim.Model{ID: id, Respond: respond}
 }

@@ -328,7 +328,7 @@ func TestPermissionRequestDecode(t *testing.T) {
 // them: past that, asking waits for one to return, and every request is
 // decided in the end.
 func TestPoliciesRunAtOnceWithinTheirBound(t *testing.T) {
-	c, _ := simClient(t, sim.Options{Models: []sim.Model{model("m", func(sim.Turn) sim.Reply { return sim.Text("") })}})
+	c, _ := simClient(t, sim.Options{Models: []sim.Model{model("m", func(sim.Turn) sim.Response { return sim.Text("") })}})
 	ctx := testutil.Context(t, hangGuard)
 	var mu sync.Mutex
 	running, most, decided := 0, 0, 0

@@ -67,7 +67,7 @@ func (b *blockedHandler) waitCause(t *testing.T) error {
 // blocked.
 type handlerKind struct {
 	name      string
-	model     func(sim.Turn) sim.Reply
+	model     func(sim.Turn) sim.Response
 	configure func(*SessionConfig, *blockedHandler)
 }
 
@@ -85,7 +85,7 @@ var blockedHandlerKinds = []handlerKind{
 	},
 	{
 		name: "user input",
-		model: sim.AskUser(sim.UserQuestion{Question: "which?", Choices: []string{"a", "b"}}, func(sim.Turn) sim.Reply {
+		model: sim.AskUser(sim.UserQuestion{Question: "which?", Choices: []string{"a", "b"}}, func(sim.Turn) sim.Response {
 			return sim.Text("answered")
 		}),
 		configure: func(cfg *SessionConfig, b *blockedHandler) {
@@ -217,7 +217,7 @@ func TestConnectionHandlerIsReleasedWhenTheConnectionEnds(t *testing.T) {
 // before Stream returns: the CLI stops spending on it even if the caller
 // exits next. The model here streams, then hangs until aborted.
 func TestCancelledTurnIsAbortedBeforeStreamReturns(t *testing.T) {
-	c, srv := simClient(t, sim.Options{Models: []sim.Model{model("m", sim.Always(sim.Reply{Text: "partial", Hang: true}))}})
+	c, srv := simClient(t, sim.Options{Models: []sim.Model{model("m", sim.Always(sim.Response{Text: "partial", Hang: true}))}})
 	s, err := c.NewSession(testutil.Context(t, hangGuard), SessionConfig{Model: "m"})
 	if err != nil {
 		t.Fatal(err)

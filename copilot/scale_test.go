@@ -12,8 +12,8 @@ import (
 )
 
 // scaleModel answers each prompt with a text made of it, in many chunks.
-func scaleModel(t sim.Turn) sim.Reply {
-	return sim.Reply{Text: strings.Repeat(t.Prompt+" ", 10), ChunkSize: 8}
+func scaleModel(t sim.Turn) sim.Response {
+	return sim.Response{Text: strings.Repeat(t.Prompt+" ", 10), ChunkSize: 8}
 }
 
 // runSessions runs n sessions at once on c, one turn each, and checks that

@@ -66,7 +66,7 @@ func TestPingFallback(t *testing.T) {
 
 func TestStreamDeltasAndUsage(t *testing.T) {
 	text := "The quick brown fox jumps over the lazy dog, twice over."
-	c, _ := simClient(t, sim.Options{Models: []sim.Model{model("m", sim.Always(sim.Reply{
+	c, _ := simClient(t, sim.Options{Models: []sim.Model{model("m", sim.Always(sim.Response{
 		Text: text, Chunks: 5, Usage: &sim.Usage{InputTokens: 11, OutputTokens: 7},
 	}))}})
 	ctx := testutil.Context(t, hangGuard)
@@ -187,7 +187,7 @@ func TestSessionErrorCarriesMessage(t *testing.T) {
 
 func TestCancelAbortsTurnAndSessionRecovers(t *testing.T) {
 	c, srv := simClient(t, sim.Options{Models: []sim.Model{model("m", sim.Sequence(
-		sim.Reply{Text: "partial answer", Hang: true}, sim.Text("second"),
+		sim.Response{Text: "partial answer", Hang: true}, sim.Text("second"),
 	))}})
 	s, _ := c.NewSession(testutil.Context(t, hangGuard), SessionConfig{Model: "m"})
 	ctx, cancel := context.WithCancel(testutil.Context(t, hangGuard))
@@ -256,8 +256,8 @@ func TestConcurrentSessions(t *testing.T) {
 	var models []sim.Model
 	for i := 0; i < 8; i++ {
 		id := fmt.Sprint("model-", i)
-		models = append(models, model(id, func(t sim.Turn) sim.Reply {
-			return sim.Reply{Text: strings.Repeat(t.Model+" says "+t.Prompt+". ", 20), ChunkSize: 7}
+		models = append(models, model(id, func(t sim.Turn) sim.Response {
+			return sim.Response{Text: strings.Repeat(t.Model+" says "+t.Prompt+". ", 20), ChunkSize: 7}
 		}))
 	}
 	c, srv := simClient(t, sim.Options{Models: models})
@@ -292,7 +292,7 @@ func TestConcurrentSessions(t *testing.T) {
 // be running, is aborted, and the session's next turn is clean.
 func TestCancelDuringSendAbortsTurn(t *testing.T) {
 	started := make(chan struct{}, 1)
-	c, srv := simClient(t, sim.Options{Models: []sim.Model{model("m", func(t sim.Turn) sim.Reply {
+	c, srv := simClient(t, sim.Options{Models: []sim.Model{model("m", func(t sim.Turn) sim.Response {
 		if t.Number == 1 {
 			started <- struct{}{}
 			return sim.Hang()

@@ -27,7 +27,7 @@ func weatherTool(calls *int) Tool {
 }
 
 // reportTool answers with what the tool returned, or its error.
-func reportTool(t sim.Turn) sim.Reply {
+func reportTool(t sim.Turn) sim.Response {
 	r := t.ToolResults[len(t.ToolResults)-1]
 	if !r.OK() {
 		return sim.Text("tool failed: " + r.Error)
@@ -87,7 +87,7 @@ func TestToolDeniedByDefault(t *testing.T) {
 // the CLI's availableTools filters client tools too.
 func TestClientToolsWithoutBuiltins(t *testing.T) {
 	var offered []string
-	c, _ := simClient(t, sim.Options{Models: []sim.Model{model("m", func(t sim.Turn) sim.Reply {
+	c, _ := simClient(t, sim.Options{Models: []sim.Model{model("m", func(t sim.Turn) sim.Response {
 		offered = t.Tools
 		return sim.UseTool("weather", map[string]string{"city": "Lima"}, reportTool)(t)
 	})}})
@@ -135,8 +135,8 @@ func TestHandlerErrorAndPanicBecomeHiddenFailures(t *testing.T) {
 }
 
 // loopingModel calls a tool on every model call, forever.
-func loopingModel(t sim.Turn) sim.Reply {
-	return sim.Reply{ToolCalls: []sim.ToolCall{sim.Call("t", map[string]int{"n": t.Call})}}
+func loopingModel(t sim.Turn) sim.Response {
+	return sim.Response{ToolCalls: []sim.ToolCall{sim.Call("t", map[string]int{"n": t.Call})}}
 }
 
 func TestToolCallLimitAbortsTurn(t *testing.T) {
@@ -216,7 +216,7 @@ func TestPipelineStages(t *testing.T) {
 
 func TestProfileDeclaresOnlyItsTools(t *testing.T) {
 	var seen []string
-	c, _ := simClient(t, sim.Options{Models: []sim.Model{model("m", func(t sim.Turn) sim.Reply {
+	c, _ := simClient(t, sim.Options{Models: []sim.Model{model("m", func(t sim.Turn) sim.Response {
 		seen = t.Tools
 		return sim.Text("ok")
 	})}})

@@ -79,7 +79,7 @@ func TestDeleteRemovesTheSession(t *testing.T) {
 func TestSetModelFailureKeepsTheModel(t *testing.T) {
 	c, _ := simClient(t, sim.Options{Models: []sim.Model{
 		model("m", sim.Echo),
-		model("n", func(t sim.Turn) sim.Reply { return sim.Text("n: " + t.Prompt) }),
+		model("n", func(t sim.Turn) sim.Response { return sim.Text("n: " + t.Prompt) }),
 	}})
 	ctx := testutil.Context(t, hangGuard)
 	s, err := c.NewSession(ctx, SessionConfig{Model: "m"})

@@ -18,7 +18,7 @@ const pixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQD
 
 // lastToolResult answers with the last tool result the model was given,
 // whole, so that a test can read it from the reply.
-func lastToolResult(t sim.Turn) sim.Reply {
+func lastToolResult(t sim.Turn) sim.Response {
 	r := t.ToolResults[len(t.ToolResults)-1]
 	return sim.Text(fmt.Sprintf("type=%s text=%q error=%q", r.ResultType, r.Text, r.Error))
 }

@@ -10,7 +10,7 @@ import (
 // Why events are decoded by hand: decoding each session.event with
 // encoding/json on its consumer's goroutine, and each text delta's data
 // again, was two thirds of the CPU left per event once the reader scanned
-// each frame once (BenchmarkEvents in internal/bench, 64 sessions; the
+// each frame once (BenchmarkEvents of the repository's benchmark suite, 64 sessions; the
 // figures are in BENCHMARKS.md). The consumer now decodes an event once, in
 // one pass over it, with the wire package's scanner: one copy of the event
 // as a string, from which the Event's strings are cut, and one allocation

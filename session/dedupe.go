@@ -20,7 +20,7 @@ const DefaultDedupeWindow = 16384
 // a repeat or the slot for a new id, and the table is a flat array. With a
 // map (a lookup, an insert and, once the window is full, a delete per event)
 // deduplication was 12% of the CPU per event at 512 sessions
-// (BenchmarkEvents in internal/bench; BENCHMARKS.md); the table takes an
+// (BenchmarkEvents of the repository's benchmark suite; BENCHMARKS.md); the table takes an
 // event with a full window from 90 to 52 ns (BenchmarkDedupe).
 type dedupe struct {
 	limit int

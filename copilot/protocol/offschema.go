@@ -4,7 +4,7 @@ import "encoding/json"
 
 // The CLI serves these methods although its schemas leave them out (they
 // predate the schemas). They are typed by hand, from what CLI 1.0.102
-// answers; internal/testing/clitest and the copilot conformance tests hold
+// answers; this module's conformance tests against the real CLI hold
 // the CLI to them.
 const (
 	// MethodSessionCreate creates a session: SessionCreateParams →

@@ -29,7 +29,7 @@ func ChunksFor(events, sessions int) int {
 	return max(1, (events/sessions-7)/2)
 }
 
-func benchReply(t sim.Turn) sim.Reply {
+func benchReply(t sim.Turn) sim.Response {
 	var n int
 	if _, err := fmt.Sscanf(t.Prompt, "stream %d", &n); err != nil || n < 1 {
 		n = 1
@@ -38,7 +38,7 @@ func benchReply(t sim.Turn) sim.Reply {
 	for i := range n {
 		fmt.Fprintf(&b, "piece %06d of text.", i%1_000_000) // 20 characters
 	}
-	return sim.Reply{Text: b.String(), Chunks: n}
+	return sim.Response{Text: b.String(), Chunks: n}
 }
 
 // Server is the simulated Copilot CLI on loopback TCP that the suite's

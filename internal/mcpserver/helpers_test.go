@@ -200,11 +200,11 @@ func isPhase(prompt string, p quorum.Phase) bool {
 // scripted returns simquorum's participants and moderator with respond
 // standing before their own scripts: when it returns ok, its reply is
 // the model's.
-func scripted(respond func(t sim.Turn) (sim.Reply, bool)) []sim.Model {
+func scripted(respond func(t sim.Turn) (sim.Response, bool)) []sim.Model {
 	models := simquorum.Models()
 	for i := range models {
 		orig := models[i].Respond
-		models[i].Respond = func(t sim.Turn) sim.Reply {
+		models[i].Respond = func(t sim.Turn) sim.Response {
 			if r, ok := respond(t); ok {
 				return r
 			}
@@ -245,12 +245,12 @@ func (h signalHandler) WithGroup(string) slog.Handler      { return h }
 func hangingDiscuss(t *testing.T, overHTTP bool) (f *fixture, ctx context.Context, cancel context.CancelFunc, errc chan error) {
 	t.Helper()
 	started := newSignal()
-	models := scripted(func(turn sim.Turn) (sim.Reply, bool) {
+	models := scripted(func(turn sim.Turn) (sim.Response, bool) {
 		if isPhase(turn.Prompt, quorum.PhaseAnswer) {
 			started.send(turn.Model)
-			return sim.Reply{Text: "thinking…", Hang: true}, true
+			return sim.Response{Text: "thinking…", Hang: true}, true
 		}
-		return sim.Reply{}, false
+		return sim.Response{}, false
 	})
 	f = startOn(t, overHTTP, models, nil, nil)
 	ctx = testutil.Context(t, guard)

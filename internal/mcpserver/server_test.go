@@ -207,9 +207,9 @@ func TestConcurrentCallsOneCLI(t *testing.T) {
 	var mu sync.Mutex
 	seen := map[string]bool{}
 	all := make(chan struct{})
-	models := scripted(func(turn sim.Turn) (sim.Reply, bool) {
+	models := scripted(func(turn sim.Turn) (sim.Response, bool) {
 		if !isPhase(turn.Prompt, quorum.PhaseAnswer) {
-			return sim.Reply{}, false
+			return sim.Response{}, false
 		}
 		mu.Lock()
 		for _, tp := range topics {
@@ -222,7 +222,7 @@ func TestConcurrentCallsOneCLI(t *testing.T) {
 		}
 		mu.Unlock()
 		testutil.Receive(t, "the three calls' answer turns", guard, all)
-		return sim.Reply{}, false
+		return sim.Response{}, false
 	})
 	f := start(t, models, nil, nil)
 	ctx := testutil.Context(t, guard)
@@ -258,7 +258,7 @@ func TestConcurrentCallsOneCLI(t *testing.T) {
 func TestMaxCalls(t *testing.T) {
 	release := make(chan struct{})
 	started := newSignal()
-	models := scripted(func(turn sim.Turn) (sim.Reply, bool) {
+	models := scripted(func(turn sim.Turn) (sim.Response, bool) {
 		if turn.Model == "sim-alpha" && strings.Contains(turn.Prompt, "first call") {
 			started.send("first")
 			testutil.Receive(t, "the release of the first call", guard, release)
@@ -266,7 +266,7 @@ func TestMaxCalls(t *testing.T) {
 		if strings.Contains(turn.Prompt, "second call") {
 			started.send("second")
 		}
-		return sim.Reply{}, false
+		return sim.Response{}, false
 	})
 	waits := newSignal()
 	f := start(t, models, func(o *Options) { o.MaxCalls = 1; o.Logger = slog.New(signalHandler{waits}) }, nil)
@@ -321,11 +321,11 @@ func TestCancelMidPhase(t *testing.T) {
 
 // A call past its timeout returns what was collected, marked incomplete.
 func TestTimeoutPartialResult(t *testing.T) {
-	models := scripted(func(turn sim.Turn) (sim.Reply, bool) {
+	models := scripted(func(turn sim.Turn) (sim.Response, bool) {
 		if isPhase(turn.Prompt, quorum.PhaseReview) {
 			return sim.Hang(), true
 		}
-		return sim.Reply{}, false
+		return sim.Response{}, false
 	})
 	f := start(t, models, nil, nil)
 	ctx := testutil.Context(t, guard)
@@ -351,12 +351,12 @@ func TestTimeoutPartialResult(t *testing.T) {
 // connection behind.
 func TestDisconnectMidCall(t *testing.T) {
 	started := newSignal()
-	models := scripted(func(turn sim.Turn) (sim.Reply, bool) {
+	models := scripted(func(turn sim.Turn) (sim.Response, bool) {
 		if isPhase(turn.Prompt, quorum.PhaseAnswer) {
 			started.send(turn.Model)
 			return sim.Hang(), true
 		}
-		return sim.Reply{}, false
+		return sim.Response{}, false
 	})
 	f := start(t, models, nil, nil)
 	errc := make(chan error, 1)
@@ -440,11 +440,11 @@ func TestBadArguments(t *testing.T) {
 // A CLI that dies mid-call fails the calls on it with a tool error that
 // says so; the next call runs on a new one.
 func TestCLICrash(t *testing.T) {
-	models := scripted(func(turn sim.Turn) (sim.Reply, bool) {
+	models := scripted(func(turn sim.Turn) (sim.Response, bool) {
 		if strings.Contains(turn.Prompt, "crash now") && isPhase(turn.Prompt, quorum.PhaseAnswer) {
-			return sim.Reply{Text: "half an answer", Crash: true}, true
+			return sim.Response{Text: "half an answer", Crash: true}, true
 		}
-		return sim.Reply{}, false
+		return sim.Response{}, false
 	})
 	f := start(t, models, nil, nil)
 	ctx := testutil.Context(t, guard)

@@ -22,9 +22,9 @@ import (
 // call, then reports each result on the next (and sends the results to
 // got, when not nil).
 func builtinModel(calls func(sim.Turn) []sim.ToolCall, got chan<- sim.Turn) sim.Model {
-	return sim.Model{ID: "m", Respond: func(turn sim.Turn) sim.Reply {
+	return sim.Model{ID: "m", Respond: func(turn sim.Turn) sim.Response {
 		if turn.Call == 0 {
-			return sim.Reply{ToolCalls: calls(turn)}
+			return sim.Response{ToolCalls: calls(turn)}
 		}
 		if got != nil {
 			got <- turn
@@ -600,9 +600,9 @@ func TestBuiltinApprovedForSession(t *testing.T) {
 		{sim.WebFetchCall("https://example.com/x")},
 		{sim.WebFetchCall("https://example.com/y")},
 	}
-	model := sim.Model{ID: "m", Respond: func(turn sim.Turn) sim.Reply {
+	model := sim.Model{ID: "m", Respond: func(turn sim.Turn) sim.Response {
 		if turn.Call < len(rounds) {
-			return sim.Reply{ToolCalls: rounds[turn.Call]}
+			return sim.Response{ToolCalls: rounds[turn.Call]}
 		}
 		return sim.Text("done")
 	}}

@@ -204,10 +204,10 @@ type setup struct {
 // prompt "i turn", and a client on it.
 func open(ctx context.Context, cfg Config, st setup) (*env, error) {
 	chunks := cfg.Chunks
-	st.sim.Models = []sim.Model{{ID: "soak", Respond: func(t sim.Turn) sim.Reply {
+	st.sim.Models = []sim.Model{{ID: "soak", Respond: func(t sim.Turn) sim.Response {
 		var i, turn int
 		fmt.Sscanf(t.Prompt, "%d %d", &i, &turn)
-		return sim.Reply{Text: text(i, turn, chunks), Chunks: chunks}
+		return sim.Response{Text: text(i, turn, chunks), Chunks: chunks}
 	}}}
 	if st.paced {
 		st.sim.Models = sim.Paced(st.sim.Models, time.Millisecond, time.Millisecond)
