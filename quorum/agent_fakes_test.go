@@ -107,8 +107,6 @@ type fakeBackend struct {
 	shellApprove map[string]bool
 	// actions are what the executor asks each step; nil means none.
 	actions []Action
-	// block, if set, is closed... the executor waits on it in step 2.
-	block chan struct{}
 	// started is told when the executor starts step 2.
 	started chan struct{}
 

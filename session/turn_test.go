@@ -14,9 +14,8 @@ import (
 
 // recorded collects what a turn's handlers saw.
 type recorded struct {
-	deltas   []string
-	events   []string
-	requests []Message
+	deltas []string
+	events []string
 }
 
 func (r *recorded) handlers() *TurnHandlers {

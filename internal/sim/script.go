@@ -268,7 +268,7 @@ type UserQuestion struct {
 
 // call is the ask_user tool call that asks q.
 func (q UserQuestion) call() ToolCall {
-	return Call(AskUserTool, askUserArgs{Question: q.Question, Choices: q.Choices, AllowFreeform: q.AllowFreeform})
+	return Call(AskUserTool, askUserArgs(q))
 }
 
 // askUserArgs are the arguments of an ask_user call: the question, as
