@@ -79,7 +79,7 @@ type AgentConfig struct {
 	AskShell func(ctx context.Context, a Action) (ActionDecision, error)
 	AllowURL bool
 	// MaxToolCalls bounds the executor's tool calls over the whole run;
-	// the turn that passes it is stopped (ErrToolCallLimit). 0 means
+	// the turn that passes it is stopped (an error wrapping copilot.ErrToolLimit, whatever the Backend: one sentinel for the limit). 0 means
 	// DefaultMaxToolCalls.
 	MaxToolCalls int
 
@@ -116,9 +116,6 @@ const (
 
 // Errors of an agent run, beside those of every run.
 var (
-	// ErrToolCallLimit: the executor made more tool calls than
-	// AgentConfig.MaxToolCalls.
-	ErrToolCallLimit = errors.New("quorum: the executor passed its tool-call limit")
 	// ErrPlanRejected: the human gate rejected the plan.
 	ErrPlanRejected = errors.New("quorum: the plan was rejected")
 )

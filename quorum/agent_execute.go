@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/quorum-go/quorum/copilot"
 )
 
 // execute carries the approved plan out: the workspace, the executor's
@@ -164,7 +166,7 @@ func (ex *executor) turn(p Phase, round string, step int, goal, prompt, message 
 	// provider may still be finishing on its own goroutine.
 	ex.as.votes.Lock()
 	defer ex.as.votes.Unlock()
-	if cause := context.Cause(ctx); errors.Is(cause, ErrToolCallLimit) || (err != nil && cause != nil) {
+	if cause := context.Cause(ctx); errors.Is(cause, copilot.ErrToolLimit) || (err != nil && cause != nil) {
 		// The limit stops the turn even if the reply came in first.
 		err = cause
 	}
@@ -210,7 +212,7 @@ func (ex *executor) onTool(u ToolUse) {
 		ex.calls++
 		*ex.tools = append(*ex.tools, u)
 		if ex.calls > ex.as.MaxToolCalls && ex.limit != nil {
-			ex.limit(fmt.Errorf("%w (%d); raise AgentConfig.MaxToolCalls (--max-tool-calls) if the task needs more", ErrToolCallLimit, ex.as.MaxToolCalls))
+			ex.limit(fmt.Errorf("quorum: the executor passed its limit of %d tool calls: %w; raise AgentConfig.MaxToolCalls (--max-tool-calls) if the task needs more", ex.as.MaxToolCalls, copilot.ErrToolLimit))
 		}
 	} else {
 		for i := len(*ex.tools) - 1; i >= 0; i-- {

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/quorum-go/quorum/copilot"
 )
 
 // The fakes agent_test.go runs Agent on: a workspace in memory, and a
@@ -206,7 +208,7 @@ func (c *fakeConv) Send(ctx context.Context, prompt string, onDelta func(string)
 			id := fmt.Sprintf("s%d-%d", c.step, i)
 			c.o.Tools.OnTool(ToolUse{ID: id, Tool: a.Kind, Arguments: a.Command + strings.Join(a.Paths, ",")})
 			d := c.o.Tools.Decide(ctx, a)
-			if d.Allow && a.Kind == ActionWrite {
+			if d.Allow && a.Kind == copilot.PermissionKindWrite {
 				b.ws.write(a.Paths[0], "package main // step "+fmt.Sprint(c.step)+"\n")
 			}
 			c.o.Tools.OnTool(ToolUse{ID: id, Done: true, OK: d.Allow, Result: d.Reason})

@@ -6,14 +6,17 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/quorum-go/quorum/copilot"
 )
 
 // Action is what an agent's executor asks to do, as the provider's
 // permission request describes it. The gate (see Agent) decides it by Kind
 // and the paths, command or URL it names.
 type Action struct {
-	// Kind is one of the ActionKind… values, or a kind newer than this
-	// package (denied).
+	// Kind is the Copilot CLI's permission request kind
+	// (copilot.PermissionKindShell, …Read, …Write, …URL, …MCP, …Memory),
+	// or one newer than this package (denied).
 	Kind string `json:"kind"`
 	// Paths are the files the action reads or writes: the file of a read
 	// or a write, the paths a shell command may touch.
@@ -34,16 +37,6 @@ type Action struct {
 	SandboxBypass       bool   `json:"sandboxBypass,omitempty"`
 	SandboxBypassReason string `json:"sandboxBypassReason,omitempty"`
 }
-
-// Kinds of Action. They match the Copilot CLI's permission request kinds.
-const (
-	ActionRead   = "read"
-	ActionWrite  = "write"
-	ActionShell  = "shell"
-	ActionURL    = "url"
-	ActionMCP    = "mcp"
-	ActionMemory = "memory"
-)
 
 // ActionDecision is the gate's answer to an Action: allowed or not, who decided
 // and why. A denial is told to the model (Reason), which goes on.
@@ -131,7 +124,7 @@ func (g *gate) decide(ctx context.Context, a Action) ActionDecision {
 	d, votes := g.judge(ctx, a)
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if d.Always && a.Kind == ActionShell {
+	if d.Always && a.Kind == copilot.PermissionKindShell {
 		if g.always == nil {
 			g.always = map[string]bool{}
 		}
@@ -158,7 +151,7 @@ func (g *gate) judge(ctx context.Context, a Action) (ActionDecision, []ActionVot
 		return ActionDecision{By: BySandbox, Reason: "running outside the sandbox is never allowed in agent mode; work inside the workspace, within the sandbox's limits (no network unless allowed, no files outside the workspace)"}, nil
 	}
 	switch a.Kind {
-	case ActionRead:
+	case copilot.PermissionKindRead:
 		if len(a.Paths) == 0 {
 			return deny("a read that names no path is not allowed")
 		}
@@ -168,7 +161,7 @@ func (g *gate) judge(ctx context.Context, a Action) (ActionDecision, []ActionVot
 			}
 		}
 		return allow("inside the workspace")
-	case ActionWrite:
+	case copilot.PermissionKindWrite:
 		if len(a.Paths) == 0 {
 			return deny("a write that names no path is not allowed")
 		}
@@ -178,7 +171,7 @@ func (g *gate) judge(ctx context.Context, a Action) (ActionDecision, []ActionVot
 			}
 		}
 		return allow("inside the workspace, on the agent's branch")
-	case ActionShell:
+	case copilot.PermissionKindShell:
 		for _, p := range append(append([]string{}, a.Paths...), commandPaths(a.Command)...) {
 			if !g.ws.Contains(p) {
 				return deny(fmt.Sprintf("the command names %s, outside the workspace (%s); commands may only touch files inside it", p, g.ws.Dir()))
@@ -208,7 +201,7 @@ func (g *gate) judge(ctx context.Context, a Action) (ActionDecision, []ActionVot
 		default:
 			return g.vote(ctx, a)
 		}
-	case ActionURL:
+	case copilot.PermissionKindURL:
 		if g.allowURL {
 			return allow("fetching URLs is allowed in this run (--allow-url)")
 		}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quorum-go/quorum/copilot"
 	"github.com/quorum-go/quorum/internal/testing/clitest"
 	"github.com/quorum-go/quorum/internal/testing/gittest"
 	"github.com/quorum-go/quorum/internal/testing/modelapi"
@@ -190,9 +191,9 @@ func TestRealCLIAgent(t *testing.T) {
 			for _, rec := range a.Actions {
 				key := rec.Action.Kind
 				switch {
-				case rec.Action.Kind == quorum.ActionWrite && strings.Contains(strings.Join(rec.Action.Paths, ""), "evil"):
+				case rec.Action.Kind == copilot.PermissionKindWrite && strings.Contains(strings.Join(rec.Action.Paths, ""), "evil"):
 					key = "write-outside"
-				case rec.Action.Kind == quorum.ActionRead && strings.Contains(strings.Join(rec.Action.Paths, ""), "secret"):
+				case rec.Action.Kind == copilot.PermissionKindRead && strings.Contains(strings.Join(rec.Action.Paths, ""), "secret"):
 					key = "read-outside"
 				}
 				decided[key] = rec

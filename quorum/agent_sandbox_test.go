@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/quorum-go/quorum/copilot"
 )
 
 // checkerBackend is a fakeBackend that answers the host check.
@@ -21,8 +23,8 @@ func (c *checkerBackend) CheckSandbox(context.Context) error { c.checks++; retur
 // auto included, recorded as the sandbox rule's denial with its reason
 // told to the model; the same action without the mark goes by the mode.
 func TestAgentGateDeniesSandboxBypass(t *testing.T) {
-	bypass := Action{Kind: ActionShell, Command: "go test ./...", SandboxBypass: true, SandboxBypassReason: "the network policy stopped it"}
-	read := Action{Kind: ActionRead, Paths: []string{"/ws/README.md"}, SandboxBypass: true}
+	bypass := Action{Kind: copilot.PermissionKindShell, Command: "go test ./...", SandboxBypass: true, SandboxBypassReason: "the network policy stopped it"}
+	read := Action{Kind: copilot.PermissionKindRead, Paths: []string{"/ws/README.md"}, SandboxBypass: true}
 	for _, mode := range []ShellMode{ShellAuto, ShellQuorum, ShellAsk, ShellNever} {
 		t.Run(string(mode), func(t *testing.T) {
 			b := &fakeBackend{ws: newFakeWorkspace(), shellApprove: map[string]bool{"m2": true, "m3": true}, actions: []Action{bypass, read}}

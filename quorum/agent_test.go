@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/quorum-go/quorum/copilot"
 )
 
 // A whole run: the ensemble picks m1's plan, the reviewers object once
@@ -20,15 +22,15 @@ func TestAgentWholeRun(t *testing.T) {
 	b := &fakeBackend{ws: ws, objectRounds: 1, findingRounds: 1,
 		shellApprove: map[string]bool{"m2": true, "m3": true},
 		actions: []Action{
-			{Kind: ActionRead, Paths: []string{"/ws/README.md"}},
-			{Kind: ActionWrite, Paths: []string{"/ws/extra.go"}},
-			{Kind: ActionWrite, Paths: []string{"/etc/passwd"}},
-			{Kind: ActionRead, Paths: []string{"/home/user/.ssh/id_rsa"}},
-			{Kind: ActionWrite, Paths: []string{"/ws/.git"}},
-			{Kind: ActionShell, Command: "ls", Paths: []string{"/ws"}},
-			{Kind: ActionShell, Command: "cat /etc/hosts", Paths: []string{"/etc/hosts"}},
-			{Kind: ActionURL, URL: "https://example.com/"},
-			{Kind: ActionMCP, Tool: "github-search"},
+			{Kind: copilot.PermissionKindRead, Paths: []string{"/ws/README.md"}},
+			{Kind: copilot.PermissionKindWrite, Paths: []string{"/ws/extra.go"}},
+			{Kind: copilot.PermissionKindWrite, Paths: []string{"/etc/passwd"}},
+			{Kind: copilot.PermissionKindRead, Paths: []string{"/home/user/.ssh/id_rsa"}},
+			{Kind: copilot.PermissionKindWrite, Paths: []string{"/ws/.git"}},
+			{Kind: copilot.PermissionKindShell, Command: "ls", Paths: []string{"/ws"}},
+			{Kind: copilot.PermissionKindShell, Command: "cat /etc/hosts", Paths: []string{"/etc/hosts"}},
+			{Kind: copilot.PermissionKindURL, URL: "https://example.com/"},
+			{Kind: copilot.PermissionKindMCP, Tool: "github-search"},
 			{Kind: "memory"},
 		},
 	}
@@ -170,7 +172,7 @@ func TestAgentEditedPlan(t *testing.T) {
 
 // Each shell mode decides as documented; ask remembers "always".
 func TestAgentShellModes(t *testing.T) {
-	cmd := Action{Kind: ActionShell, Command: "go test ./...", Paths: []string{"/ws"}}
+	cmd := Action{Kind: copilot.PermissionKindShell, Command: "go test ./...", Paths: []string{"/ws"}}
 	for _, tc := range []struct {
 		mode    ShellMode
 		votes   map[string]bool
@@ -213,16 +215,16 @@ func TestAgentShellModes(t *testing.T) {
 	}
 }
 
-// Passing the tool-call limit stops the turn with ErrToolCallLimit; the
+// Passing the tool-call limit stops the turn with an error wrapping copilot.ErrToolLimit; the
 // work so far is committed and the result says where.
 func TestAgentToolCallLimit(t *testing.T) {
 	ws := newFakeWorkspace()
-	b := &fakeBackend{ws: ws, actions: slices.Repeat([]Action{{Kind: ActionRead, Paths: []string{"a"}}}, 3)}
+	b := &fakeBackend{ws: ws, actions: slices.Repeat([]Action{{Kind: copilot.PermissionKindRead, Paths: []string{"a"}}}, 3)}
 	cfg := agentConfig(b)
 	cfg.MaxToolCalls = 4
 	a, err := Agent(context.Background(), b, "task", cfg)
-	if !errors.Is(err, ErrToolCallLimit) {
-		t.Fatalf("err %v, want ErrToolCallLimit", err)
+	if !errors.Is(err, copilot.ErrToolLimit) {
+		t.Fatalf("err %v, want copilot.ErrToolLimit", err)
 	}
 	if a.Workspace == nil || len(ws.commits) == 0 || a.Stage != StageExecuted {
 		t.Fatalf("workspace %+v, commits %v, stage %q", a.Workspace, ws.commits, a.Stage)
@@ -274,7 +276,7 @@ func TestAgentConfigRefused(t *testing.T) {
 // the executor holds no slot while it waits for them.
 func TestAgentOneSessionSlot(t *testing.T) {
 	b := &fakeBackend{ws: newFakeWorkspace(), shellApprove: map[string]bool{"m2": true, "m3": true},
-		actions: []Action{{Kind: ActionShell, Command: "ls", Paths: []string{"/ws"}}}}
+		actions: []Action{{Kind: copilot.PermissionKindShell, Command: "ls", Paths: []string{"/ws"}}}}
 	cfg := agentConfig(b)
 	cfg.MaxConcurrency = 1
 	cfg.PhaseTimeout = time.Minute // a hang guard: a wait for a slot would run into it
@@ -310,10 +312,10 @@ func TestCommandPaths(t *testing.T) {
 	}
 	ws := newFakeWorkspace()
 	g := &gate{ws: ws, mode: ShellAuto}
-	if d := g.decide(context.Background(), Action{Kind: ActionShell, Command: "cat /etc/passwd"}); d.Allow {
+	if d := g.decide(context.Background(), Action{Kind: copilot.PermissionKindShell, Command: "cat /etc/passwd"}); d.Allow {
 		t.Fatal("auto mode allowed a command that reads outside the worktree")
 	}
-	if d := g.decide(context.Background(), Action{Kind: ActionShell, Command: "cat README.md"}); !d.Allow || d.By != ByAuto {
+	if d := g.decide(context.Background(), Action{Kind: copilot.PermissionKindShell, Command: "cat README.md"}); !d.Allow || d.By != ByAuto {
 		t.Fatalf("auto mode: %+v", d)
 	}
 }

@@ -75,7 +75,7 @@ func TestAgentOnTheSimulator(t *testing.T) {
 	kinds := map[string]quorum.ActionRecord{}
 	for _, rec := range a.Actions {
 		key := rec.Action.Kind
-		if key == quorum.ActionRead && !rec.Allow {
+		if key == copilot.PermissionKindRead && !rec.Allow {
 			key = "read-outside"
 		}
 		kinds[key] = rec
@@ -84,9 +84,9 @@ func TestAgentOnTheSimulator(t *testing.T) {
 		allow bool
 		by    string
 	}{
-		quorum.ActionWrite: {true, quorum.ByPolicy},
-		quorum.ActionShell: {true, quorum.ByQuorum},
-		quorum.ActionURL:   {false, quorum.ByPolicy},
+		copilot.PermissionKindWrite: {true, quorum.ByPolicy},
+		copilot.PermissionKindShell: {true, quorum.ByQuorum},
+		copilot.PermissionKindURL:   {false, quorum.ByPolicy},
 	} {
 		rec, ok := kinds[key]
 		if !ok || rec.Allow != want.allow || rec.By != want.by {
