@@ -66,7 +66,7 @@ func (s *Session) sendToolResult(ctx context.Context, t *session.ToolRequest, re
 	var aerr error
 	switch {
 	case t.Request != nil:
-		aerr = t.Request.Reply(ctx, protocol.ToolCallResult{Result: res})
+		aerr = t.Request.Respond(ctx, protocol.ToolCallResult{Result: res})
 	case hidden:
 		_, aerr = s.RPC().Tools.HandlePendingToolCall(ctx, protocol.SessionToolsHandlePendingToolCallParams{RequestID: t.RequestID, Error: toolFailed})
 	default:

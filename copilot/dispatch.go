@@ -131,7 +131,7 @@ func (s *Session) answerRequest(ctx context.Context, m session.Message) {
 func (s *Session) answerLegacyToolCall(ctx context.Context, m session.Message) {
 	t, err := session.ParseToolCall(m)
 	if err != nil {
-		_ = m.ReplyError(ctx, jsonrpc2.CodeInvalidParams, err.Error())
+		_ = m.RespondError(ctx, jsonrpc2.CodeInvalidParams, err.Error())
 		return
 	}
 	s.runToolBetweenTurns(ctx, t)

@@ -28,18 +28,18 @@ func answer(ctx context.Context, h *protocol.Handlers, m session.Message, log ze
 	var aerr error
 	switch {
 	case err == nil:
-		aerr = m.Reply(ctx, res)
+		aerr = m.Respond(ctx, res)
 	case errors.Is(err, protocol.ErrNoHandler), errors.Is(err, protocol.ErrUnknownMethod):
 		if d, ok := protocol.Decline(m.Method, m.Params); ok {
-			aerr = m.Reply(ctx, d)
+			aerr = m.Respond(ctx, d)
 			break
 		}
-		aerr = m.ReplyError(ctx, jsonrpc2.CodeMethodNotFound,
+		aerr = m.RespondError(ctx, jsonrpc2.CodeMethodNotFound,
 			fmt.Sprintf("this client has no handler for %s (set it in %s)", m.Method, setIn))
 	case errors.Is(err, protocol.ErrInvalidParams):
-		aerr = m.ReplyError(ctx, jsonrpc2.CodeInvalidParams, err.Error())
+		aerr = m.RespondError(ctx, jsonrpc2.CodeInvalidParams, err.Error())
 	default:
-		aerr = m.ReplyError(ctx, jsonrpc2.CodeInternalError, err.Error())
+		aerr = m.RespondError(ctx, jsonrpc2.CodeInternalError, err.Error())
 	}
 	if aerr != nil {
 		log.Warn().Err(aerr).Str("method", m.Method).Msg("answering a request from the CLI")

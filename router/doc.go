@@ -76,7 +76,7 @@
 //     stream finds it in the same pass that reads the frame). One for an
 //     unknown or closed session is counted and dropped.
 //   - An incoming request that names a session goes to that session's
-//     channel; its consumer answers it (Message.Reply). A request that
+//     channel; its consumer answers it (Message.Respond). A request that
 //     names no session goes to the Subscription that named its method,
 //     which answers it. One for an unknown, closed or failed session, or
 //     with no session and no subscription for it, is answered at once with

@@ -229,7 +229,7 @@ func TestHandlerMayCallBack(t *testing.T) {
 			consumer <- err
 			return
 		}
-		consumer <- step.Tool.Request.Reply(ctx, map[string]any{"result": string(out)})
+		consumer <- step.Tool.Request.Respond(ctx, map[string]any{"result": string(out)})
 	}()
 	p.respond(p.expect("lookup.backend"), `"42"`)
 	if err := <-consumer; err != nil {
@@ -299,7 +299,7 @@ func TestRequestWithoutSessionGoesToItsSubscription(t *testing.T) {
 	if err != nil || m.Method != "host.shutdown" || !m.IsRequest() {
 		t.Fatalf("%+v %v", m, err)
 	}
-	if err := m.Reply(testutil.Context(t, hangGuard), map[string]bool{"ok": true}); err != nil {
+	if err := m.Respond(testutil.Context(t, hangGuard), map[string]bool{"ok": true}); err != nil {
 		t.Fatal(err)
 	}
 	if a := p.next(); a.Error != nil || string(a.Result) != `{"ok":true}` {

@@ -10,7 +10,7 @@ import (
 // Subscription receives global notifications (session.lifecycle and any
 // method other than session.event) in the order they were read, and the
 // requests that name no session among the methods it subscribed to by
-// name; it must answer those (session.Message.Reply). It is buffered and
+// name; it must answer those (session.Message.Respond). It is buffered and
 // fails with session.ErrFellBehind like a session channel, answering the
 // requests it held with an error.
 type Subscription struct {

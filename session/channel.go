@@ -351,7 +351,7 @@ func (s *Sink) ID() string { return s.c.id }
 // the router, ending the connection.
 func refuse(msgs []Message, why string) (queued int) {
 	for _, m := range msgs {
-		if m.IsRequest() && m.ReplyError(context.Background(), CodeUnavailable, why) == nil {
+		if m.IsRequest() && m.RespondError(context.Background(), CodeUnavailable, why) == nil {
 			queued++
 		}
 	}

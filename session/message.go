@@ -51,16 +51,16 @@ func (m Message) IsRequest() bool { return m.replier != nil }
 // ErrNotRequest is returned when replying to a notification.
 var ErrNotRequest = errors.New("session: message is a notification; there is nothing to reply to")
 
-// Reply answers the request with result.
-func (m Message) Reply(ctx context.Context, result any) error {
+// Respond answers the request with result.
+func (m Message) Respond(ctx context.Context, result any) error {
 	if m.replier == nil {
 		return ErrNotRequest
 	}
 	return m.replier.Reply(ctx, m.ID, result)
 }
 
-// ReplyError answers the request with a JSON-RPC error.
-func (m Message) ReplyError(ctx context.Context, code int64, message string) error {
+// RespondError answers the request with a JSON-RPC error.
+func (m Message) RespondError(ctx context.Context, code int64, message string) error {
 	if m.replier == nil {
 		return ErrNotRequest
 	}

@@ -83,7 +83,7 @@ func TestNextStopsForAToolCallRequest(t *testing.T) {
 	if len(rec.all()) != 0 {
 		t.Fatalf("the tool call was answered before the caller: %+v", rec.all())
 	}
-	if err := step.Tool.Request.Reply(ctx, map[string]string{"textResultForLlm": "1"}); err != nil {
+	if err := step.Tool.Request.Respond(ctx, map[string]string{"textResultForLlm": "1"}); err != nil {
 		t.Fatal(err)
 	}
 	if rp := rec.only(t, jsonrpc2.ID{Str: "tc-9", IsString: true}); rp.Err != nil || !reflect.DeepEqual(rp.Result, map[string]string{"textResultForLlm": "1"}) {
@@ -207,7 +207,7 @@ func TestOtherRequestsGoToTheRequestHandler(t *testing.T) {
 	var got []string
 	answer := func(ctx context.Context, m Message) {
 		got = append(got, m.Method)
-		if err := m.Reply(ctx, map[string]string{"answer": "this"}); err != nil {
+		if err := m.Respond(ctx, map[string]string{"answer": "this"}); err != nil {
 			t.Errorf("reply: %v", err)
 		}
 	}

@@ -30,8 +30,8 @@ type TurnHandlers struct {
 }
 
 // RequestHandler answers an incoming request read mid-turn that is not a
-// tool call (userInput.request, say): it must answer it (Message.Reply or
-// ReplyError), on the reading goroutine or later. It answers rather than
+// tool call (userInput.request, say): it must answer it (Message.Respond or
+// RespondError), on the reading goroutine or later. It answers rather than
 // observes, so it is given to Next beside the TurnHandlers, not among them.
 type RequestHandler func(context.Context, Message)
 
@@ -178,7 +178,7 @@ func (c *Channel) Next(ctx context.Context, h *TurnHandlers, onRequest RequestHa
 			if m.Method == protocol.MethodToolCall {
 				t, err := ParseToolCall(m)
 				if err != nil {
-					_ = m.ReplyError(ctx, jsonrpc2.CodeInvalidParams, err.Error())
+					_ = m.RespondError(ctx, jsonrpc2.CodeInvalidParams, err.Error())
 					continue
 				}
 				s := text.step()
@@ -188,7 +188,7 @@ func (c *Channel) Next(ctx context.Context, h *TurnHandlers, onRequest RequestHa
 			if onRequest != nil {
 				onRequest(ctx, m)
 			} else {
-				_ = m.ReplyError(ctx, jsonrpc2.CodeMethodNotFound, "method "+m.Method+" is not handled by this client")
+				_ = m.RespondError(ctx, jsonrpc2.CodeMethodNotFound, "method "+m.Method+" is not handled by this client")
 			}
 			continue
 		}
@@ -263,7 +263,7 @@ func (c *Channel) ReadTurn(ctx context.Context, h *TurnHandlers) (string, error)
 	}
 	if step.Tool != nil {
 		if step.Tool.Request != nil {
-			_ = step.Tool.Request.ReplyError(ctx, jsonrpc2.CodeMethodNotFound, "no handler for tool "+step.Tool.ToolName)
+			_ = step.Tool.Request.RespondError(ctx, jsonrpc2.CodeMethodNotFound, "no handler for tool "+step.Tool.ToolName)
 		}
 		return step.Text, fmt.Errorf("%w (%s)", ErrUnexpectedTool, step.Tool.ToolName)
 	}

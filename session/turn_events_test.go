@@ -75,10 +75,10 @@ func TestMessageReplyToANotification(t *testing.T) {
 	if m.IsRequest() {
 		t.Fatal("a notification is a request")
 	}
-	if err := m.Reply(context.Background(), 1); err != ErrNotRequest {
+	if err := m.Respond(context.Background(), 1); err != ErrNotRequest {
 		t.Errorf("Reply: %v", err)
 	}
-	if err := m.ReplyError(context.Background(), 1, "x"); err != ErrNotRequest {
+	if err := m.RespondError(context.Background(), 1, "x"); err != ErrNotRequest {
 		t.Errorf("ReplyError: %v", err)
 	}
 	if _, err := NewNotification("session.lifecycle", nil).Event(); err == nil {

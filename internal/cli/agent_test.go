@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quorum-go/quorum/copilot"
 	"github.com/quorum-go/quorum/internal/testing/gittest"
 	"github.com/quorum-go/quorum/quorum"
 )
@@ -161,7 +162,7 @@ func TestAgentApproveModes(t *testing.T) {
 	var env struct{ Result quorum.AgentResult }
 	json.Unmarshal([]byte(o.stdout), &env)
 	for _, rec := range env.Result.Actions {
-		if rec.Action.Kind == quorum.ActionShell && (rec.Allow || rec.By != quorum.ByNever) {
+		if rec.Action.Kind == copilot.PermissionKindShell && (rec.Allow || rec.By != quorum.ByNever) {
 			t.Fatalf("--approve never: %+v", rec)
 		}
 	}
