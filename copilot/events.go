@@ -11,10 +11,11 @@ import (
 // types are the protocol package's Event… constants.
 type Event = protocol.Event
 
-// Usage is what a turn's model calls used, added up from their
-// assistant.usage events. Token counts are zero when the model API did not
-// report them.
-type Usage struct {
+// TurnUsage is what one turn's model calls used, added up from their
+// assistant.usage events (Reply.Usage). Token counts are zero when the
+// model API did not report them. (quorum.Usage is a run's totals across
+// turns and models, in quorum's JSON.)
+type TurnUsage struct {
 	Model              string  `json:"model,omitempty"`
 	InputTokens        int     `json:"inputTokens,omitempty"`
 	OutputTokens       int     `json:"outputTokens,omitempty"`
@@ -26,7 +27,7 @@ type Usage struct {
 }
 
 // Add accumulates another model call's usage.
-func (u *Usage) Add(o Usage) {
+func (u *TurnUsage) Add(o TurnUsage) {
 	if o.Model != "" {
 		u.Model = o.Model
 	}

@@ -20,7 +20,7 @@ type Reply struct {
 	// AgentText is what sub-agents said during the turn, by the agentId
 	// the CLI gave each; their text is never part of Text.
 	AgentText map[string]string
-	Usage     Usage
+	Usage     TurnUsage
 	ToolCalls int
 	Duration  time.Duration
 }
@@ -168,7 +168,7 @@ func (s *Session) observe(ctx context.Context, h TurnHandlers, reply *Reply, lim
 			s.forwardEvent(ev)
 			switch ev.Type {
 			case protocol.EventAssistantUsage:
-				var u Usage
+				var u TurnUsage
 				if ev.UnmarshalData(&u) == nil {
 					reply.Usage.Add(u)
 				}
