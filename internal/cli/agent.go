@@ -13,8 +13,8 @@ import (
 	"sync"
 
 	"github.com/quorum-go/quorum/internal/cli/planfile"
-	"github.com/quorum-go/quorum/internal/cli/report"
-	"github.com/quorum-go/quorum/internal/cli/sanitize"
+	"github.com/quorum-go/quorum/internal/report"
+	"github.com/quorum-go/quorum/internal/sanitize"
 	"github.com/quorum-go/quorum/internal/workspace"
 	"github.com/quorum-go/quorum/quorum"
 	"github.com/spf13/cobra"

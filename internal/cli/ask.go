@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/quorum-go/quorum/copilot"
-	"github.com/quorum-go/quorum/internal/cli/sanitize"
+	"github.com/quorum-go/quorum/internal/sanitize"
 	"github.com/quorum-go/quorum/quorum"
 	"github.com/spf13/cobra"
 )

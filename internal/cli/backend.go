@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/quorum-go/quorum/copilot"
-	"github.com/quorum-go/quorum/internal/cli/config"
+	"github.com/quorum-go/quorum/internal/config"
 	"github.com/quorum-go/quorum/internal/sim"
 	"github.com/quorum-go/quorum/quorum"
 )

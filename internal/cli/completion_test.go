@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/quorum-go/quorum/internal/cli/config"
+	"github.com/quorum-go/quorum/internal/config"
 )
 
 // complete runs `quorum __complete args…` in-process, as the shell

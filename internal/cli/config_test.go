@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/quorum-go/quorum/internal/cli/config"
+	"github.com/quorum-go/quorum/internal/config"
 	"github.com/quorum-go/quorum/quorum"
 )
 

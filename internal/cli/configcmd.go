@@ -5,8 +5,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/quorum-go/quorum/internal/cli/config"
-	"github.com/quorum-go/quorum/internal/cli/sanitize"
+	"github.com/quorum-go/quorum/internal/config"
+	"github.com/quorum-go/quorum/internal/sanitize"
 	"github.com/spf13/cobra"
 )
 

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/quorum-go/quorum/internal/cli/config"
+	"github.com/quorum-go/quorum/internal/config"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )

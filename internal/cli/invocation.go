@@ -9,9 +9,9 @@ import (
 	"text/template"
 
 	"github.com/itchyny/gojq"
-	"github.com/quorum-go/quorum/internal/cli/config"
-	"github.com/quorum-go/quorum/internal/cli/report"
-	"github.com/quorum-go/quorum/internal/cli/sanitize"
+	"github.com/quorum-go/quorum/internal/config"
+	"github.com/quorum-go/quorum/internal/report"
+	"github.com/quorum-go/quorum/internal/sanitize"
 	"github.com/quorum-go/quorum/quorum"
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"

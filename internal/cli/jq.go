@@ -11,7 +11,7 @@ import (
 	"text/template"
 
 	"github.com/itchyny/gojq"
-	"github.com/quorum-go/quorum/internal/cli/sanitize"
+	"github.com/quorum-go/quorum/internal/sanitize"
 )
 
 // This file is --jq, as gh has it: a jq expression run over the command's

@@ -7,7 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/quorum-go/quorum/copilot/protocol"
-	"github.com/quorum-go/quorum/internal/cli/sanitize"
+	"github.com/quorum-go/quorum/internal/sanitize"
 	"github.com/spf13/cobra"
 )
 

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/quorum-go/quorum/internal/cli/report"
+	"github.com/quorum-go/quorum/internal/report"
 	"github.com/quorum-go/quorum/quorum"
 )
 

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/quorum-go/quorum/internal/cli/report"
-	"github.com/quorum-go/quorum/internal/cli/sanitize"
+	"github.com/quorum-go/quorum/internal/report"
+	"github.com/quorum-go/quorum/internal/sanitize"
 	"github.com/quorum-go/quorum/quorum"
 )
 

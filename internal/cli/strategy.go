@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/quorum-go/quorum/internal/cli/report"
+	"github.com/quorum-go/quorum/internal/report"
 	"github.com/quorum-go/quorum/quorum"
 )
 

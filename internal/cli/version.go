@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/quorum-go/quorum/internal/cli/sanitize"
+	"github.com/quorum-go/quorum/internal/sanitize"
 	"github.com/spf13/cobra"
 )
 

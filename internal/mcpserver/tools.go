@@ -14,7 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/quorum-go/quorum/copilot"
 	"github.com/quorum-go/quorum/copilot/protocol"
-	"github.com/quorum-go/quorum/internal/cli/report"
+	"github.com/quorum-go/quorum/internal/report"
 	"github.com/quorum-go/quorum/quorum"
 )
 
