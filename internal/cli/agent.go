@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/quorum-go/quorum/internal/cli/iostreams"
 	"github.com/quorum-go/quorum/internal/cli/planfile"
 	"github.com/quorum-go/quorum/internal/report"
 	"github.com/quorum-go/quorum/internal/sanitize"
@@ -253,8 +254,8 @@ func (inv *invocation) agentContext(ctx context.Context, repo *workspace.Repo) (
 // interactive reports whether a person can be asked: stdin and stderr are
 // both terminals.
 func (inv *invocation) interactive() bool {
-	tty, _ := terminalWidth(inv.e.stderr)
-	return tty && isTerminal(inv.e.stdin) && inv.e.getenv("TERM") != "dumb"
+	tty, _ := iostreams.TerminalWidth(inv.e.stderr)
+	return tty && iostreams.IsTerminal(inv.e.stdin) && inv.e.getenv("TERM") != "dumb"
 }
 
 // gatekeeper asks the person at the terminal: the plan at the gate, and
@@ -331,7 +332,7 @@ func (g *gatekeeper) approve(ctx context.Context, plan quorum.AgentPlan) (quorum
 		rep, o := report.AgentPlan(plan, nil), report.Options{Simulated: inv.simulated()}
 		var md strings.Builder
 		report.Markdown(&md, rep, o)
-		_, width := terminalWidth(inv.e.stderr)
+		_, width := iostreams.TerminalWidth(inv.e.stderr)
 		if out, err := report.Terminal(md.String(), width, !inv.noColor()); err == nil {
 			b.WriteString(out)
 		} else {

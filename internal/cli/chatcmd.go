@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/quorum-go/quorum/internal/cli/chat"
+	"github.com/quorum-go/quorum/internal/cli/iostreams"
 	"github.com/quorum-go/quorum/internal/report"
 	"github.com/quorum-go/quorum/internal/sanitize"
 	"github.com/quorum-go/quorum/quorum"
@@ -200,8 +201,8 @@ func runChat(inv *invocation, resume, approve string, plain bool) error {
 // chatOnTerminal says whether the full-screen UI fits: stdin and stdout
 // are a terminal that is not dumb.
 func (inv *invocation) chatOnTerminal() bool {
-	tty, _ := terminalWidth(inv.e.stdout)
-	return tty && isTerminal(inv.e.stdin) && inv.e.getenv("TERM") != "dumb"
+	tty, _ := iostreams.TerminalWidth(inv.e.stdout)
+	return tty && iostreams.IsTerminal(inv.e.stdin) && inv.e.getenv("TERM") != "dumb"
 }
 
 func firstSet(s ...string) string {

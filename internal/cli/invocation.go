@@ -9,6 +9,7 @@ import (
 	"text/template"
 
 	"github.com/itchyny/gojq"
+	"github.com/quorum-go/quorum/internal/cli/iostreams"
 	"github.com/quorum-go/quorum/internal/config"
 	"github.com/quorum-go/quorum/internal/report"
 	"github.com/quorum-go/quorum/internal/sanitize"
@@ -274,7 +275,7 @@ func (inv *invocation) noColor() bool {
 	if inv.s.NoColor {
 		return true
 	}
-	tty, _ := terminalWidth(inv.e.stderr)
+	tty, _ := iostreams.TerminalWidth(inv.e.stderr)
 	return !tty
 }
 

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/quorum-go/quorum/internal/cli/iostreams"
 	"github.com/quorum-go/quorum/internal/report"
 	"github.com/quorum-go/quorum/quorum"
 )
@@ -210,7 +211,7 @@ func (inv *invocation) printResult(rep report.Report, result any, status, incomp
 // stdoutTerminal reports whether stdout is a terminal that can take
 // rendered Markdown, and its width.
 func (inv *invocation) stdoutTerminal() (bool, int) {
-	tty, width := terminalWidth(inv.e.stdout)
+	tty, width := iostreams.TerminalWidth(inv.e.stdout)
 	if !tty || inv.e.getenv("TERM") == "dumb" {
 		return false, 0
 	}

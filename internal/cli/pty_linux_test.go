@@ -14,8 +14,10 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/quorum-go/quorum/internal/cli/progress"
 	"github.com/quorum-go/quorum/internal/sim"
 	"github.com/quorum-go/quorum/internal/simquorum"
+	"github.com/quorum-go/quorum/internal/testing/vtscreen"
 	"github.com/quorum-go/quorum/quorum"
 	"golang.org/x/sys/unix"
 )
@@ -141,9 +143,9 @@ func TestTerminalView(t *testing.T) {
 				t.Errorf("the report is not rendered in colour on a terminal")
 			}
 
-			scr := &screen{}
+			scr := &vtscreen.Screen{}
 			scr.Write(out)
-			screenLines := scr.text()
+			screenLines := scr.Text()
 			final := strings.Join(screenLines, "\n")
 			for _, l := range screenLines {
 				if isSpinner(l) {
@@ -268,9 +270,9 @@ func TestLiveViewInProcess(t *testing.T) {
 	if strings.Contains(string(out), "m✓") || strings.Contains(string(out), "\x1b[0m") {
 		t.Errorf("colour despite --no-color:\n%q", out)
 	}
-	scr := &screen{}
+	scr := &vtscreen.Screen{}
 	scr.Write(out)
-	final := strings.Join(scr.text(), "\n")
+	final := strings.Join(scr.Text(), "\n")
 	for _, want := range []string{"✓ answer    sim-alpha      done ", "✗ review    sim-gamma      failed after ",
 		"✓ synthesis sim-moderator  done ", "quorum: the run was degraded"} {
 		if !strings.Contains(final, want) {
@@ -300,9 +302,9 @@ func TestLiveViewDebate(t *testing.T) {
 	if err != nil {
 		t.Fatalf("exit %d (%v)", ExitCode(err), err)
 	}
-	scr := &screen{}
+	scr := &vtscreen.Screen{}
 	scr.Write(out)
-	final := strings.Join(scr.text(), "\n")
+	final := strings.Join(scr.Text(), "\n")
 	for _, want := range []string{"✓ opening   sim-beta       done ", "✓ round-2   sim-gamma      done ", "  All 2 rounds were held",
 		"✓ verdict   sim-moderator  done "} {
 		if !strings.Contains(final, want) {
@@ -312,4 +314,14 @@ func TestLiveViewDebate(t *testing.T) {
 	if strings.Index(final, "All 2 rounds were held") > strings.Index(final, "verdict   sim-moderator") {
 		t.Errorf("the settle line is not between the rounds and the verdict:\n%s", final)
 	}
+}
+
+// isSpinner says whether s shows a frame of the live view's spinner.
+func isSpinner(s string) bool {
+	for _, f := range progress.Spinner {
+		if strings.Contains(s, f) {
+			return true
+		}
+	}
+	return false
 }

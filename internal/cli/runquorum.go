@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/quorum-go/quorum/internal/cli/progress"
 	"github.com/quorum-go/quorum/internal/report"
 	"github.com/quorum-go/quorum/internal/sanitize"
 	"github.com/quorum-go/quorum/quorum"
@@ -76,12 +77,13 @@ func (inv *invocation) runQuorum(k quorumKind) (err error) {
 		moderator = ""
 	}
 
-	view := inv.newProgress(inv.header(k, qr.about, models, moderator))
-	defer view.close()
-	inv.interject = view.interject
-	progress := view.event
+	view := progress.New(inv.e.stderr, inv.header(k, qr.about, models, moderator),
+		progress.Options{Quiet: inv.o.quiet, Plain: inv.o.verbose || inv.e.getenv("TERM") == "dumb", NoColor: inv.noColor()})
+	defer view.Close()
+	inv.interject = view.Interject
+	onEvent := view.Event
 	if hook := inv.observe; hook != nil {
-		progress = func(ev quorum.Event) { view.event(ev); hook(ev) }
+		onEvent = func(ev quorum.Event) { view.Event(ev); hook(ev) }
 	}
 	cfg := quorum.Config{
 		Models:             models,
@@ -92,11 +94,11 @@ func (inv *invocation) runQuorum(k quorumKind) (err error) {
 		PhaseTimeout:       inv.s.PhaseTimeout,
 		Timeout:            timeout,
 		MaxConcurrency:     inv.s.Concurrency,
-		Progress:           progress,
+		Progress:           onEvent,
 		Transcript:         tr,
 	}
 	rep, out, result, runErr := qr.run(ctx, quorum.Copilot(c), cfg)
-	view.close()
+	view.Close()
 	if rep == nil {
 		if errors.Is(runErr, quorum.ErrInvalidConfig) {
 			return usagef("%s", report.Plain(strings.TrimPrefix(strings.TrimPrefix(runErr.Error(), "quorum: "), quorum.ErrInvalidConfig.Error()+": ")))

@@ -1,9 +1,10 @@
 package cli
 
 import (
+	"slices"
+
 	"github.com/quorum-go/quorum/internal/sim"
 	"github.com/quorum-go/quorum/internal/simquorum"
-	"slices"
 )
 
 // simModels are the models of --sim runs: simquorum's participants and

@@ -1,4 +1,4 @@
-package cli
+package iostreams
 
 import (
 	"io"
@@ -7,8 +7,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// terminalWidth reports whether w is a terminal and, if so, its width.
-func terminalWidth(w io.Writer) (bool, int) {
+// TerminalWidth reports whether w is a terminal and, if so, its width.
+func TerminalWidth(w io.Writer) (bool, int) {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false, 0
@@ -24,9 +24,9 @@ func terminalWidth(w io.Writer) (bool, int) {
 	return true, width
 }
 
-// isTerminal reports whether r is a terminal, for reading answers from a
+// IsTerminal reports whether r is a terminal, for reading answers from a
 // person.
-func isTerminal(r io.Reader) bool {
+func IsTerminal(r io.Reader) bool {
 	f, ok := r.(*os.File)
 	if !ok {
 		return false

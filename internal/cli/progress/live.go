@@ -1,4 +1,4 @@
-package cli
+package progress
 
 import (
 	"bytes"
@@ -14,139 +14,6 @@ import (
 	"github.com/quorum-go/quorum/quorum"
 )
 
-// progress shows a run's events on stderr while it runs. quorum calls
-// event from one goroutine at a time (Config.Progress); close may be
-// called more than once and leaves stderr ready for the result: after it,
-// nothing more is written.
-type progress interface {
-	event(quorum.Event)
-	close()
-	// interject runs f with the view held still: nothing is drawn while f
-	// writes to stderr or waits for an answer, and the view goes on below
-	// what f wrote.
-	interject(f func())
-}
-
-// newProgress picks the view: none with -q; on a terminal a live view,
-// redrawn in place; otherwise (piped, CI, a dumb terminal, or -v, whose
-// logs would tear a live view) plain lines.
-func (inv *invocation) newProgress(header string) progress {
-	if inv.o.quiet {
-		return nopProgress{}
-	}
-	if tty, width := terminalWidth(inv.e.stderr); tty && !inv.o.verbose && inv.e.getenv("TERM") != "dumb" {
-		v := newLiveView(inv.e.stderr, width, !inv.noColor(), time.Now)
-		v.start(header)
-		return v
-	}
-	fmt.Fprintln(inv.e.stderr, sanitize.Line(header))
-	return &plainView{w: inv.e.stderr, failed: map[turnKey]bool{}, repeats: repeats{}}
-}
-
-type nopProgress struct{}
-
-func (nopProgress) event(quorum.Event) {}
-func (nopProgress) close()             {}
-func (nopProgress) interject(f func()) { f() }
-
-// who is a model, with the plan it votes on if any.
-func who(ev quorum.Event) string {
-	if ev.Target == "" || ev.Phase == quorum.PhaseReview || ev.Phase == quorum.PhaseAnswer {
-		return sanitize.Line(ev.Model)
-	}
-	return sanitize.Line(ev.Model) + " on " + report.TargetNoun(ev.Phase) + " " + ev.Target
-}
-
-// repeats shortens a failure that another model already had: when the
-// CLI dies, every model fails with the same long message, which is shown
-// once; the others say whose it was.
-type repeats map[string]string
-
-// say returns msg, the error of model's failure, or a pointer to the
-// first model that had it.
-func (r repeats) say(model, msg string) string {
-	if first, ok := r[msg]; ok && first != model {
-		return "the same error as " + first
-	}
-	r[msg] = model
-	return msg
-}
-
-// turnKey names one model turn within a run.
-type turnKey struct {
-	phase         quorum.Phase
-	model, target string
-}
-
-// parseFailure reports whether ev, an event of a parsed reply (a review,
-// vote, proposal, argument, inspection or verdict), is a failure that was not already reported as the
-// turn's own: quorum sends a failed vote's error again with its VoteCast.
-func parseFailure(ev quorum.Event, failed map[turnKey]bool) bool {
-	k := turnKey{ev.Phase, ev.Model, ev.Target}
-	if ev.Err == nil || failed[k] {
-		return false
-	}
-	failed[k] = true
-	return true
-}
-
-// plainView writes one line per step, nothing redrawn: for logs and pipes.
-type plainView struct {
-	mu      sync.Mutex
-	w       io.Writer
-	failed  map[turnKey]bool // turns whose failure was reported
-	repeats repeats
-	closed  bool
-}
-
-func (v *plainView) event(ev quorum.Event) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if v.closed {
-		return
-	}
-	p := ev.Phase
-	switch ev.Kind {
-	case quorum.PhaseStarted:
-		fmt.Fprintf(v.w, "quorum: %s phase started: %s\n", p, sanitize.Line(ev.Text))
-	case quorum.ModelFinished:
-		if ev.Err != nil {
-			v.failed[turnKey{ev.Phase, ev.Model, ev.Target}] = true
-			fmt.Fprintf(v.w, "quorum: %s: ✗ %s failed after %s: %s\n", p, who(ev), fmtDuration(ev.Elapsed), v.repeats.say(ev.Model, report.ModelError(ev.Err)))
-			return
-		}
-		fmt.Fprintf(v.w, "quorum: %s: ✓ %s done in %s (%d chars)\n", p, who(ev), fmtDuration(ev.Elapsed), utf8.RuneCountInString(ev.Text))
-	case quorum.ReviewParsed, quorum.VoteCast, quorum.ProposalParsed, quorum.ArgumentParsed, quorum.FindingsParsed, quorum.VerdictParsed:
-		if parseFailure(ev, v.failed) {
-			fmt.Fprintf(v.w, "quorum: %s: ✗ %s: %s\n", p, who(ev), v.repeats.say(ev.Model, report.ModelError(ev.Err)))
-		}
-	case quorum.DebateSettled:
-		fmt.Fprintf(v.w, "quorum: %s\n", sanitize.Line(ev.Text))
-	case quorum.ToolActivity, quorum.ActionDecided:
-		fmt.Fprintf(v.w, "quorum: %s: %s: %s\n", p, sanitize.Line(ev.Model), sanitize.Line(ev.Text))
-	case quorum.ModeratorReplaced:
-		fmt.Fprintf(v.w, "quorum: %s: %s\n", p, sanitize.Line(strings.TrimPrefix(ev.Text, "quorum: ")))
-	case quorum.PhaseFinished:
-		line := fmt.Sprintf("quorum: %s phase finished in %s", p, fmtDuration(ev.Elapsed))
-		if ev.Text != "" {
-			line += "; " + sanitize.Line(ev.Text)
-		}
-		fmt.Fprintln(v.w, line)
-	}
-}
-
-func (v *plainView) close() {
-	v.mu.Lock()
-	v.closed = true
-	v.mu.Unlock()
-}
-
-func (v *plainView) interject(f func()) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	f()
-}
-
 // Live view timing: the spinner turns and the lines are redrawn at most
 // this often; events between ticks only update the state, so a burst of
 // deltas costs no drawing.
@@ -156,7 +23,8 @@ const liveTick = 100 * time.Millisecond
 // movement cannot reach lines scrolled off the top).
 const maxLiveRows = 12
 
-var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+// Spinner are the frames of the live view's spinner, in turn.
+var Spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
 // liveView draws, on a terminal, one line per model of the running phase
 // (phase, spinner, characters streamed, elapsed time, then ✓ or ✗ with the
@@ -256,7 +124,7 @@ func (v *liveView) row(phase quorum.Phase, model string) *liveRow {
 	return r
 }
 
-func (v *liveView) event(ev quorum.Event) {
+func (v *liveView) Event(ev quorum.Event) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.closed {
@@ -330,7 +198,7 @@ func (v *liveView) line(r *liveRow) string {
 	case r.started.IsZero():
 		glyph, s = v.paint("·", "2"), prefix+"waiting"
 	case r.running > 0:
-		glyph = v.paint(spinner[v.frame%len(spinner)], "36")
+		glyph = v.paint(Spinner[v.frame%len(Spinner)], "36")
 		s = fmt.Sprintf("%s%s%s  %d chars  %s", prefix, verb(r.phase), turns, r.chars, fmtDuration(v.now().Sub(r.started)))
 	case r.failed > 0:
 		glyph = v.paint("✗", "31")
@@ -424,7 +292,7 @@ func (v *liveView) finalise() {
 // close stops the spinner and leaves the screen clean: the rows of a phase
 // cut short (the run was interrupted) become permanent lines too, their
 // running turns marked as stopped.
-func (v *liveView) close() {
+func (v *liveView) Close() {
 	v.once.Do(func() {
 		if v.stop != nil {
 			close(v.stop)
@@ -449,7 +317,7 @@ func (v *liveView) close() {
 // interject makes the running rows permanent lines, so the live region is
 // empty, and runs f with the view held: the ticker and events wait, and
 // the view draws again below what f wrote.
-func (v *liveView) interject(f func()) {
+func (v *liveView) Interject(f func()) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if !v.closed {

@@ -1,111 +1,19 @@
-package cli
+package progress
 
 import (
 	"bytes"
 	"errors"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
 
+	"github.com/quorum-go/quorum/internal/testing/vtscreen"
 	"github.com/quorum-go/quorum/quorum"
 )
 
-// screen is a minimal terminal: enough of VT100 to replay what the live
-// view and the result write. It knows text, CR, LF (as CR LF, like a tty
-// with onlcr), cursor up (CSI n A), erase in line (CSI K, CSI 2K) and
-// erase below (CSI J); other escape sequences (colours) are ignored. Lines
-// do not wrap.
-type screen struct {
-	lines    [][]rune
-	row, col int
-}
-
-func (s *screen) Write(b []byte) (int, error) {
-	rs := []rune(string(b))
-	for i := 0; i < len(rs); i++ {
-		switch r := rs[i]; r {
-		case '\r':
-			s.col = 0
-		case '\n':
-			s.row++
-			s.col = 0
-		case '\x1b':
-			if i+1 >= len(rs) || rs[i+1] != '[' {
-				continue
-			}
-			j := i + 2
-			for j < len(rs) && (rs[j] < '@' || rs[j] > '~') {
-				j++
-			}
-			if j == len(rs) {
-				return len(b), nil
-			}
-			param := string(rs[i+2 : j])
-			s.csi(param, rs[j])
-			i = j
-		default:
-			s.put(r)
-		}
-	}
-	return len(b), nil
-}
-
-func (s *screen) csi(param string, final rune) {
-	n, err := strconv.Atoi(param)
-	if err != nil {
-		n = 0
-	}
-	s.grow()
-	switch final {
-	case 'A':
-		s.row = max(s.row-max(n, 1), 0)
-	case 'K':
-		if n == 2 {
-			s.lines[s.row] = nil
-		} else if s.col < len(s.lines[s.row]) {
-			s.lines[s.row] = s.lines[s.row][:s.col]
-		}
-	case 'J':
-		if s.col < len(s.lines[s.row]) {
-			s.lines[s.row] = s.lines[s.row][:s.col]
-		}
-		s.lines = s.lines[:s.row+1]
-	}
-}
-
-func (s *screen) grow() {
-	for len(s.lines) <= s.row {
-		s.lines = append(s.lines, nil)
-	}
-}
-
-func (s *screen) put(r rune) {
-	s.grow()
-	l := s.lines[s.row]
-	for len(l) <= s.col {
-		l = append(l, ' ')
-	}
-	l[s.col] = r
-	s.lines[s.row] = l
-	s.col++
-}
-
-// text is what the screen shows, trailing blanks and empty lines removed.
-func (s *screen) text() []string {
-	var out []string
-	for _, l := range s.lines {
-		out = append(out, strings.TrimRight(string(l), " "))
-	}
-	for len(out) > 0 && out[len(out)-1] == "" {
-		out = out[:len(out)-1]
-	}
-	return out
-}
-
 func isSpinner(s string) bool {
-	for _, f := range spinner {
+	for _, f := range Spinner {
 		if strings.Contains(s, f) {
 			return true
 		}
@@ -118,17 +26,17 @@ func isSpinner(s string) bool {
 // mid-phase marks what was running as stopped, so no spinner is left.
 func TestLiveViewDrawsInPlace(t *testing.T) {
 	var raw bytes.Buffer
-	scr := &screen{}
+	scr := &vtscreen.Screen{}
 	t0 := time.Unix(1000, 0)
 	now := t0
 	v := newLiveView(&raw, 64, false, func() time.Time { return now })
 	v.draw([]string{"quorum: discussing with model-a, model-b"}) // start without the ticker
 	at := func(d time.Duration) time.Time { return t0.Add(d) }
-	ev := func(e quorum.Event) { v.event(e) }
+	ev := func(e quorum.Event) { v.Event(e) }
 	snapshot := func() []string {
 		scr.Write(raw.Bytes())
 		raw.Reset()
-		return scr.text()
+		return scr.Text()
 	}
 
 	ev(quorum.Event{Kind: quorum.PhaseStarted, Phase: quorum.PhaseAnswer, Text: "model-a, model-b", Time: at(0)})
@@ -171,8 +79,8 @@ func TestLiveViewDrawsInPlace(t *testing.T) {
 	if got := mid[len(mid)-3]; got != "⠹ vote      model-a        voting 1/2  12 chars  2.0s" {
 		t.Errorf("vote line = %q", got)
 	}
-	v.close()
-	v.close()
+	v.Close()
+	v.Close()
 	ev(quorum.Event{Kind: quorum.PhaseStarted, Phase: quorum.PhaseVote, Text: "late"})
 	want = []string{
 		"quorum: discussing with model-a, model-b",
@@ -193,14 +101,5 @@ func TestLiveViewDrawsInPlace(t *testing.T) {
 	}
 	if raw.Len() != 0 {
 		t.Errorf("drawn after close: %q", raw.String())
-	}
-}
-
-// The screen emulator itself: cursor up, erase below, colours.
-func TestScreen(t *testing.T) {
-	s := &screen{}
-	s.Write([]byte("one\ntwo\nthree\n\x1b[2A\r\x1b[J\x1b[32m2\x1b[0m\n"))
-	if got := strings.Join(s.text(), "|"); got != "one|2" {
-		t.Errorf("screen = %q", got)
 	}
 }
