@@ -73,7 +73,9 @@ SARIF.
   $ quorum agent --sim --yes "Document how we cut a release"`,
 		Args: exactArgs("a task (quote it; - reads it from stdin)"),
 	}, cmdSpec{quorum: true, agent: true, connects: true, output: true, progress: true, timeout: true},
-		runF.around(func(inv *invocation) error { return inv.runQuorum(quorumKinds["agent"]) }))
+		runF.around(func(inv *invocation, observe func(quorum.Event)) error {
+			return inv.runQuorum(quorumKinds["agent"], observe)
+		}))
 }
 
 // contextBudget bounds what quorum reads of the repository for the plan:

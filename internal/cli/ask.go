@@ -44,7 +44,7 @@ Ctrl-C or a failure is still printed, in every format.`,
 	}, cmdSpec{one: true, connects: true, output: true, progress: true, timeout: true}, runF.around(runAsk))
 }
 
-func runAsk(inv *invocation) error {
+func runAsk(inv *invocation, observe func(quorum.Event)) error {
 	parent := inv.cmd.Context()
 	q, err := inv.topic("question")
 	if err != nil {
@@ -55,16 +55,15 @@ func runAsk(inv *invocation) error {
 		return err
 	}
 	q = g.text
-	ctx, cancel := inv.withTimeout(parent)
-	defer cancel()
-	c, closeClient, err := inv.connect(ctx)
+	cn, err := inv.open()
 	if err != nil {
-		return timedOut(ctx, parent, err)
+		return err
 	}
-	defer closeClient()
+	defer cn.close()
+	ctx, c := cn.ctx, cn.client
 	model, err := inv.resolveModel(ctx, c)
 	if err != nil {
-		return timedOut(ctx, parent, err)
+		return cn.early(err)
 	}
 	s, err := c.NewSession(ctx, copilot.SessionConfig{Model: model, BuiltinTools: copilot.NoBuiltinTools()})
 	if err != nil {
@@ -97,7 +96,7 @@ func runAsk(inv *invocation) error {
 		if !jsonOut {
 			write(sanitize.Text(d))
 		}
-		if hook := inv.observe; hook != nil {
+		if hook := observe; hook != nil {
 			hook(quorum.Event{Kind: quorum.Delta, Model: model, Text: d})
 		}
 	}}

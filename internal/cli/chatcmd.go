@@ -20,7 +20,7 @@ import (
 // conversation (quorum.Chat) behind a terminal UI (package chat), and the
 // conversations it saved.
 
-func (e *env) chatCmd(runF runWrapper) *cobra.Command {
+func (e *env) chatCmd() *cobra.Command {
 	var resume, approve string
 	var plain bool
 	c := e.newCommand(&cobra.Command{
@@ -55,7 +55,7 @@ or the end of input), its sessions deleted and the CLI stopped.`,
   $ printf 'Tabs or spaces?\n/ask sim-beta why?\n' | quorum chat --sim --plain`,
 		Args: noArgs,
 	}, cmdSpec{quorum: true, moderated: true, peerReview: true, connects: true, progress: true, timeout: true},
-		runF.around(func(inv *invocation) error { return runChat(inv, resume, approve, plain) }))
+		func(inv *invocation) error { return runChat(inv, resume, approve, plain) })
 	c.Flags().StringVar(&resume, "resume", "", "continue the saved conversation `ID` (quorum history lists them)")
 	group(c.Flags().Lookup("resume"), groupInput)
 	_ = c.RegisterFlagCompletionFunc("resume", e.completeChats)

@@ -95,10 +95,7 @@ func (h *harness) runF() runWrapper {
 	if h.onEvent == nil {
 		return nil
 	}
-	return func(inv *invocation, run func(*invocation) error) error {
-		inv.observe = h.onEvent
-		return run(inv)
-	}
+	return func(inv *invocation, run modelRun) error { return run(inv, h.onEvent) }
 }
 
 // configFile is where the harness's config file is.

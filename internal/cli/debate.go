@@ -1,6 +1,9 @@
 package cli
 
-import "github.com/spf13/cobra"
+import (
+	"github.com/quorum-go/quorum/quorum"
+	"github.com/spf13/cobra"
+)
 
 func (e *env) debateCmd(runF runWrapper) *cobra.Command {
 	return e.newCommand(&cobra.Command{
@@ -38,5 +41,7 @@ lists what was read and what was left out.
   $ quorum debate -q --json verdict,ledger "Monorepos scale" | jq .verdict.position`,
 		Args: exactArgs("a claim (quote it; - reads it from stdin)"),
 	}, cmdSpec{quorum: true, textContext: true, moderated: true, rounds: true, connects: true, output: true, progress: true, timeout: true},
-		runF.around(func(inv *invocation) error { return inv.runQuorum(quorumKinds["debate"]) }))
+		runF.around(func(inv *invocation, observe func(quorum.Event)) error {
+			return inv.runQuorum(quorumKinds["debate"], observe)
+		}))
 }

@@ -1,6 +1,9 @@
 package cli
 
-import "github.com/spf13/cobra"
+import (
+	"github.com/quorum-go/quorum/quorum"
+	"github.com/spf13/cobra"
+)
 
 func (e *env) discussCmd(runF runWrapper) *cobra.Command {
 	return e.newCommand(&cobra.Command{
@@ -32,5 +35,7 @@ lists what was read and what was left out.
   $ git diff | quorum discuss -o markdown - > review.md`,
 		Args: exactArgs("a topic (quote it; - reads it from stdin)"),
 	}, cmdSpec{quorum: true, textContext: true, moderated: true, peerReview: true, connects: true, output: true, progress: true, timeout: true},
-		runF.around(func(inv *invocation) error { return inv.runQuorum(quorumKinds["discuss"]) }))
+		runF.around(func(inv *invocation, observe func(quorum.Event)) error {
+			return inv.runQuorum(quorumKinds["discuss"], observe)
+		}))
 }

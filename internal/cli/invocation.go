@@ -35,10 +35,6 @@ type invocation struct {
 	// that go on with it (lenient).
 	loadErr error
 	log     zerolog.Logger
-	// observe, if set, sees every quorum event after the progress view,
-	// and ask's streamed text as Delta events. Only a test's run function
-	// sets it (runWrapper), to stop a run at a chosen point.
-	observe func(quorum.Event)
 	// given is the question with the context given with it (context.go),
 	// for the report.
 	given given
@@ -55,14 +51,22 @@ type invocation struct {
 	interject func(f func())
 }
 
-// runWrapper runs a command's code, run, on a prepared invocation in its
-// place: tests inject one to watch the run (see env.run).
-type runWrapper func(inv *invocation, run func(*invocation) error) error
+// modelRun is the code of a command that runs models (discuss, plan,
+// debate, review, agent, ask) on a prepared invocation. observe,
+// when not nil, sees every quorum event after the progress view, and
+// ask's streamed text as Delta events; the command itself passes nil.
+type modelRun func(inv *invocation, observe func(quorum.Event)) error
 
-// around is run, inside w when w is set.
-func (w runWrapper) around(run func(*invocation) error) func(*invocation) error {
+// runWrapper runs a command's code, run, on a prepared invocation in its
+// place, as cli/cli's tests inject a command's run function: a test's
+// wrapper passes run an observer, to watch the run and stop it at a
+// chosen point (see env.run). Nothing in the command sets one.
+type runWrapper func(inv *invocation, run modelRun) error
+
+// around is run, inside w when w is set, and with no observer otherwise.
+func (w runWrapper) around(run modelRun) func(*invocation) error {
 	if w == nil {
-		return run
+		return func(inv *invocation) error { return run(inv, nil) }
 	}
 	return func(inv *invocation) error { return w(inv, run) }
 }

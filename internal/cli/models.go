@@ -40,17 +40,15 @@ one request to each counts. With -o json:
 }
 
 func runModels(inv *invocation) error {
-	parent := inv.cmd.Context()
-	ctx, cancel := inv.withTimeout(parent)
-	defer cancel()
-	c, closeClient, err := inv.connect(ctx)
+	cn, err := inv.open()
 	if err != nil {
-		return timedOut(ctx, parent, err)
+		return err
 	}
-	defer closeClient()
+	defer cn.close()
+	ctx, c := cn.ctx, cn.client
 	ms, err := inv.listModels(ctx, c)
 	if err != nil {
-		return timedOut(ctx, parent, err)
+		return cn.early(err)
 	}
 	res := modelsResult{Models: []modelInfo{}}
 	for _, m := range ms {

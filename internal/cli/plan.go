@@ -1,6 +1,9 @@
 package cli
 
-import "github.com/spf13/cobra"
+import (
+	"github.com/quorum-go/quorum/quorum"
+	"github.com/spf13/cobra"
+)
 
 func (e *env) planCmd(runF runWrapper) *cobra.Command {
 	return e.newCommand(&cobra.Command{
@@ -28,5 +31,7 @@ lists what was read and what was left out.
   $ quorum plan -q --json winner,standings "Split the monolith" | jq .`,
 		Args: exactArgs("a task (quote it; - reads it from stdin)"),
 	}, cmdSpec{quorum: true, textContext: true, connects: true, output: true, progress: true, timeout: true},
-		runF.around(func(inv *invocation) error { return inv.runQuorum(quorumKinds["plan"]) }))
+		runF.around(func(inv *invocation, observe func(quorum.Event)) error {
+			return inv.runQuorum(quorumKinds["plan"], observe)
+		}))
 }

@@ -49,7 +49,9 @@ sim-alpha, sim-beta and sim-gamma).
   $ quorum review change.diff --context docs/design.md --sarif review.sarif -q`,
 		Args: maxArgs(1, "a diff file (- reads it from stdin)"),
 	}, cmdSpec{quorum: true, change: true, connects: true, output: true, progress: true, timeout: true},
-		runF.around(func(inv *invocation) error { return inv.runQuorum(quorumKinds["review"]) }))
+		runF.around(func(inv *invocation, observe func(quorum.Event)) error {
+			return inv.runQuorum(quorumKinds["review"], observe)
+		}))
 }
 
 // reviewInput reads the change, checks it, and returns the review's run,

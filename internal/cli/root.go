@@ -20,11 +20,12 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// env is everything a command takes from its surroundings: the factory
-// through which tests inject streams, environment, config location,
-// working directory and the simulator. Run fills it for the process, and
-// nothing in it is there for tests only: a test that watches a run
-// injects the run function instead (see run), as cli/cli's do.
+// env is everything a command takes from its surroundings, the factory
+// of cli/cli: streams, environment, config location, working directory
+// and the simulator's models. Run fills every field for the process, and
+// a test fills the same fields with its own; none is there for tests
+// only. A test that watches a run injects the run function instead (see
+// run), as cli/cli's do.
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
@@ -36,8 +37,8 @@ type env struct {
 	// more of it than where cobra stopped (a mistyped command before a
 	// flag).
 	args []string
-	// simModels are the models --sim serves: simquorum's, paced for the
-	// demo (simModels, defaultSimPace); a test's scripted ones.
+	// simModels are the models --sim serves; Run gives simquorum's, paced
+	// for the demo (simModels, defaultSimPace).
 	simModels func() []sim.Model
 }
 
@@ -58,10 +59,10 @@ type commandError struct{ err error }
 func (e *commandError) Error() string { return e.err.Error() }
 
 // run runs the command line args. runF, when set, stands around the code
-// of each command that runs models (discuss, plan, debate, review, ask):
-// tests inject it, as cli/cli's tests inject a command's run function, to
-// watch a run's events (invocation.observe) and stop it at a chosen
-// point. Run passes nil.
+// of each command that runs models (discuss, plan, debate, review, agent,
+// ask): tests inject it, as cli/cli's tests inject a command's run
+// function, to hand the run an observer of its events (modelRun) and stop
+// it at a chosen point. Run passes nil.
 func (e *env) run(ctx context.Context, args []string, runF runWrapper) error {
 	root := e.newRoot(runF)
 	e.args = args
@@ -181,7 +182,7 @@ and exit codes for CI.`,
 	root.SetVersionTemplate("quorum {{.Version}}\n")
 	// --version alone: in the commands, -v is --verbose.
 	root.Flags().Bool("version", false, "print the version")
-	root.AddCommand(e.discussCmd(runF), e.planCmd(runF), e.debateCmd(runF), e.reviewCmd(runF), e.agentCmd(runF), e.askCmd(runF), e.chatCmd(runF), e.historyCmd(), e.showCmd(), e.modelsCmd(), e.configCmd(), e.versionCmd())
+	root.AddCommand(e.discussCmd(runF), e.planCmd(runF), e.debateCmd(runF), e.reviewCmd(runF), e.agentCmd(runF), e.askCmd(runF), e.chatCmd(), e.historyCmd(), e.showCmd(), e.modelsCmd(), e.configCmd(), e.versionCmd())
 	root.AddCommand(e.mcpCmd())
 	root.SetHelpCommand(e.helpCmd())
 	root.SetHelpFunc(func(cmd *cobra.Command, _ []string) { e.help(cmd, e.stdout) })

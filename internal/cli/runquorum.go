@@ -18,7 +18,7 @@ import (
 // print the result on stdout, also when the run failed or was
 // interrupted: whatever was collected is printed, marked incomplete with
 // the reason, and the error says what happened.
-func (inv *invocation) runQuorum(k quorumKind) (err error) {
+func (inv *invocation) runQuorum(k quorumKind, observe func(quorum.Event)) (err error) {
 	parent := inv.cmd.Context()
 	qr, err := k.input(inv)
 	var nothing *nothingToReview
@@ -38,10 +38,6 @@ func (inv *invocation) runQuorum(k quorumKind) (err error) {
 	if err := checkWritable(inv.o.sarif); err != nil {
 		return fmt.Errorf("cannot write the SARIF file: %w; choose another --sarif path", err)
 	}
-	timeout := inv.s.Timeout
-	ctx, cancel := inv.withTimeout(parent)
-	defer cancel()
-
 	var tr *quorum.Transcript
 	if path := inv.o.transcript; path != "" {
 		f, cerr := createPrivate(path)
@@ -64,14 +60,15 @@ func (inv *invocation) runQuorum(k quorumKind) (err error) {
 		}()
 	}
 
-	c, closeClient, err := inv.connect(ctx)
+	cn, err := inv.open()
 	if err != nil {
-		return timedOut(ctx, parent, err)
+		return err
 	}
-	defer closeClient()
+	defer cn.close()
+	ctx, c := cn.ctx, cn.client
 	models, moderator, err := inv.resolveQuorum(ctx, c)
 	if err != nil {
-		return timedOut(ctx, parent, err)
+		return cn.early(err)
 	}
 	if !k.moderated {
 		moderator = ""
@@ -82,7 +79,7 @@ func (inv *invocation) runQuorum(k quorumKind) (err error) {
 	defer view.Close()
 	inv.interject = view.Interject
 	onEvent := view.Event
-	if hook := inv.observe; hook != nil {
+	if hook := observe; hook != nil {
 		onEvent = func(ev quorum.Event) { view.Event(ev); hook(ev) }
 	}
 	cfg := quorum.Config{
@@ -92,7 +89,7 @@ func (inv *invocation) runQuorum(k quorumKind) (err error) {
 		AnswersPerReviewer: inv.s.Reviewers,
 		Rounds:             inv.s.Rounds,
 		PhaseTimeout:       inv.s.PhaseTimeout,
-		Timeout:            timeout,
+		Timeout:            inv.s.Timeout,
 		MaxConcurrency:     inv.s.Concurrency,
 		Progress:           onEvent,
 		Transcript:         tr,
@@ -169,22 +166,4 @@ func (inv *invocation) header(k quorumKind, about string, models []string, moder
 		h += " (simulated)"
 	}
 	return h
-}
-
-// withTimeout is parent bounded by --timeout. The cause names the limit
-// only: it is the error of every model the limit stopped, and the advice
-// (raise --timeout) comes once, after.
-func (inv *invocation) withTimeout(parent context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeoutCause(parent, inv.s.Timeout, fmt.Errorf(
-		"%w: quorum %s took longer than --timeout (%v)", quorum.ErrTimeout, inv.name, inv.s.Timeout))
-}
-
-// timedOut is err, or, when the command's own time limit ended it before
-// the run began (while connecting, or listing the models), that limit
-// and what to do about it.
-func timedOut(ctx, parent context.Context, err error) error {
-	if parent.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return fmt.Errorf("%s before it could begin; raise --timeout", strings.TrimPrefix(context.Cause(ctx).Error(), quorum.ErrTimeout.Error()+": "))
-	}
-	return err
 }
