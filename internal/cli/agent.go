@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/cli/iostreams"
 	"github.com/quorum-go/quorum/internal/cli/planfile"
 	"github.com/quorum-go/quorum/internal/report"
@@ -93,7 +94,7 @@ func agentInput(inv *invocation) (quorumRun, error) {
 	}
 	ctx := inv.cmd.Context()
 	if o.maxRevisions < 0 || o.fixRounds < 0 || o.maxToolCalls < 1 {
-		return quorumRun{}, usagef("--max-revisions and --fix-rounds take 0 or more, --max-tool-calls 1 or more")
+		return quorumRun{}, cmdutil.Usagef("--max-revisions and --fix-rounds take 0 or more, --max-tool-calls 1 or more")
 	}
 	interactive := inv.interactive()
 	shell, err := shellMode(o.approve, interactive)
@@ -105,7 +106,7 @@ func agentInput(inv *invocation) (quorumRun, error) {
 		return quorumRun{}, err
 	}
 	if shell == quorum.ShellAuto {
-		fmt.Fprintln(inv.e.stderr, "quorum: --approve auto: every shell command the executor asks for in the worktree will run without asking")
+		fmt.Fprintln(inv.e.ErrOut, "quorum: --approve auto: every shell command the executor asks for in the worktree will run without asking")
 	}
 	g := &gatekeeper{inv: inv}
 	cfg.Solo, cfg.Executor = o.solo, o.executor
@@ -177,11 +178,11 @@ func shellMode(approve string, interactive bool) (quorum.ShellMode, error) {
 		}
 	case quorum.ShellAsk:
 		if !interactive {
-			return "", usagef("--approve ask needs a terminal to ask on; off a terminal use --approve quorum, auto or never")
+			return "", cmdutil.Usagef("--approve ask needs a terminal to ask on; off a terminal use --approve quorum, auto or never")
 		}
 	case quorum.ShellQuorum, quorum.ShellAuto, quorum.ShellNever:
 	default:
-		return "", usagef("--approve takes ask, quorum, auto or never, not %q", approve)
+		return "", cmdutil.Usagef("--approve takes ask, quorum, auto or never, not %q", approve)
 	}
 	return shell, nil
 }
@@ -193,12 +194,12 @@ func shellMode(approve string, interactive bool) (quorum.ShellMode, error) {
 // directory's), shell commands decided by shell, findings gated at
 // --fail-on (none: no fix rounds).
 func (inv *invocation) agentConfig(ctx context.Context, task string, shell quorum.ShellMode, root string) (quorum.AgentConfig, *workspace.Repo, error) {
-	repo, err := workspace.Open(ctx, inv.e.dir)
+	repo, err := workspace.Open(ctx, inv.e.Dir)
 	if err != nil {
 		if errors.Is(err, workspace.ErrGitMissing) || ctx.Err() != nil {
 			return quorum.AgentConfig{}, nil, err
 		}
-		return quorum.AgentConfig{}, nil, usagef("%s", strings.TrimPrefix(err.Error(), "workspace: "))
+		return quorum.AgentConfig{}, nil, cmdutil.Usagef("%s", strings.TrimPrefix(err.Error(), "workspace: "))
 	}
 	files, sources, err := inv.agentContext(ctx, repo)
 	if err != nil {
@@ -245,7 +246,7 @@ func (inv *invocation) agentContext(ctx context.Context, repo *workspace.Repo) (
 			return nil, nil, err
 		}
 		if total += len(text); total > quorum.MaxChangeBytes {
-			return nil, nil, usagef("the --context files are more than %d bytes (1 MiB) together; leave some out", quorum.MaxChangeBytes)
+			return nil, nil, cmdutil.Usagef("the --context files are more than %d bytes (1 MiB) together; leave some out", quorum.MaxChangeBytes)
 		}
 		files = append(files, quorum.ContextFile{Path: p, Text: text})
 		sources = append(sources, quorum.ContextSource{Path: p, Bytes: len(text)})
@@ -256,8 +257,8 @@ func (inv *invocation) agentContext(ctx context.Context, repo *workspace.Repo) (
 // interactive reports whether a person can be asked: stdin and stderr are
 // both terminals.
 func (inv *invocation) interactive() bool {
-	tty, _ := iostreams.TerminalWidth(inv.e.stderr)
-	return tty && iostreams.IsTerminal(inv.e.stdin) && inv.e.getenv("TERM") != "dumb"
+	tty, _ := iostreams.TerminalWidth(inv.e.ErrOut)
+	return tty && iostreams.IsTerminal(inv.e.In) && inv.e.Getenv("TERM") != "dumb"
 }
 
 // gatekeeper asks the person at the terminal: the plan at the gate, and
@@ -277,7 +278,7 @@ func (g *gatekeeper) readLine(ctx context.Context) (string, error) {
 		g.lines = make(chan string)
 		go func() {
 			defer close(g.lines)
-			sc := bufio.NewScanner(g.inv.e.stdin)
+			sc := bufio.NewScanner(g.inv.e.In)
 			for sc.Scan() {
 				g.lines <- sc.Text()
 			}
@@ -301,7 +302,7 @@ func (g *gatekeeper) ask(ctx context.Context, text, question string, choices []s
 	var answer string
 	var err error
 	g.inv.interject(func() {
-		w := g.inv.e.stderr
+		w := g.inv.e.ErrOut
 		if text != "" {
 			fmt.Fprint(w, text)
 		}
@@ -334,7 +335,7 @@ func (g *gatekeeper) approve(ctx context.Context, plan quorum.AgentPlan) (quorum
 		rep, o := report.AgentPlan(plan, nil), report.Options{Simulated: inv.simulated()}
 		var md strings.Builder
 		report.Markdown(&md, rep, o)
-		_, width := iostreams.TerminalWidth(inv.e.stderr)
+		_, width := iostreams.TerminalWidth(inv.e.ErrOut)
 		if out, err := report.Terminal(md.String(), width, !inv.noColor()); err == nil {
 			b.WriteString(out)
 		} else {
@@ -352,7 +353,7 @@ func (g *gatekeeper) approve(ctx context.Context, plan quorum.AgentPlan) (quorum
 		}
 		edited, err := g.edit(ctx, plan)
 		if err != nil {
-			fmt.Fprintln(inv.e.stderr, "quorum: "+sanitize.Line(err.Error()))
+			fmt.Fprintln(inv.e.ErrOut, "quorum: "+sanitize.Line(err.Error()))
 			continue
 		}
 		plan = edited
@@ -375,9 +376,9 @@ func (g *gatekeeper) edit(ctx context.Context, plan quorum.AgentPlan) (quorum.Ag
 		return plan, err
 	}
 	defer os.Remove(path)
-	editor := g.inv.e.getenv("VISUAL")
+	editor := g.inv.e.Getenv("VISUAL")
 	if editor == "" {
-		editor = g.inv.e.getenv("EDITOR")
+		editor = g.inv.e.Getenv("EDITOR")
 	}
 	if editor == "" {
 		editor = "vi"
@@ -385,10 +386,10 @@ func (g *gatekeeper) edit(ctx context.Context, plan quorum.AgentPlan) (quorum.Ag
 	var runErr error
 	g.inv.interject(func() {
 		cmd := exec.CommandContext(ctx, "sh", "-c", editor+` "$1"`, "editor", path)
-		if in, ok := g.inv.e.stdin.(*os.File); ok {
+		if in, ok := g.inv.e.In.(*os.File); ok {
 			cmd.Stdin = in
 		}
-		if out, ok := g.inv.e.stderr.(*os.File); ok {
+		if out, ok := g.inv.e.ErrOut.(*os.File); ok {
 			cmd.Stdout, cmd.Stderr = out, out
 		}
 		runErr = cmd.Run()

@@ -46,7 +46,7 @@ func (inv *invocation) explainAPIError(what string, err error) (msg string, ok b
 			said += ": " + body.Message
 		}
 		for _, v := range tokenVars {
-			if inv.e.getenv(v) != "" {
+			if inv.e.Getenv(v) != "" {
 				return fmt.Sprintf("%s: GitHub refused the token in $%s (%s): it is invalid or expired, or has no Copilot access; set a valid token, or unset it and run copilot login\n%s", what, v, said, simHint), true
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/quorum-go/quorum/copilot"
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/sanitize"
 	"github.com/quorum-go/quorum/quorum"
 	"github.com/spf13/cobra"
@@ -80,15 +81,15 @@ func runAsk(inv *invocation, observe func(quorum.Event)) error {
 		if len(g.lines) > 0 {
 			with = " with " + strings.Join(g.lines, "; ")
 		}
-		fmt.Fprintf(inv.e.stderr, "quorum: asking %s%s\n", label, sanitize.Line(with))
+		fmt.Fprintf(inv.e.ErrOut, "quorum: asking %s%s\n", label, sanitize.Line(with))
 	}
 	var streamed strings.Builder
 	// On a terminal the answer is wrapped at spaces to its width; piped,
 	// it is written as it comes.
-	write := func(s string) { io.WriteString(inv.e.stdout, s) }
+	write := func(s string) { io.WriteString(inv.e.Out, s) }
 	flush := func() {}
 	if tty, width := inv.stdoutTerminal(); tty && width > 0 {
-		ww := &wordWrapper{w: inv.e.stdout, width: width}
+		ww := &wordWrapper{w: inv.e.Out, width: width}
 		write, flush = ww.WriteString, ww.Flush
 	}
 	h := copilot.TurnHandlers{OnDelta: func(d string) {
@@ -105,10 +106,10 @@ func runAsk(inv *invocation, observe func(quorum.Event)) error {
 	if r.Text == "" {
 		r.Text = streamed.String() // cut short: what had streamed
 	}
-	var in *Interrupted
+	var in *cmdutil.Interrupted
 	switch {
 	case runErr != nil && errors.Is(parent.Err(), context.Canceled): // Ctrl-C, SIGTERM
-		in = interrupted(parent)
+		in = cmdutil.InterruptedBy(parent)
 		runErr = in
 	case runErr != nil && parent.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
 		runErr = fmt.Errorf("%w, and the answer was cut short; raise --timeout", context.Cause(ctx))
@@ -117,7 +118,7 @@ func runAsk(inv *invocation, observe func(quorum.Event)) error {
 		status, errText := statusOK, ""
 		switch {
 		case in != nil:
-			status, errText = statusInterrupted, "the answer was "+in.what()+" before it was complete"
+			status, errText = statusInterrupted, "the answer was "+in.What()+" before it was complete"
 		case runErr != nil:
 			status, errText = statusFailed, runErr.Error()
 		}
@@ -134,7 +135,7 @@ func runAsk(inv *invocation, observe func(quorum.Event)) error {
 	}
 	flush()
 	if r.Text != "" {
-		fmt.Fprintln(inv.e.stdout)
+		fmt.Fprintln(inv.e.Out)
 	}
 	return runErr
 }

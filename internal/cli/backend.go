@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/quorum-go/quorum/copilot"
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/config"
 	"github.com/quorum-go/quorum/internal/sim"
 	"github.com/quorum-go/quorum/quorum"
@@ -26,7 +27,7 @@ var defaultSimPace = pace{first: 150 * time.Millisecond, chunk: 25 * time.Millis
 // error says what to do, in the command's terms (startError).
 func (inv *invocation) connect(ctx context.Context) (c *copilot.Client, close func(), err error) {
 	if inv.o.sim {
-		srv := sim.NewServer(sim.Options{Models: inv.e.simModels()})
+		srv := sim.NewServer(sim.Options{Models: inv.e.SimModels()})
 		c, err := copilot.Connect(ctx, srv.Dial(), copilot.Options{Logger: &inv.log})
 		if err != nil {
 			srv.Close()
@@ -130,7 +131,7 @@ func (inv *invocation) requireAuth(ctx context.Context, c *copilot.Client) error
 		said = fmt.Sprintf(" (the CLI says: %s)", st.StatusMessage)
 	}
 	for _, v := range tokenVars {
-		if inv.e.getenv(v) != "" {
+		if inv.e.Getenv(v) != "" {
 			return fmt.Errorf("the Copilot CLI could not log in with the token in $%s%s: the token is invalid or expired, or GitHub could not be reached; check the token, and the network or proxy (HTTPS_PROXY)\n%s", v, said, simHint)
 		}
 	}
@@ -185,7 +186,7 @@ func (inv *invocation) resolveModel(ctx context.Context, c *copilot.Client) (str
 		return ids[0], nil
 	}
 	if len(inv.s.Models) > 1 && !inv.flagGiven("model") {
-		return "", usagef("quorum ask asks one model, and the settings name %d (%s, from %s); pick one with -m",
+		return "", cmdutil.Usagef("quorum ask asks one model, and the settings name %d (%s, from %s); pick one with -m",
 			len(inv.s.Models), strings.Join(inv.s.Models, ", "), inv.loaded.Origin("models").Detail)
 	}
 	if err := checkOffered(ids, inv.s.Models[0]); err != nil {
@@ -228,12 +229,12 @@ func (inv *invocation) resolveQuorum(ctx context.Context, c *copilot.Client) (mo
 	seen := map[string]bool{}
 	for _, m := range models {
 		if seen[m] {
-			return nil, "", usagef("model %s is named twice; name each participant once", m)
+			return nil, "", cmdutil.Usagef("model %s is named twice; name each participant once", m)
 		}
 		seen[m] = true
 	}
 	if len(models) < quorum.DefaultMinModels {
-		return nil, "", usagef("quorum %s needs at least %d participant models, got %d (%s); add some with -m (the CLI offers: %s)",
+		return nil, "", cmdutil.Usagef("quorum %s needs at least %d participant models, got %d (%s); add some with -m (the CLI offers: %s)",
 			inv.name, quorum.DefaultMinModels, len(models), strings.Join(models, ", "), strings.Join(ids, ", "))
 	}
 	return models, moderator, nil
@@ -249,7 +250,7 @@ func checkOffered(ids []string, models ...string) error {
 		}
 	}
 	if len(unknown) > 0 {
-		return usagef("unknown model %s; the Copilot CLI offers: %s", strings.Join(unknown, ", "), strings.Join(ids, ", "))
+		return cmdutil.Usagef("unknown model %s; the Copilot CLI offers: %s", strings.Join(unknown, ", "), strings.Join(ids, ", "))
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/workspace"
 	"github.com/quorum-go/quorum/quorum"
 )
@@ -23,23 +24,23 @@ func (inv *invocation) readChange() (quorum.Change, string, error) {
 	var err error
 	switch {
 	case o.pr != "" && (len(inv.args) == 1 || o.base != ""):
-		return ch, "", usagef("give the change as a diff file, as --base or as --pr, one of them")
+		return ch, "", cmdutil.Usagef("give the change as a diff file, as --base or as --pr, one of them")
 	case o.pr != "":
 		ch, source, err = inv.readPR(o.pr) // its title and body are context
 	case len(inv.args) == 1 && o.base != "":
-		return ch, "", usagef("give the change as a diff file or as --base, not both")
+		return ch, "", cmdutil.Usagef("give the change as a diff file or as --base, not both")
 	case o.head != "" && o.base == "":
-		return ch, "", usagef("--head needs --base: the review is of git diff --base..--head")
+		return ch, "", cmdutil.Usagef("--head needs --base: the review is of git diff --base..--head")
 	case len(inv.args) == 1 && inv.args[0] == "-":
 		source = "the diff on stdin"
-		ch.Diff, err = readLimited(inv.e.stdin, source)
+		ch.Diff, err = readLimited(inv.e.In, source)
 	case len(inv.args) == 1:
 		source = inv.args[0]
 		ch.Diff, err = readFile(source, "the diff file")
 	case o.base != "":
 		ch.Diff, source, err = inv.gitDiff(o.base, o.head)
 	default:
-		return ch, "", usagef("quorum review needs a change: a diff file, - to read it from stdin, --base REV to review git diff REV..HEAD, or --pr N for a pull request")
+		return ch, "", cmdutil.Usagef("quorum review needs a change: a diff file, - to read it from stdin, --base REV to review git diff REV..HEAD, or --pr N for a pull request")
 	}
 	if err != nil {
 		return ch, source, err
@@ -71,18 +72,18 @@ func readLimited(r io.Reader, what string) (string, error) {
 func readFile(path, what string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return "", usagef("cannot read %s %s: %v", what, path, errors.Unwrap(err))
+		return "", cmdutil.Usagef("cannot read %s %s: %v", what, path, errors.Unwrap(err))
 	}
 	defer f.Close()
 	text, err := readLimited(f, what+" "+path)
-	if err != nil && !errors.As(err, new(*UsageError)) {
-		return "", usagef("cannot read %s %s: %v", what, path, err)
+	if err != nil && !errors.As(err, new(*cmdutil.UsageError)) {
+		return "", cmdutil.Usagef("cannot read %s %s: %v", what, path, err)
 	}
 	return text, err
 }
 
 func tooLarge(what string) error {
-	return usagef("%s is more than %d bytes (1 MiB), the most a review takes; review a smaller range or fewer files", what, quorum.MaxChangeBytes)
+	return cmdutil.Usagef("%s is more than %d bytes (1 MiB), the most a review takes; review a smaller range or fewer files", what, quorum.MaxChangeBytes)
 }
 
 // gitDiff runs git diff base..head in the command's directory. A range
@@ -94,12 +95,12 @@ func (inv *invocation) gitDiff(base, head string) (diff, source string, err erro
 	}
 	for _, rev := range []string{base, head} {
 		if strings.HasPrefix(rev, "-") || strings.ContainsAny(rev, " \t\n") {
-			return "", "", usagef("--base and --head take git revisions; %q is not one", rev)
+			return "", "", cmdutil.Usagef("--base and --head take git revisions; %q is not one", rev)
 		}
 	}
 	rng := base + ".." + head
 	source = "git diff " + rng
-	diff, err = workspace.DiffRange(inv.cmd.Context(), inv.e.dir, rng, quorum.MaxChangeBytes, false)
+	diff, err = workspace.DiffRange(inv.cmd.Context(), inv.e.Dir, rng, quorum.MaxChangeBytes, false)
 	var ge *workspace.GitError
 	switch {
 	case errors.Is(err, workspace.ErrGitMissing):
@@ -108,7 +109,7 @@ func (inv *invocation) gitDiff(base, head string) (diff, source string, err erro
 		return "", source, tooLarge(source)
 	case errors.As(err, &ge):
 		msg, _, _ := strings.Cut(ge.Message, "\n")
-		return "", source, usagef("%s failed (%s): %s", source, ge.Err, msg)
+		return "", source, cmdutil.Usagef("%s failed (%s): %s", source, ge.Err, msg)
 	case err != nil:
 		return "", source, fmt.Errorf("running %s: %w", source, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/quorum-go/quorum/internal/cli/chat"
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/cli/iostreams"
 	"github.com/quorum-go/quorum/internal/report"
 	"github.com/quorum-go/quorum/internal/sanitize"
@@ -70,10 +71,10 @@ or the end of input), its sessions deleted and the CLI stopped.`,
 // agent's worktrees are kept: $XDG_STATE_HOME/quorum, or
 // ~/.local/state/quorum.
 func (e *env) stateDir() (string, error) {
-	if d := e.getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
+	if d := e.Getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
 		return filepath.Join(d, "quorum"), nil
 	}
-	home := e.getenv("HOME")
+	home := e.Getenv("HOME")
 	if home == "" || !filepath.IsAbs(home) {
 		return "", errors.New("no state directory to keep conversations and worktrees in: set XDG_STATE_HOME or HOME")
 	}
@@ -137,15 +138,15 @@ func runChat(inv *invocation, resume, approve string, plain bool) error {
 	}
 	if err != nil {
 		if errors.Is(err, quorum.ErrInvalidConfig) {
-			return usagef("%s", strings.TrimPrefix(err.Error(), "quorum: "))
+			return cmdutil.Usagef("%s", strings.TrimPrefix(err.Error(), "quorum: "))
 		}
 		return err
 	}
 	hist, herr := chat.LoadHistory(filepath.Join(state, "input-history.jsonl"))
 	if herr != nil {
-		fmt.Fprintln(inv.e.stderr, "quorum: "+sanitize.Line(herr.Error()))
+		fmt.Fprintln(inv.e.ErrOut, "quorum: "+sanitize.Line(herr.Error()))
 	}
-	editor := firstSet(inv.e.getenv("VISUAL"), inv.e.getenv("EDITOR"))
+	editor := firstSet(inv.e.Getenv("VISUAL"), inv.e.Getenv("EDITOR"))
 	o := chat.Options{
 		Chat: ch, Feed: feed, Offered: offered, History: hist, ChatDir: dir,
 		Simulated: inv.simulated(), Colour: !inv.s.NoColor, Editor: editor,
@@ -179,21 +180,21 @@ func runChat(inv *invocation, resume, approve string, plain bool) error {
 	}
 	var runErr error
 	if plain || !inv.chatOnTerminal() {
-		ch, runErr = chat.RunPlain(ctx, o, inv.e.stdin, inv.e.stdout)
+		ch, runErr = chat.RunPlain(ctx, o, inv.e.In, inv.e.Out)
 	} else {
-		ch, runErr = chat.Run(ctx, o, inv.e.stdin, inv.e.stdout)
+		ch, runErr = chat.Run(ctx, o, inv.e.In, inv.e.Out)
 	}
 	// The sessions end with the conversation; the file stays, to resume.
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), quorum.DefaultCloseTimeout)
 	defer cancel()
 	if err := ch.Close(cctx); err != nil && runErr == nil {
-		fmt.Fprintln(inv.e.stderr, "quorum: closing the sessions: "+sanitize.Line(err.Error()))
+		fmt.Fprintln(inv.e.ErrOut, "quorum: closing the sessions: "+sanitize.Line(err.Error()))
 	}
 	if !inv.o.quiet {
-		fmt.Fprintf(inv.e.stderr, "quorum: conversation %s saved; continue it with quorum chat --resume %s\n", ch.ID(), ch.ID())
+		fmt.Fprintf(inv.e.ErrOut, "quorum: conversation %s saved; continue it with quorum chat --resume %s\n", ch.ID(), ch.ID())
 	}
 	if runErr == nil && ctx.Err() != nil {
-		return interrupted(ctx)
+		return cmdutil.InterruptedBy(ctx)
 	}
 	return runErr
 }
@@ -201,8 +202,8 @@ func runChat(inv *invocation, resume, approve string, plain bool) error {
 // chatOnTerminal says whether the full-screen UI fits: stdin and stdout
 // are a terminal that is not dumb.
 func (inv *invocation) chatOnTerminal() bool {
-	tty, _ := iostreams.TerminalWidth(inv.e.stdout)
-	return tty && iostreams.IsTerminal(inv.e.stdin) && inv.e.getenv("TERM") != "dumb"
+	tty, _ := iostreams.TerminalWidth(inv.e.Out)
+	return tty && iostreams.IsTerminal(inv.e.In) && inv.e.Getenv("TERM") != "dumb"
 }
 
 func firstSet(s ...string) string {
@@ -232,13 +233,13 @@ quorum show ID prints one; quorum chat --resume ID continues it.`,
 			return err
 		}
 		for _, sc := range list {
-			fmt.Fprintln(inv.e.stdout, chat.HistoryLine(sc))
+			fmt.Fprintln(inv.e.Out, chat.HistoryLine(sc))
 		}
 		for _, err := range bad {
-			fmt.Fprintln(inv.e.stderr, "quorum: "+sanitize.Line(err.Error()))
+			fmt.Fprintln(inv.e.ErrOut, "quorum: "+sanitize.Line(err.Error()))
 		}
 		if len(list) == 0 && len(bad) == 0 {
-			fmt.Fprintln(inv.e.stderr, "quorum: no saved conversations yet; quorum chat starts one")
+			fmt.Fprintln(inv.e.ErrOut, "quorum: no saved conversations yet; quorum chat starts one")
 		}
 		return nil
 	})
@@ -265,7 +266,7 @@ report: rendered Markdown on a terminal, plain text otherwise, Markdown with
 		}
 		sc, err := quorum.LoadChat(filepath.Join(state, "chats"), inv.args[0])
 		if errors.Is(err, quorum.ErrInvalidConfig) {
-			return usagef("%s", strings.TrimPrefix(err.Error(), "quorum: "))
+			return cmdutil.Usagef("%s", strings.TrimPrefix(err.Error(), "quorum: "))
 		}
 		if err != nil {
 			return err
@@ -312,10 +313,10 @@ func printSaved(inv *invocation, sc *quorum.SavedChat) error {
 	if tty, width := inv.stdoutTerminal(); tty {
 		out, err := report.Terminal(md.String(), width, !inv.s.NoColor)
 		if err == nil {
-			_, err = io.WriteString(inv.e.stdout, out)
+			_, err = io.WriteString(inv.e.Out, out)
 			return err
 		}
 	}
-	_, err := io.WriteString(inv.e.stdout, text.String())
+	_, err := io.WriteString(inv.e.Out, text.String())
 	return err
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/config"
 	"github.com/quorum-go/quorum/quorum"
 	"github.com/rs/zerolog"
@@ -25,8 +26,8 @@ func (e *env) setupCompletion(root *cobra.Command) {
 		// shell it does not know; that is a usage error.
 		c.Args = noArgs
 		c.RunE = func(cmd *cobra.Command, _ []string) error {
-			e.help(cmd, e.stderr)
-			return usagef("name a shell: bash, zsh, fish or powershell")
+			e.help(cmd, e.ErrOut)
+			return cmdutil.Usagef("name a shell: bash, zsh, fish or powershell")
 		}
 	}
 	if bash, _, err := root.Find([]string{"completion", "bash"}); err == nil && bash.Name() == "bash" {
@@ -129,7 +130,7 @@ func commaList(values []string, toComplete string) []string {
 func (e *env) completeModels(cmd *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 	sim, _ := cmd.Flags().GetBool("sim")
 	path, _ := cmd.Flags().GetString("config")
-	loaded, _ := config.Load(config.Layers{Path: path, Getenv: e.getenv, ConfigDir: e.configDir, Flags: flagValues(cmd.Flags())})
+	loaded, _ := config.Load(config.Layers{Path: path, Getenv: e.Getenv, ConfigDir: e.ConfigDir, Flags: flagValues(cmd.Flags())})
 	inv := &invocation{e: e, cmd: cmd, o: &opts{sim: sim}, s: loaded.Settings, loaded: loaded, log: zerolog.Nop()}
 	ctx, cancel := context.WithTimeout(cmd.Context(), 15*time.Second)
 	defer cancel()

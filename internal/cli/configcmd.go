@@ -5,6 +5,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/config"
 	"github.com/quorum-go/quorum/internal/sanitize"
 	"github.com/spf13/cobra"
@@ -103,13 +104,13 @@ func (inv *invocation) warnFileProblem() error {
 	ps := inv.loaded.Problems
 	switch {
 	case len(ps) == 1:
-		fmt.Fprintf(inv.e.stderr, "quorum: warning: %s\n(the commands that use it will not start until it is fixed)\n", sanitize.Text(ps[0].Error()))
+		fmt.Fprintf(inv.e.ErrOut, "quorum: warning: %s\n(the commands that use it will not start until it is fixed)\n", sanitize.Text(ps[0].Error()))
 	case len(ps) > 1:
-		fmt.Fprintf(inv.e.stderr, "quorum: warning: %d problems in the settings:\n", len(ps))
+		fmt.Fprintf(inv.e.ErrOut, "quorum: warning: %d problems in the settings:\n", len(ps))
 		for _, p := range ps {
-			fmt.Fprintf(inv.e.stderr, "  %s\n", sanitize.Text(p.Error()))
+			fmt.Fprintf(inv.e.ErrOut, "  %s\n", sanitize.Text(p.Error()))
 		}
-		fmt.Fprintln(inv.e.stderr, "(the commands that use them will not start until they are fixed)")
+		fmt.Fprintln(inv.e.ErrOut, "(the commands that use them will not start until they are fixed)")
 	}
 	return nil
 }
@@ -126,7 +127,7 @@ func runConfigList(inv *invocation) error {
 		}
 		return inv.warnFileProblem()
 	}
-	w := inv.e.stdout
+	w := inv.e.Out
 	file := l.File
 	if file == "" {
 		file = "none (no user config directory)"
@@ -168,7 +169,7 @@ func runConfigGet(inv *invocation) error {
 			return err
 		}
 	} else {
-		fmt.Fprintln(inv.e.stdout, sanitize.Line(o.Value))
+		fmt.Fprintln(inv.e.Out, sanitize.Line(o.Value))
 	}
 	return inv.warnFileProblem()
 }
@@ -180,10 +181,10 @@ func runConfigSet(inv *invocation) error {
 		return unknownSetting(key)
 	}
 	if value == "" {
-		return usagef("no value for %s; to go back to the default, use quorum config unset %s", key, key)
+		return cmdutil.Usagef("no value for %s; to go back to the default, use quorum config unset %s", key, key)
 	}
 	if err := k.Check(value); err != nil {
-		return usagef("%s=%q: %v", key, value, err)
+		return cmdutil.Usagef("%s=%q: %v", key, value, err)
 	}
 	if err := config.Set(inv.loaded.File, key, value); err != nil {
 		return err
@@ -207,7 +208,7 @@ func runConfigUnset(inv *invocation) error {
 // written to the file.
 func (inv *invocation) noteOverride(key string) {
 	if o := inv.loaded.Origin(key); o.Source == config.SourceEnv {
-		fmt.Fprintf(inv.e.stderr, "quorum: note: $%s is set, and beats the config file\n", o.Detail)
+		fmt.Fprintf(inv.e.ErrOut, "quorum: note: $%s is set, and beats the config file\n", o.Detail)
 	}
 }
 
@@ -216,5 +217,5 @@ func unknownSetting(name string) error {
 	if best := config.Closest(name); best != "" {
 		msg = fmt.Sprintf("unknown setting %q; did you mean %s?", name, best)
 	}
-	return &UsageError{Msg: msg}
+	return &cmdutil.UsageError{Msg: msg}
 }

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 )
 
 // This file is the context given with a question, a task or a claim (ask,
@@ -47,16 +49,16 @@ type given struct {
 func (inv *invocation) withContext(q, what string) (given, error) {
 	var parts []contextPart
 	var lines []string
-	if inv.args[0] != "-" && pipedIn(inv.e.stdin) {
-		b, err := io.ReadAll(io.LimitReader(inv.e.stdin, MaxTopic+1))
+	if inv.args[0] != "-" && pipedIn(inv.e.In) {
+		b, err := io.ReadAll(io.LimitReader(inv.e.In, MaxTopic+1))
 		if err != nil {
 			return given{}, fmt.Errorf("reading the text piped on stdin: %w", err)
 		}
 		if len(b) > MaxTopic {
-			return given{}, usagef("the text piped on stdin is longer than %d bytes (1 MiB), the most quorum takes; pipe less", MaxTopic)
+			return given{}, cmdutil.Usagef("the text piped on stdin is longer than %d bytes (1 MiB), the most quorum takes; pipe less", MaxTopic)
 		}
 		if err := isText(b); err != nil {
-			return given{}, usagef("the text piped on stdin %v; pipe text", err)
+			return given{}, cmdutil.Usagef("the text piped on stdin %v; pipe text", err)
 		}
 		if strings.TrimSpace(string(b)) != "" {
 			parts = append(parts, contextPart{source: "stdin", text: string(b)})
@@ -79,7 +81,7 @@ func (inv *invocation) withContext(q, what string) (given, error) {
 	}
 	text := q + "\n\n" + quoteContext(parts)
 	if len(text) > MaxTopic {
-		return given{}, usagef("the %s with its context is longer than %d bytes (1 MiB), the most quorum takes; give less context", what, MaxTopic)
+		return given{}, cmdutil.Usagef("the %s with its context is longer than %d bytes (1 MiB), the most quorum takes; give less context", what, MaxTopic)
 	}
 	return given{text: text, question: q, lines: lines}, nil
 }
@@ -117,7 +119,7 @@ func readContext(paths []string) (parts []contextPart, left []string, err error)
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
-			return nil, nil, usagef("cannot read the context %s: %v", p, errors.Unwrap(err))
+			return nil, nil, cmdutil.Usagef("cannot read the context %s: %v", p, errors.Unwrap(err))
 		}
 		if !st.IsDir() {
 			b, err := readContextFile(p)
@@ -125,7 +127,7 @@ func readContext(paths []string) (parts []contextPart, left []string, err error)
 				return nil, nil, err
 			}
 			if err := isText(b); err != nil {
-				return nil, nil, usagef("the context file %s %v; only text can be given as context", p, err)
+				return nil, nil, cmdutil.Usagef("the context file %s %v; only text can be given as context", p, err)
 			}
 			add(p, b)
 			continue
@@ -155,7 +157,7 @@ func readContext(paths []string) (parts []contextPart, left []string, err error)
 			return nil
 		})
 		if err != nil {
-			return nil, nil, usagef("cannot read the context folder %s: %v", p, err)
+			return nil, nil, cmdutil.Usagef("cannot read the context folder %s: %v", p, err)
 		}
 	}
 	return parts, left, nil
@@ -166,12 +168,12 @@ func readContext(paths []string) (parts []contextPart, left []string, err error)
 func readContextFile(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, usagef("cannot read the context file %s: %v", path, errors.Unwrap(err))
+		return nil, cmdutil.Usagef("cannot read the context file %s: %v", path, errors.Unwrap(err))
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, textContextBudget+1))
 	if err != nil {
-		return nil, usagef("cannot read the context file %s: %v", path, err)
+		return nil, cmdutil.Usagef("cannot read the context file %s: %v", path, err)
 	}
 	return b, nil
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/report"
 	"github.com/quorum-go/quorum/internal/sim"
 	"github.com/quorum-go/quorum/internal/simquorum"
@@ -133,7 +134,7 @@ func TestFullReportGolden(t *testing.T) {
 		for _, format := range formats {
 			t.Run(c.cmd+"-"+format, func(t *testing.T) {
 				o := newHarness(t).run(append([]string{c.cmd, "--sim", "-o", format}, c.args...)...)
-				if o.code != ExitOK {
+				if o.code != cmdutil.ExitOK {
 					t.Fatalf("exit %d: %s", o.code, o.stderr)
 				}
 				golden(t, c.cmd+"."+format+".golden", goldenOutput(t, format, o.stdout))
@@ -150,7 +151,7 @@ func TestFailedRunPrintsWhatItCollected(t *testing.T) {
 			h := newHarness(t)
 			h.simModels = simWith(failing("sim-alpha", quorum.PhaseAnswer), failing("sim-gamma", quorum.PhaseAnswer))
 			o := h.run("discuss", "--sim", "-q", "-o", format, goldenTopic)
-			if o.code != ExitFailure {
+			if o.code != cmdutil.ExitFailure {
 				t.Fatalf("exit %d: %s", o.code, o.stderr)
 			}
 			golden(t, "discuss-failed."+format+".golden", goldenOutput(t, format, o.stdout))
@@ -178,7 +179,7 @@ func TestInterruptedRunPrintsWhatItCollected(t *testing.T) {
 				}
 				h.simModels = simWith(hanging("sim-gamma", phase))
 				o := interruptAfter(h, phase, before, append([]string{c.cmd, "--sim", "-q", "-o", format}, c.args...)...)
-				if o.code != ExitInterrupted || !strings.Contains(o.stderr, "interrupted (Ctrl-C)") {
+				if o.code != cmdutil.ExitInterrupted || !strings.Contains(o.stderr, "interrupted (Ctrl-C)") {
 					t.Fatalf("exit %d: %s", o.code, o.stderr)
 				}
 				golden(t, c.cmd+"-interrupted."+format+".golden", goldenOutput(t, format, o.stdout))
@@ -245,7 +246,7 @@ func TestTerminalReportGolden(t *testing.T) {
 	for _, c := range goldenRuns {
 		t.Run(c.cmd, func(t *testing.T) {
 			o := newHarness(t).run(append([]string{c.cmd, "--sim", "-o", "markdown"}, c.args...)...)
-			if o.code != ExitOK {
+			if o.code != cmdutil.ExitOK {
 				t.Fatalf("exit %d: %s", o.code, o.stderr)
 			}
 			for _, width := range []int{50, 80, 120} {

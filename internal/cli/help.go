@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/config"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -99,7 +100,7 @@ func (e *env) helpCmd() *cobra.Command {
 			if err != nil || target == nil || len(rest) > 0 || len(args) > 0 && target == cmd.Root() {
 				return unknownCommand(cmd.Root(), strings.Join(args, " "))
 			}
-			e.help(target, e.stdout)
+			e.help(target, e.Out)
 			return nil
 		},
 	}
@@ -123,7 +124,7 @@ func unknownCommand(parent *cobra.Command, name string) error {
 		}
 		msg += " (commands: " + strings.Join(names, ", ") + ")"
 	}
-	return &UsageError{Msg: msg, cmd: parent.CommandPath()}
+	return &cmdutil.UsageError{Msg: msg, Cmd: parent.CommandPath()}
 }
 
 // noArgs is the Args of a command that takes none and may have
@@ -135,7 +136,7 @@ func noArgs(cmd *cobra.Command, args []string) error {
 	if cmd.HasAvailableSubCommands() {
 		return unknownCommand(cmd, args[0])
 	}
-	return usagef("%s takes no arguments, got %q", cmd.CommandPath(), strings.Join(args, " "))
+	return cmdutil.Usagef("%s takes no arguments, got %q", cmd.CommandPath(), strings.Join(args, " "))
 }
 
 // exactArgs is the Args of a command that takes n arguments, named
@@ -147,9 +148,9 @@ func exactArgs(names ...string) cobra.PositionalArgs {
 		}
 		what := strings.Join(names, " and ")
 		if len(args) < len(names) {
-			return usagef("%s needs %s", cmd.CommandPath(), what)
+			return cmdutil.Usagef("%s needs %s", cmd.CommandPath(), what)
 		}
-		return usagef("%s takes %s, got %d arguments (%s); quote an argument that has spaces", cmd.CommandPath(), what, len(args), quoteAll(args))
+		return cmdutil.Usagef("%s takes %s, got %d arguments (%s); quote an argument that has spaces", cmd.CommandPath(), what, len(args), quoteAll(args))
 	}
 }
 
@@ -172,7 +173,7 @@ func (e *env) flagError(cmd *cobra.Command, err error) error {
 	if !cmd.HasParent() {
 		// cobra found no command, so it read the flags as the root's: the
 		// command is what is wrong ("quorum discus --sim t").
-		if w := firstWord(e.args); w != "" {
+		if w := firstWord(e.Args); w != "" {
 			return unknownCommand(cmd, w)
 		}
 		if strings.HasPrefix(msg, "unknown shorthand flag: 'v'") {
@@ -195,7 +196,7 @@ func (e *env) flagError(cmd *cobra.Command, err error) error {
 			msg = "--json needs the fields to print, comma-separated; " + cmd.CommandPath() + " has: " + strings.Join(fields, ", ")
 		}
 	}
-	return &UsageError{Msg: msg, cmd: cmd.CommandPath()}
+	return &cmdutil.UsageError{Msg: msg, Cmd: cmd.CommandPath()}
 }
 
 // firstWord is the first argument that is not a flag; the value of a

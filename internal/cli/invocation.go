@@ -9,6 +9,7 @@ import (
 	"text/template"
 
 	"github.com/itchyny/gojq"
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/cli/iostreams"
 	"github.com/quorum-go/quorum/internal/config"
 	"github.com/quorum-go/quorum/internal/report"
@@ -84,7 +85,7 @@ func (e *env) newCommand(c *cobra.Command, spec cmdSpec, run func(*invocation) e
 		inv, err := e.prepare(cmd, args, spec, o)
 		// A mistake on the command line gets no envelope: the flags that
 		// would shape it (--json's fields) may be the mistake.
-		cmdLine := errors.As(err, new(*UsageError))
+		cmdLine := errors.As(err, new(*cmdutil.UsageError))
 		if err == nil {
 			err = run(inv)
 		}
@@ -106,7 +107,7 @@ func (e *env) newCommand(c *cobra.Command, spec cmdSpec, run func(*invocation) e
 func (e *env) prepare(cmd *cobra.Command, args []string, spec cmdSpec, o *opts) (*invocation, error) {
 	inv := &invocation{e: e, cmd: cmd, spec: spec, args: args, o: o, log: zerolog.Nop()}
 	inv.name = strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
-	loaded, err := config.Load(config.Layers{Path: o.configPath, Getenv: e.getenv, ConfigDir: e.configDir, Flags: flagValues(cmd.Flags())})
+	loaded, err := config.Load(config.Layers{Path: o.configPath, Getenv: e.Getenv, ConfigDir: e.ConfigDir, Flags: flagValues(cmd.Flags())})
 	inv.loaded, inv.s, inv.loadErr = loaded, loaded.Settings, err
 	if err := inv.settingsProblems(); err != nil {
 		return inv, err
@@ -118,9 +119,9 @@ func (e *env) prepare(cmd *cobra.Command, args []string, spec cmdSpec, o *opts) 
 		}
 		switch {
 		case o.jq != "" && o.template != "":
-			return inv, usagef("--jq and --template both shape the JSON output; give one")
+			return inv, cmdutil.Usagef("--jq and --template both shape the JSON output; give one")
 		case inv.flagGiven("output") && inv.s.Output != "json":
-			return inv, usagef("%s works on the JSON output; it cannot be used with -o %s", flag, inv.s.Output)
+			return inv, cmdutil.Usagef("%s works on the JSON output; it cannot be used with -o %s", flag, inv.s.Output)
 		}
 		var err error
 		if o.jq != "" {
@@ -134,7 +135,7 @@ func (e *env) prepare(cmd *cobra.Command, args []string, spec cmdSpec, o *opts) 
 		inv.s.Output = "json"
 	}
 	if len(o.json) == 0 && inv.flagGiven("json") {
-		return inv, usagef("--json needs the fields to print, comma-separated; %s has: %s", cmd.CommandPath(), strings.Join(jsonFields(inv.name), ", "))
+		return inv, cmdutil.Usagef("--json needs the fields to print, comma-separated; %s has: %s", cmd.CommandPath(), strings.Join(jsonFields(inv.name), ", "))
 	}
 	if len(o.json) > 0 {
 		inv.s.Output = "json"
@@ -144,16 +145,16 @@ func (e *env) prepare(cmd *cobra.Command, args []string, spec cmdSpec, o *opts) 
 	}
 	if len(o.show) > 0 {
 		if inv.s.Output == "json" {
-			return inv, usagef("--show picks sections of the text and markdown reports; with JSON output, pick fields with --json")
+			return inv, cmdutil.Usagef("--show picks sections of the text and markdown reports; with JSON output, pick fields with --json")
 		}
 		for _, s := range o.show {
 			if !slices.Contains(inv.sections(), s) {
-				return inv, usagef("--show: no section %q in the %s report (sections: %s)", s, inv.name, strings.Join(inv.sections(), ", "))
+				return inv, cmdutil.Usagef("--show: no section %q in the %s report (sections: %s)", s, inv.name, strings.Join(inv.sections(), ", "))
 			}
 		}
 	}
 	if o.verbose {
-		inv.log = zerolog.New(zerolog.ConsoleWriter{Out: e.stderr, NoColor: inv.noColor()}).
+		inv.log = zerolog.New(zerolog.ConsoleWriter{Out: e.ErrOut, NoColor: inv.noColor()}).
 			With().Timestamp().Logger().Level(zerolog.DebugLevel)
 	}
 	return inv, nil
@@ -181,12 +182,12 @@ func (inv *invocation) settingsProblems() error {
 	}
 	switch {
 	case len(flags) > 0:
-		return &UsageError{Msg: config.Problems(flags).Error()}
+		return &cmdutil.UsageError{Msg: config.Problems(flags).Error()}
 	case inv.lenient():
 		return nil
 	}
 	for _, p := range other {
-		fmt.Fprintf(inv.e.stderr, "quorum: warning: %s; quorum %s does not use %s, the commands that do will not start until it is fixed\n",
+		fmt.Fprintf(inv.e.ErrOut, "quorum: warning: %s; quorum %s does not use %s, the commands that do will not start until it is fixed\n",
 			sanitize.Text(p.Error()), inv.name, config.ProblemKey(p))
 	}
 	if len(concerned) > 0 {
@@ -256,12 +257,12 @@ func (inv *invocation) jsonOutput() bool {
 // Programs reading stdout then always get one envelope.
 func (inv *invocation) failedJSON(err error) {
 	status := statusFailed
-	var in *Interrupted
+	var in *cmdutil.Interrupted
 	if errors.As(err, &in) || errors.Is(inv.cmd.Context().Err(), context.Canceled) {
 		status = statusInterrupted
 	}
 	msg := strings.TrimPrefix(err.Error(), "quorum: ")
-	if ue := (*UsageError)(nil); errors.As(err, &ue) {
+	if ue := (*cmdutil.UsageError)(nil); errors.As(err, &ue) {
 		msg = ue.Msg
 	}
 	_ = inv.writeJSON(nil, status, report.Plain(msg))
@@ -279,7 +280,7 @@ func (inv *invocation) noColor() bool {
 	if inv.s.NoColor {
 		return true
 	}
-	tty, _ := iostreams.TerminalWidth(inv.e.stderr)
+	tty, _ := iostreams.TerminalWidth(inv.e.ErrOut)
 	return !tty
 }
 

@@ -11,6 +11,7 @@ import (
 	"text/template"
 
 	"github.com/itchyny/gojq"
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/sanitize"
 )
 
@@ -25,11 +26,11 @@ import (
 func compileJQ(expr string) (*gojq.Code, error) {
 	q, err := gojq.Parse(expr)
 	if err != nil {
-		return nil, usagef("--jq: %v", err)
+		return nil, cmdutil.Usagef("--jq: %v", err)
 	}
 	code, err := gojq.Compile(q, gojq.WithEnvironLoader(func() []string { return nil }))
 	if err != nil {
-		return nil, usagef("--jq: %v", err)
+		return nil, cmdutil.Usagef("--jq: %v", err)
 	}
 	return code, nil
 }
@@ -93,7 +94,7 @@ func compileTemplate(text string) (*template.Template, error) {
 		},
 	}).Parse(text)
 	if err != nil {
-		return nil, usagef("--template: %v", strings.TrimPrefix(err.Error(), "template: --template:"))
+		return nil, cmdutil.Usagef("--template: %v", strings.TrimPrefix(err.Error(), "template: --template:"))
 	}
 	return t, nil
 }

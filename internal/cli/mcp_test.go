@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/mcpserver"
 	"github.com/quorum-go/quorum/quorum"
 )
@@ -113,7 +114,7 @@ func TestMCPBinary(t *testing.T) {
 		c := exec.CommandContext(ctx, bin, args...)
 		c.Env, c.Dir = env, t.TempDir()
 		r := runBinary(t, c)
-		if r.code != ExitOK {
+		if r.code != cmdutil.ExitOK {
 			t.Fatalf("%v: exit %d: %s", args, r.code, r.stderr)
 		}
 		var out struct{ Result any }
@@ -416,7 +417,7 @@ func TestMCPHTTPRefusesRemote(t *testing.T) {
 		c.Env, c.Dir = cleanEnv(t), t.TempDir()
 		return c
 	}())
-	if r.code != ExitUsage || !strings.Contains(r.stderr, "--allow-remote") || r.stdout != "" {
+	if r.code != cmdutil.ExitUsage || !strings.Contains(r.stderr, "--allow-remote") || r.stdout != "" {
 		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/quorum-go/quorum/copilot"
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/mcpserver"
 	"github.com/spf13/cobra"
 )
@@ -69,7 +70,7 @@ func runMCP(inv *invocation, httpAddr string, allowRemote bool) error {
 	if httpAddr != "" {
 		var err error
 		if addr, err = mcpserver.ListenAddr(httpAddr, allowRemote); err != nil {
-			return usagef("%s", err)
+			return cmdutil.Usagef("%s", err)
 		}
 	}
 	if !inv.o.sim {
@@ -83,14 +84,14 @@ func runMCP(inv *invocation, httpAddr string, allowRemote bool) error {
 	if inv.o.verbose {
 		level = slog.LevelDebug
 	}
-	logger := slog.New(mcpserver.SafeHandler(slog.NewTextHandler(inv.e.stderr, &slog.HandlerOptions{Level: level})))
+	logger := slog.New(mcpserver.SafeHandler(slog.NewTextHandler(inv.e.ErrOut, &slog.HandlerOptions{Level: level})))
 	opts := mcpserver.Options{
 		Connect: func(ctx context.Context) (*copilot.Client, func(), error) {
 			return inv.connect(ctx)
 		},
 		Settings:  inv.s,
 		Simulated: inv.o.sim,
-		Dir:       inv.e.dir,
+		Dir:       inv.e.Dir,
 		MaxCalls:  inv.s.Concurrency,
 		Logger:    logger,
 		Version:   version(),
@@ -103,20 +104,20 @@ func runMCP(inv *invocation, httpAddr string, allowRemote bool) error {
 		return err
 	}
 	if addr == "" {
-		err = srv.ServeStdio(ctx, &mcp.IOTransport{Reader: io.NopCloser(inv.e.stdin), Writer: nopWriteCloser{inv.e.stdout}})
+		err = srv.ServeStdio(ctx, &mcp.IOTransport{Reader: io.NopCloser(inv.e.In), Writer: nopWriteCloser{inv.e.Out}})
 	} else {
 		ln, lerr := net.Listen("tcp", addr)
 		if lerr != nil {
 			srv.Close()
 			return fmt.Errorf("--http %s: %w; pick another port", httpAddr, lerr)
 		}
-		fmt.Fprintf(inv.e.stderr, "quorum mcp: serving MCP over Streamable HTTP at http://%s/\n", ln.Addr())
+		fmt.Fprintf(inv.e.ErrOut, "quorum mcp: serving MCP over Streamable HTTP at http://%s/\n", ln.Addr())
 		err = srv.ServeHTTP(ctx, ln)
 	}
 	if err == nil && ctx.Err() != nil {
 		// Stopped by a signal, after a clean shutdown: the exit status
 		// says which, as every quorum command's does.
-		return interrupted(ctx)
+		return cmdutil.InterruptedBy(ctx)
 	}
 	return err
 }

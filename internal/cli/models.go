@@ -63,7 +63,7 @@ func runModels(inv *invocation) error {
 		return inv.writeJSON(res, statusOK, "")
 	}
 	if inv.s.Output == "markdown" {
-		w := inv.e.stdout
+		w := inv.e.Out
 		if inv.simulated() {
 			fmt.Fprint(w, "Simulated models (--sim).\n\n")
 		}
@@ -78,9 +78,9 @@ func runModels(inv *invocation) error {
 		return nil
 	}
 	if inv.simulated() {
-		fmt.Fprintln(inv.e.stdout, "# simulated models (--sim)")
+		fmt.Fprintln(inv.e.Out, "# simulated models (--sim)")
 	}
-	tw := tabwriter.NewWriter(inv.e.stdout, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(inv.e.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tNAME\tPREMIUM REQUESTS PER REQUEST")
 	for _, m := range res.Models {
 		mult := "-"

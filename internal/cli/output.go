@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/cli/iostreams"
 	"github.com/quorum-go/quorum/internal/report"
 	"github.com/quorum-go/quorum/quorum"
@@ -90,7 +91,7 @@ func (inv *invocation) checkJSONFields() error {
 	known := jsonFields(inv.name)
 	for _, f := range inv.o.json {
 		if !slices.Contains(known, f) {
-			return usagef("--json: %s has no field %q (fields: %s)", inv.name, f, strings.Join(known, ", "))
+			return cmdutil.Usagef("--json: %s has no field %q (fields: %s)", inv.name, f, strings.Join(known, ", "))
 		}
 	}
 	return nil
@@ -143,9 +144,9 @@ func (inv *invocation) writeJSON(result any, status, errText string) error {
 	}
 	switch {
 	case inv.jq != nil:
-		return writeJQ(inv.cmd.Context(), inv.e.stdout, inv.jq, out)
+		return writeJQ(inv.cmd.Context(), inv.e.Out, inv.jq, out)
 	case inv.template != nil:
-		return writeTemplate(inv.e.stdout, inv.template, out)
+		return writeTemplate(inv.e.Out, inv.template, out)
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -154,7 +155,7 @@ func (inv *invocation) writeJSON(result any, status, errText string) error {
 	if err := enc.Encode(out); err != nil {
 		return err
 	}
-	_, err := io.WriteString(inv.e.stdout, escapeC1(b.String()))
+	_, err := io.WriteString(inv.e.Out, escapeC1(b.String()))
 	return err
 }
 
@@ -191,7 +192,7 @@ func (inv *invocation) printResult(rep report.Report, result any, status, incomp
 	o := report.Options{Sections: inv.o.show, Simulated: inv.simulated(), Incomplete: incomplete,
 		Subject: inv.given.question, Context: inv.given.lines}
 	if inv.s.Output == "markdown" {
-		report.Markdown(inv.e.stdout, rep, o)
+		report.Markdown(inv.e.Out, rep, o)
 		return nil
 	}
 	if tty, width := inv.stdoutTerminal(); tty {
@@ -199,20 +200,20 @@ func (inv *invocation) printResult(rep report.Report, result any, status, incomp
 		report.Markdown(&md, rep, o)
 		out, err := report.Terminal(md.String(), width, !inv.s.NoColor)
 		if err == nil {
-			_, err = io.WriteString(inv.e.stdout, out)
+			_, err = io.WriteString(inv.e.Out, out)
 			return err
 		}
-		fmt.Fprintf(inv.e.stderr, "quorum: rendering the report failed (%v); plain text follows\n", err)
+		fmt.Fprintf(inv.e.ErrOut, "quorum: rendering the report failed (%v); plain text follows\n", err)
 	}
-	report.Text(inv.e.stdout, rep, o)
+	report.Text(inv.e.Out, rep, o)
 	return nil
 }
 
 // stdoutTerminal reports whether stdout is a terminal that can take
 // rendered Markdown, and its width.
 func (inv *invocation) stdoutTerminal() (bool, int) {
-	tty, width := iostreams.TerminalWidth(inv.e.stdout)
-	if !tty || inv.e.getenv("TERM") == "dumb" {
+	tty, width := iostreams.TerminalWidth(inv.e.Out)
+	if !tty || inv.e.Getenv("TERM") == "dumb" {
 		return false, 0
 	}
 	return true, width

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/quorum"
 )
 
@@ -25,7 +26,7 @@ var prRE = regexp.MustCompile(`^(\d+|https://[^\s/]+/[^\s/]+/[^\s/]+/pull/\d+/?)
 func (inv *invocation) readPR(pr string) (quorum.Change, string, error) {
 	var ch quorum.Change
 	if !prRE.MatchString(pr) {
-		return ch, "", usagef("--pr takes a pull request's number or URL (https://github.com/OWNER/REPO/pull/N), not %q", pr)
+		return ch, "", cmdutil.Usagef("--pr takes a pull request's number or URL (https://github.com/OWNER/REPO/pull/N), not %q", pr)
 	}
 	source := "gh pr diff " + pr
 	diff, err := inv.gh(source, quorum.MaxChangeBytes, "pr", "diff", pr)
@@ -59,7 +60,7 @@ func (inv *invocation) readPR(pr string) (quorum.Change, string, error) {
 // failures say what to do: install it, log in, or what gh said.
 func (inv *invocation) gh(what string, max int, args ...string) (string, error) {
 	cmd := exec.CommandContext(inv.cmd.Context(), "gh", args...)
-	cmd.Dir = inv.e.dir
+	cmd.Dir = inv.e.Dir
 	cmd.Env = append(cmd.Environ(), "GH_PROMPT_DISABLED=1", "NO_COLOR=1", "GH_PAGER=cat")
 	out, errOut := &capped{max: max}, &capped{max: 4096}
 	cmd.Stdout, cmd.Stderr = out, errOut
@@ -76,7 +77,7 @@ func (inv *invocation) gh(what string, max int, args ...string) (string, error) 
 		if first == "" {
 			first = ee.ProcessState.String()
 		}
-		return "", usagef("%s failed: %s", what, first)
+		return "", cmdutil.Usagef("%s failed: %s", what, first)
 	case err != nil:
 		return "", fmt.Errorf("running %s: %w", what, err)
 	case out.over:

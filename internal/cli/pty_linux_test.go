@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/cli/progress"
 	"github.com/quorum-go/quorum/internal/sim"
 	"github.com/quorum-go/quorum/internal/simquorum"
@@ -205,13 +206,13 @@ func TestRenderedReportNeutralisesModelText(t *testing.T) {
 	for _, colour := range []bool{true, false} {
 		slave, finish := capturePTY(t, 100, 40)
 		var stderr strings.Builder
-		e := &env{
-			stdin: strings.NewReader(""), stdout: slave, stderr: &stderr,
-			getenv:    func(k string) string { return map[string]string{"TERM": "xterm-256color"}[k] },
-			configDir: func() (string, error) { return t.TempDir(), nil },
-			simModels: unpaced(simWith(simquorum.Model("sim-beta").With(sim.Rule{Name: "evil", Match: simquorum.Is(quorum.PhaseAnswer),
+		e := &env{&cmdutil.Factory{
+			In: strings.NewReader(""), Out: slave, ErrOut: &stderr,
+			Getenv:    func(k string) string { return map[string]string{"TERM": "xterm-256color"}[k] },
+			ConfigDir: func() (string, error) { return t.TempDir(), nil },
+			SimModels: unpaced(simWith(simquorum.Model("sim-beta").With(sim.Rule{Name: "evil", Match: simquorum.Is(quorum.PhaseAnswer),
 				Respond: sim.Always(sim.Text(evil))}))),
-		}
+		}}
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		args := []string{"discuss", "--sim", "-q", goldenTopic}
 		if !colour {
@@ -253,18 +254,18 @@ var sgrRE = regexp.MustCompile(`\x1b\[[0-9;]*m`)
 func TestLiveViewInProcess(t *testing.T) {
 	slave, finish := capturePTY(t, 80, 40)
 	var stdout strings.Builder
-	e := &env{
-		stdin: strings.NewReader(""), stdout: &stdout, stderr: slave,
-		getenv:    func(string) string { return "" },
-		configDir: func() (string, error) { return t.TempDir(), nil },
+	e := &env{&cmdutil.Factory{
+		In: strings.NewReader(""), Out: &stdout, ErrOut: slave,
+		Getenv:    func(string) string { return "" },
+		ConfigDir: func() (string, error) { return t.TempDir(), nil },
 		// Slow enough for the spinner to turn a few times.
-		simModels: paced(pace{first: 50 * time.Millisecond, chunk: 10 * time.Millisecond}, simWith(failing("sim-gamma", quorum.PhaseReview))),
-	}
+		SimModels: paced(pace{first: 50 * time.Millisecond, chunk: 10 * time.Millisecond}, simWith(failing("sim-gamma", quorum.PhaseReview))),
+	}}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	err := e.run(ctx, []string{"discuss", "--sim", "--no-color", goldenTopic}, nil)
 	out := finish()
-	if ExitCode(err) != ExitDegraded || !strings.Contains(stdout.String(), "DEGRADED") {
+	if ExitCode(err) != cmdutil.ExitDegraded || !strings.Contains(stdout.String(), "DEGRADED") {
 		t.Fatalf("exit %d (%v):\n%s", ExitCode(err), err, stdout.String())
 	}
 	if strings.Contains(string(out), "m✓") || strings.Contains(string(out), "\x1b[0m") {
@@ -289,12 +290,12 @@ func TestLiveViewInProcess(t *testing.T) {
 func TestLiveViewDebate(t *testing.T) {
 	slave, finish := capturePTY(t, 100, 40)
 	var stdout strings.Builder
-	e := &env{
-		stdin: strings.NewReader(""), stdout: &stdout, stderr: slave,
-		getenv:    func(string) string { return "" },
-		configDir: func() (string, error) { return t.TempDir(), nil },
-		simModels: paced(pace{first: 20 * time.Millisecond, chunk: 5 * time.Millisecond}, nil),
-	}
+	e := &env{&cmdutil.Factory{
+		In: strings.NewReader(""), Out: &stdout, ErrOut: slave,
+		Getenv:    func(string) string { return "" },
+		ConfigDir: func() (string, error) { return t.TempDir(), nil },
+		SimModels: paced(pace{first: 20 * time.Millisecond, chunk: 5 * time.Millisecond}, nil),
+	}}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	err := e.run(ctx, []string{"debate", "--sim", "--no-color", goldenClaim}, nil)

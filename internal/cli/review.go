@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/report"
 	"github.com/quorum-go/quorum/quorum"
 	"github.com/spf13/cobra"
@@ -70,13 +71,13 @@ func reviewInput(inv *invocation) (quorumRun, error) {
 	if err := ch.Validate(); err != nil {
 		msg := strings.TrimPrefix(err.Error(), quorum.ErrInvalidConfig.Error()+": ")
 		if strings.HasPrefix(msg, "the context file ") || strings.HasPrefix(msg, "context file ") || strings.Contains(msg, "with its context files") {
-			return quorumRun{}, usagef("%s", msg) // about --context, not the diff
+			return quorumRun{}, cmdutil.Usagef("%s", msg) // about --context, not the diff
 		}
-		return quorumRun{}, usagef("%s: %s", source, msg)
+		return quorumRun{}, cmdutil.Usagef("%s: %s", source, msg)
 	}
 	sum, err := ch.Summary()
 	if err != nil {
-		return quorumRun{}, usagef("%s: %v", source, err)
+		return quorumRun{}, cmdutil.Usagef("%s: %v", source, err)
 	}
 	failOn := inv.s.FailOn
 	return quorumRun{
@@ -143,7 +144,7 @@ func maxArgs(n int, names string) cobra.PositionalArgs {
 		if len(args) <= n {
 			return nil
 		}
-		return usagef("%s takes at most %s, got %d arguments (%s)", cmd.CommandPath(), names, len(args), quoteAll(args))
+		return cmdutil.Usagef("%s takes at most %s, got %d arguments (%s)", cmd.CommandPath(), names, len(args), quoteAll(args))
 	}
 }
 

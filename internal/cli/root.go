@@ -14,41 +14,24 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/report"
 	"github.com/quorum-go/quorum/internal/sanitize"
 	"github.com/quorum-go/quorum/internal/sim"
 	"github.com/spf13/cobra"
 )
 
-// env is everything a command takes from its surroundings, the factory
-// of cli/cli: streams, environment, config location, working directory
-// and the simulator's models. Run fills every field for the process, and
-// a test fills the same fields with its own; none is there for tests
-// only. A test that watches a run injects the run function instead (see
-// run), as cli/cli's do.
-type env struct {
-	stdin          io.Reader
-	stdout, stderr io.Writer
-	getenv         func(string) string
-	configDir      func() (string, error)
-	// dir is where review runs git ("": the process's working directory).
-	dir string
-	// args is the command line being run, for the messages that need
-	// more of it than where cobra stopped (a mistyped command before a
-	// flag).
-	args []string
-	// simModels are the models --sim serves; Run gives simquorum's, paced
-	// for the demo (simModels, defaultSimPace).
-	simModels func() []sim.Model
-}
+// env is the root's hold on the factory (cmdutil.Factory): the commands
+// that still live in this package are built as its methods.
+type env struct{ *cmdutil.Factory }
 
 // Run runs the quorum command with args (without the program name). It
 // prints what a person needs to stderr, results to stdout, and returns the
 // error that ExitCode turns into the exit status. Cancelling ctx stops the
-// command as Ctrl-C does; a cause of type *Interrupted names the signal.
+// command as Ctrl-C does; a cause of type *cmdutil.Interrupted names the signal.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, configDir: os.UserConfigDir,
-		simModels: func() []sim.Model { return simModels(defaultSimPace) }}
+	e := &env{&cmdutil.Factory{In: stdin, Out: stdout, ErrOut: stderr, Getenv: os.Getenv, ConfigDir: os.UserConfigDir,
+		SimModels: func() []sim.Model { return simModels(defaultSimPace) }}}
 	return e.run(ctx, args, nil)
 }
 
@@ -65,11 +48,11 @@ func (e *commandError) Error() string { return e.err.Error() }
 // it at a chosen point. Run passes nil.
 func (e *env) run(ctx context.Context, args []string, runF runWrapper) error {
 	root := e.newRoot(runF)
-	e.args = args
+	e.Args = args
 	root.SetArgs(valuesNotFlags(args))
-	root.SetIn(e.stdin)
-	root.SetOut(e.stdout)
-	root.SetErr(e.stderr)
+	root.SetIn(e.In)
+	root.SetOut(e.Out)
+	root.SetErr(e.ErrOut)
 	cmd, err := root.ExecuteContextC(ctx)
 	var ce *commandError
 	switch {
@@ -77,15 +60,15 @@ func (e *env) run(ctx context.Context, args []string, runF runWrapper) error {
 	case errors.As(err, &ce):
 		err = ce.err
 	default: // cobra's: the command line is wrong
-		var ue *UsageError
+		var ue *cmdutil.UsageError
 		if !errors.As(err, &ue) {
-			err = &UsageError{Msg: err.Error()}
+			err = &cmdutil.UsageError{Msg: err.Error()}
 		}
 	}
-	var in *Interrupted
+	var in *cmdutil.Interrupted
 	if err != nil && errors.Is(ctx.Err(), context.Canceled) && !errors.As(err, &in) {
 		// Stopped by Ctrl-C or SIGTERM, whatever the error it caused.
-		err = interrupted(ctx)
+		err = cmdutil.InterruptedBy(ctx)
 	}
 	e.printError(cmd, err)
 	return err
@@ -115,16 +98,6 @@ func valuesNotFlags(args []string) []string {
 	return args
 }
 
-// interrupted is the error of a command whose context was cancelled: the
-// signal that did it, Ctrl-C when nothing says.
-func interrupted(ctx context.Context) *Interrupted {
-	var in *Interrupted
-	if errors.As(context.Cause(ctx), &in) {
-		return in
-	}
-	return &Interrupted{Signal: os.Interrupt}
-}
-
 // printError tells the person at the terminal what went wrong, on stderr,
 // once: a usage error with where to find help, an interruption with what
 // was cleaned up. Error text can carry what the CLI or a model said, so it
@@ -133,23 +106,23 @@ func (e *env) printError(cmd *cobra.Command, err error) {
 	if err == nil {
 		return
 	}
-	var ue *UsageError
-	var in *Interrupted
+	var ue *cmdutil.UsageError
+	var in *cmdutil.Interrupted
 	switch {
 	case errors.As(err, &in):
-		fmt.Fprintf(e.stderr, "quorum: %s; turns were aborted, sessions destroyed and the CLI stopped\n", in)
+		fmt.Fprintf(e.ErrOut, "quorum: %s; turns were aborted, sessions destroyed and the CLI stopped\n", in)
 	case errors.As(err, &ue):
-		fmt.Fprintln(e.stderr, "quorum: "+sanitize.Text(err.Error()))
-		path := ue.cmd
+		fmt.Fprintln(e.ErrOut, "quorum: "+sanitize.Text(err.Error()))
+		path := ue.Cmd
 		if path == "" && cmd != nil {
 			path = cmd.CommandPath()
 		}
 		if path == "" {
 			path = "quorum"
 		}
-		fmt.Fprintf(e.stderr, "Run '%s --help' for usage.\n", path)
+		fmt.Fprintf(e.ErrOut, "Run '%s --help' for usage.\n", path)
 	default:
-		fmt.Fprintln(e.stderr, "quorum: "+strings.TrimPrefix(sanitize.Text(report.Plain(err.Error())), "quorum: "))
+		fmt.Fprintln(e.ErrOut, "quorum: "+strings.TrimPrefix(sanitize.Text(report.Plain(err.Error())), "quorum: "))
 	}
 }
 
@@ -175,8 +148,8 @@ and exit codes for CI.`,
 		SilenceErrors: true, // Run prints errors, once, its way
 		Args:          noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e.help(cmd, e.stderr)
-			return usagef("no command given")
+			e.help(cmd, e.ErrOut)
+			return cmdutil.Usagef("no command given")
 		},
 	}
 	root.SetVersionTemplate("quorum {{.Version}}\n")
@@ -185,7 +158,7 @@ and exit codes for CI.`,
 	root.AddCommand(e.discussCmd(runF), e.planCmd(runF), e.debateCmd(runF), e.reviewCmd(runF), e.agentCmd(runF), e.askCmd(runF), e.chatCmd(), e.historyCmd(), e.showCmd(), e.modelsCmd(), e.configCmd(), e.versionCmd())
 	root.AddCommand(e.mcpCmd())
 	root.SetHelpCommand(e.helpCmd())
-	root.SetHelpFunc(func(cmd *cobra.Command, _ []string) { e.help(cmd, e.stdout) })
+	root.SetHelpFunc(func(cmd *cobra.Command, _ []string) { e.help(cmd, e.Out) })
 	root.SetFlagErrorFunc(e.flagError)
 	root.InitDefaultCompletionCmd()
 	e.setupCompletion(root)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/cli/progress"
 	"github.com/quorum-go/quorum/internal/report"
 	"github.com/quorum-go/quorum/internal/sanitize"
@@ -23,7 +24,7 @@ func (inv *invocation) runQuorum(k quorumKind, observe func(quorum.Event)) (err 
 	qr, err := k.input(inv)
 	var nothing *nothingToReview
 	if errors.As(err, &nothing) {
-		fmt.Fprintln(inv.e.stderr, "quorum: "+sanitize.Line(nothing.Error()))
+		fmt.Fprintln(inv.e.ErrOut, "quorum: "+sanitize.Line(nothing.Error()))
 		if inv.jsonOutput() {
 			return inv.writeJSON(nil, statusOK, "")
 		}
@@ -55,7 +56,7 @@ func (inv *invocation) runQuorum(k quorumKind, observe func(quorum.Event)) (err 
 			case err == nil:
 				err = fmt.Errorf("writing the transcript %s: %w", path, cerr)
 			default: // the run's own error goes first
-				fmt.Fprintf(inv.e.stderr, "quorum: writing the transcript %s: %v\n", path, cerr)
+				fmt.Fprintf(inv.e.ErrOut, "quorum: writing the transcript %s: %v\n", path, cerr)
 			}
 		}()
 	}
@@ -74,8 +75,8 @@ func (inv *invocation) runQuorum(k quorumKind, observe func(quorum.Event)) (err 
 		moderator = ""
 	}
 
-	view := progress.New(inv.e.stderr, inv.header(k, qr.about, models, moderator),
-		progress.Options{Quiet: inv.o.quiet, Plain: inv.o.verbose || inv.e.getenv("TERM") == "dumb", NoColor: inv.noColor()})
+	view := progress.New(inv.e.ErrOut, inv.header(k, qr.about, models, moderator),
+		progress.Options{Quiet: inv.o.quiet, Plain: inv.o.verbose || inv.e.Getenv("TERM") == "dumb", NoColor: inv.noColor()})
 	defer view.Close()
 	inv.interject = view.Interject
 	onEvent := view.Event
@@ -98,14 +99,14 @@ func (inv *invocation) runQuorum(k quorumKind, observe func(quorum.Event)) (err 
 	view.Close()
 	if rep == nil {
 		if errors.Is(runErr, quorum.ErrInvalidConfig) {
-			return usagef("%s", report.Plain(strings.TrimPrefix(strings.TrimPrefix(runErr.Error(), "quorum: "), quorum.ErrInvalidConfig.Error()+": ")))
+			return cmdutil.Usagef("%s", report.Plain(strings.TrimPrefix(strings.TrimPrefix(runErr.Error(), "quorum: "), quorum.ErrInvalidConfig.Error()+": ")))
 		}
 		return runErr
 	}
 
-	var in *Interrupted
+	var in *cmdutil.Interrupted
 	if runErr != nil && errors.Is(parent.Err(), context.Canceled) { // Ctrl-C, SIGTERM
-		in = interrupted(parent)
+		in = cmdutil.InterruptedBy(parent)
 		runErr = in
 	}
 	status, incomplete := statusOf(k, out, runErr, in)
@@ -124,7 +125,7 @@ func (inv *invocation) runQuorum(k quorumKind, observe func(quorum.Event)) (err 
 	switch {
 	case runErr != nil:
 		if afterErr != nil { // the run's own error goes first
-			fmt.Fprintln(inv.e.stderr, "quorum: "+sanitize.Text(afterErr.Error()))
+			fmt.Fprintln(inv.e.ErrOut, "quorum: "+sanitize.Text(afterErr.Error()))
 		}
 		if in != nil {
 			return in
@@ -133,7 +134,7 @@ func (inv *invocation) runQuorum(k quorumKind, observe func(quorum.Event)) (err 
 	case afterErr != nil:
 		return afterErr
 	case out.Degraded:
-		return ErrDegraded
+		return cmdutil.ErrDegraded
 	}
 	return nil
 }

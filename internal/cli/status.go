@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/report"
 	"github.com/quorum-go/quorum/quorum"
 )
@@ -26,7 +27,7 @@ const (
 
 // statusOf is how a run ended, for the JSON envelope, and, when it did not
 // finish, why, in a sentence for the report.
-func statusOf(k quorumKind, out *quorum.Outcome, runErr error, in *Interrupted) (status, incomplete string) {
+func statusOf(k quorumKind, out *quorum.Outcome, runErr error, in *cmdutil.Interrupted) (status, incomplete string) {
 	phase := "before its first phase"
 	if n := len(out.Phases); n > 0 {
 		phase = "in the " + string(out.Phases[n-1].Phase) + " phase"
@@ -34,7 +35,7 @@ func statusOf(k quorumKind, out *quorum.Outcome, runErr error, in *Interrupted) 
 	var tf *quorum.TooFewError
 	switch {
 	case in != nil:
-		return statusInterrupted, fmt.Sprintf("the %s was %s %s.", k.noun, in.what(), phase)
+		return statusInterrupted, fmt.Sprintf("the %s was %s %s.", k.noun, in.What(), phase)
 	case errors.As(runErr, &tf):
 		return statusFailed, "the " + k.noun + " failed: " + tooFewText(tf) + "."
 	case errors.Is(runErr, quorum.ErrTimeout):

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 )
 
 // MaxTopic is the largest topic, task or question quorum takes, read from
@@ -18,20 +20,20 @@ func (inv *invocation) topic(what string) (string, error) {
 	t := inv.args[0]
 	from := "the " + what
 	if t == "-" {
-		b, err := io.ReadAll(io.LimitReader(inv.e.stdin, MaxTopic+1))
+		b, err := io.ReadAll(io.LimitReader(inv.e.In, MaxTopic+1))
 		if err != nil {
 			return "", fmt.Errorf("reading the %s from stdin: %w", what, err)
 		}
 		if len(b) > MaxTopic {
-			return "", usagef("the %s on stdin is longer than %d bytes (1 MiB), the most quorum takes; shorten it, or send a summary", what, MaxTopic)
+			return "", cmdutil.Usagef("the %s on stdin is longer than %d bytes (1 MiB), the most quorum takes; shorten it, or send a summary", what, MaxTopic)
 		}
 		t, from = string(b), "the "+what+" on stdin"
 	}
 	if len(t) > MaxTopic {
-		return "", usagef("the %s is longer than %d bytes (1 MiB), the most quorum takes; shorten it", what, MaxTopic)
+		return "", cmdutil.Usagef("the %s is longer than %d bytes (1 MiB), the most quorum takes; shorten it", what, MaxTopic)
 	}
 	if t = strings.TrimSpace(t); t == "" {
-		return "", usagef("%s is empty", from)
+		return "", cmdutil.Usagef("%s is empty", from)
 	}
 	return t, nil
 }

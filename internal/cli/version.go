@@ -85,7 +85,7 @@ func runVersion(inv *invocation) error {
 			return err
 		}
 	} else {
-		w := inv.e.stdout
+		w := inv.e.Out
 		rev := "unknown revision (built without VCS information)"
 		if res.Revision != "" {
 			rev = "revision " + res.Revision
