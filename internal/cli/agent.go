@@ -33,7 +33,7 @@ interrupted (Ctrl-C), 143 terminated (SIGTERM): the turn is aborted, the
 worktree and the branch keep the work so far, and the report says where.`
 
 func (e *env) agentCmd(runF runWrapper) *cobra.Command {
-	return e.newCommand(&cobra.Command{
+	return cmdutil.NewCommand(e.Factory, &cobra.Command{
 		Use:   "agent <task>",
 		Short: "Plan a change with several models, review the plan, carry it out in a git worktree, review the result",
 		Long: `The models plan the task together and one of them carries the plan out, in a
@@ -73,9 +73,9 @@ SARIF.
   $ quorum agent --solo gpt-5 --executor claude-sonnet-4.5 "Document the config file"
   $ quorum agent --sim --yes "Document how we cut a release"`,
 		Args: exactArgs("a task (quote it; - reads it from stdin)"),
-	}, cmdSpec{quorum: true, agent: true, connects: true, output: true, progress: true, timeout: true},
-		runF.around(func(inv *invocation, observe func(quorum.Event)) error {
-			return inv.runQuorum(quorumKinds["agent"], observe)
+	}, cmdutil.Spec{Quorum: true, Agent: true, Connects: true, Output: true, Progress: true, Timeout: true, Result: quorum.AgentResult{}, Sections: report.AgentSections},
+		runF.around(func(inv *cmdutil.Invocation, observe func(quorum.Event)) error {
+			return runQuorum(inv, agentKind, observe)
 		}))
 }
 
@@ -86,43 +86,43 @@ const contextBudget = 32 << 10
 // agentInput checks, before any model is asked, that the repository can
 // take an agent (a clear usage error if not), reads its context and the
 // --context files, and settles the gate and the shell mode.
-func agentInput(inv *invocation) (quorumRun, error) {
-	o := inv.o
-	task, err := inv.topic("task")
+func agentInput(inv *cmdutil.Invocation) (quorumRun, error) {
+	o := inv.Opts
+	task, err := topic(inv, "task")
 	if err != nil {
 		return quorumRun{}, err
 	}
-	ctx := inv.cmd.Context()
-	if o.maxRevisions < 0 || o.fixRounds < 0 || o.maxToolCalls < 1 {
+	ctx := inv.Cmd.Context()
+	if o.MaxRevisions < 0 || o.FixRounds < 0 || o.MaxToolCalls < 1 {
 		return quorumRun{}, cmdutil.Usagef("--max-revisions and --fix-rounds take 0 or more, --max-tool-calls 1 or more")
 	}
-	interactive := inv.interactive()
-	shell, err := shellMode(o.approve, interactive)
+	interactive := interactive(inv)
+	shell, err := shellMode(o.Approve, interactive)
 	if err != nil {
 		return quorumRun{}, err
 	}
-	cfg, repo, err := inv.agentConfig(ctx, task, shell, o.worktreeRoot)
+	cfg, repo, err := agentConfig(ctx, inv, task, shell, o.WorktreeRoot)
 	if err != nil {
 		return quorumRun{}, err
 	}
 	if shell == quorum.ShellAuto {
-		fmt.Fprintln(inv.e.ErrOut, "quorum: --approve auto: every shell command the executor asks for in the worktree will run without asking")
+		fmt.Fprintln(inv.ErrOut, "quorum: --approve auto: every shell command the executor asks for in the worktree will run without asking")
 	}
 	g := &gatekeeper{inv: inv}
-	cfg.Solo, cfg.Executor = o.solo, o.executor
-	cfg.MaxRevisions, cfg.MaxToolCalls = o.maxRevisions, o.maxToolCalls
-	cfg.AllowURL = o.allowURL
-	if o.maxRevisions == 0 {
+	cfg.Solo, cfg.Executor = o.Solo, o.Executor
+	cfg.MaxRevisions, cfg.MaxToolCalls = o.MaxRevisions, o.MaxToolCalls
+	cfg.AllowURL = o.AllowURL
+	if o.MaxRevisions == 0 {
 		cfg.MaxRevisions = -1
 	}
 	if cfg.FailOn != "" { // else no fix rounds: nothing needs a fix
-		cfg.FixRounds = o.fixRounds
-		if o.fixRounds == 0 {
+		cfg.FixRounds = o.FixRounds
+		if o.FixRounds == 0 {
 			cfg.FixRounds = -1
 		}
 	}
 	switch {
-	case o.yes:
+	case o.Yes:
 		cfg.Approve = func(context.Context, quorum.AgentPlan) (quorum.Approval, error) {
 			return quorum.Approval{Verdict: quorum.ApprovalApproved, Reason: "--yes"}, nil
 		}
@@ -132,7 +132,7 @@ func agentInput(inv *invocation) (quorumRun, error) {
 	if shell == quorum.ShellAsk {
 		cfg.AskShell = g.askShell
 	}
-	failOn := inv.s.FailOn
+	failOn := inv.Settings.FailOn
 	return quorumRun{
 		about: "a change in " + repo.Top + " (" + repo.Branch + ")",
 		run: strategy(func(ctx context.Context, b quorum.Backend, qc quorum.Config) (*quorum.AgentResult, error) {
@@ -142,9 +142,9 @@ func agentInput(inv *invocation) (quorumRun, error) {
 		status: func(result any) string {
 			switch result.(*quorum.AgentResult).Stage {
 			case quorum.StagePlanned:
-				return statusPlanned
+				return cmdutil.StatusPlanned
 			case quorum.StageRejected:
-				return statusRejected
+				return cmdutil.StatusRejected
 			}
 			return ""
 		},
@@ -155,7 +155,7 @@ func agentInput(inv *invocation) (quorumRun, error) {
 				rv := a.Reviews[n-1]
 				last = &quorum.ReviewResult{Change: rv.Change, Inspections: rv.Inspections, Findings: rv.Findings, Models: a.Models}
 			}
-			if err := inv.writeSARIF(last, complete && last != nil); err != nil {
+			if err := writeSARIF(inv, last, complete && last != nil); err != nil {
 				return err
 			}
 			if !complete {
@@ -193,20 +193,20 @@ func shellMode(approve string, interactive bool) (quorum.ShellMode, error) {
 // worktree of task to be made under root (default: the state
 // directory's), shell commands decided by shell, findings gated at
 // --fail-on (none: no fix rounds).
-func (inv *invocation) agentConfig(ctx context.Context, task string, shell quorum.ShellMode, root string) (quorum.AgentConfig, *workspace.Repo, error) {
-	repo, err := workspace.Open(ctx, inv.e.Dir)
+func agentConfig(ctx context.Context, inv *cmdutil.Invocation, task string, shell quorum.ShellMode, root string) (quorum.AgentConfig, *workspace.Repo, error) {
+	repo, err := workspace.Open(ctx, inv.Dir)
 	if err != nil {
 		if errors.Is(err, workspace.ErrGitMissing) || ctx.Err() != nil {
 			return quorum.AgentConfig{}, nil, err
 		}
 		return quorum.AgentConfig{}, nil, cmdutil.Usagef("%s", strings.TrimPrefix(err.Error(), "workspace: "))
 	}
-	files, sources, err := inv.agentContext(ctx, repo)
+	files, sources, err := agentContext(ctx, inv, repo)
 	if err != nil {
 		return quorum.AgentConfig{}, nil, err
 	}
 	if root == "" {
-		state, err := inv.e.stateDir()
+		state, err := inv.StateDir()
 		if err != nil {
 			return quorum.AgentConfig{}, nil, fmt.Errorf("%w, or give --worktree-root", err)
 		}
@@ -214,12 +214,12 @@ func (inv *invocation) agentConfig(ctx context.Context, task string, shell quoru
 	}
 	cfg := quorum.AgentConfig{
 		Context: files, Sources: sources,
-		Shell: shell, FailOn: quorum.Severity(inv.s.FailOn),
+		Shell: shell, FailOn: quorum.Severity(inv.Settings.FailOn),
 		Workspace: func(ctx context.Context) (quorum.Workspace, error) {
 			return repo.NewWorktree(ctx, task, workspace.Options{Root: root})
 		},
 	}
-	if inv.s.FailOn == "none" {
+	if inv.Settings.FailOn == "none" {
 		cfg.FailOn, cfg.FixRounds = "", -1
 	}
 	return cfg, repo, nil
@@ -228,7 +228,7 @@ func (inv *invocation) agentConfig(ctx context.Context, task string, shell quoru
 // agentContext reads what the models get before planning: the
 // repository's newcomer files at HEAD, within contextBudget, then the
 // --context files, whole.
-func (inv *invocation) agentContext(ctx context.Context, repo *workspace.Repo) ([]quorum.ContextFile, []quorum.ContextSource, error) {
+func agentContext(ctx context.Context, inv *cmdutil.Invocation, repo *workspace.Repo) ([]quorum.ContextFile, []quorum.ContextSource, error) {
 	got, err := repo.Gather(ctx, contextBudget)
 	if err != nil {
 		return nil, nil, err
@@ -240,7 +240,7 @@ func (inv *invocation) agentContext(ctx context.Context, repo *workspace.Repo) (
 		sources = append(sources, quorum.ContextSource{Path: s.Path, Bytes: len(s.Text), Truncated: s.Truncated})
 	}
 	total := 0
-	for _, p := range inv.o.context {
+	for _, p := range inv.Opts.Context {
 		text, err := readFile(p, "the context file")
 		if err != nil {
 			return nil, nil, err
@@ -256,9 +256,9 @@ func (inv *invocation) agentContext(ctx context.Context, repo *workspace.Repo) (
 
 // interactive reports whether a person can be asked: stdin and stderr are
 // both terminals.
-func (inv *invocation) interactive() bool {
-	tty, _ := iostreams.TerminalWidth(inv.e.ErrOut)
-	return tty && iostreams.IsTerminal(inv.e.In) && inv.e.Getenv("TERM") != "dumb"
+func interactive(inv *cmdutil.Invocation) bool {
+	tty, _ := iostreams.TerminalWidth(inv.ErrOut)
+	return tty && iostreams.IsTerminal(inv.In) && inv.Getenv("TERM") != "dumb"
 }
 
 // gatekeeper asks the person at the terminal: the plan at the gate, and
@@ -266,7 +266,7 @@ func (inv *invocation) interactive() bool {
 // time from stdin by one goroutine, so that a question honours its
 // context (Ctrl-C) while the read waits.
 type gatekeeper struct {
-	inv   *invocation
+	inv   *cmdutil.Invocation
 	once  sync.Once
 	lines chan string
 }
@@ -278,7 +278,7 @@ func (g *gatekeeper) readLine(ctx context.Context) (string, error) {
 		g.lines = make(chan string)
 		go func() {
 			defer close(g.lines)
-			sc := bufio.NewScanner(g.inv.e.In)
+			sc := bufio.NewScanner(g.inv.In)
 			for sc.Scan() {
 				g.lines <- sc.Text()
 			}
@@ -301,8 +301,8 @@ func (g *gatekeeper) readLine(ctx context.Context) (string, error) {
 func (g *gatekeeper) ask(ctx context.Context, text, question string, choices []string) (string, error) {
 	var answer string
 	var err error
-	g.inv.interject(func() {
-		w := g.inv.e.ErrOut
+	g.inv.Interject(func() {
+		w := g.inv.ErrOut
 		if text != "" {
 			fmt.Fprint(w, text)
 		}
@@ -332,11 +332,11 @@ func (g *gatekeeper) approve(ctx context.Context, plan quorum.AgentPlan) (quorum
 	for {
 		var b strings.Builder
 		inv := g.inv
-		rep, o := report.AgentPlan(plan, nil), report.Options{Simulated: inv.simulated()}
+		rep, o := report.AgentPlan(plan, nil), report.Options{Simulated: inv.Simulated()}
 		var md strings.Builder
 		report.Markdown(&md, rep, o)
-		_, width := iostreams.TerminalWidth(inv.e.ErrOut)
-		if out, err := report.Terminal(md.String(), width, !inv.noColor()); err == nil {
+		_, width := iostreams.TerminalWidth(inv.ErrOut)
+		if out, err := report.Terminal(md.String(), width, !inv.NoColor()); err == nil {
 			b.WriteString(out)
 		} else {
 			report.Text(&b, rep, o)
@@ -353,7 +353,7 @@ func (g *gatekeeper) approve(ctx context.Context, plan quorum.AgentPlan) (quorum
 		}
 		edited, err := g.edit(ctx, plan)
 		if err != nil {
-			fmt.Fprintln(inv.e.ErrOut, "quorum: "+sanitize.Line(err.Error()))
+			fmt.Fprintln(inv.ErrOut, "quorum: "+sanitize.Line(err.Error()))
 			continue
 		}
 		plan = edited
@@ -376,20 +376,20 @@ func (g *gatekeeper) edit(ctx context.Context, plan quorum.AgentPlan) (quorum.Ag
 		return plan, err
 	}
 	defer os.Remove(path)
-	editor := g.inv.e.Getenv("VISUAL")
+	editor := g.inv.Getenv("VISUAL")
 	if editor == "" {
-		editor = g.inv.e.Getenv("EDITOR")
+		editor = g.inv.Getenv("EDITOR")
 	}
 	if editor == "" {
 		editor = "vi"
 	}
 	var runErr error
-	g.inv.interject(func() {
+	g.inv.Interject(func() {
 		cmd := exec.CommandContext(ctx, "sh", "-c", editor+` "$1"`, "editor", path)
-		if in, ok := g.inv.e.In.(*os.File); ok {
+		if in, ok := g.inv.In.(*os.File); ok {
 			cmd.Stdin = in
 		}
-		if out, ok := g.inv.e.ErrOut.(*os.File); ok {
+		if out, ok := g.inv.ErrOut.(*os.File); ok {
 			cmd.Stdout, cmd.Stderr = out, out
 		}
 		runErr = cmd.Run()

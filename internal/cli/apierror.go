@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 )
 
 // apiFailureRE finds the structured failure that the Copilot CLI puts in
@@ -27,7 +29,7 @@ type apiFailure struct {
 // variable held it), a network that does not reach GitHub, or, for
 // another failure, the CLI's words. ok is false when err is not such a
 // failure.
-func (inv *invocation) explainAPIError(what string, err error) (msg string, ok bool) {
+func explainAPIError(inv *cmdutil.Invocation, what string, err error) (msg string, ok bool) {
 	m := apiFailureRE.FindStringSubmatch(err.Error())
 	if m == nil {
 		return "", false
@@ -46,7 +48,7 @@ func (inv *invocation) explainAPIError(what string, err error) (msg string, ok b
 			said += ": " + body.Message
 		}
 		for _, v := range tokenVars {
-			if inv.e.Getenv(v) != "" {
+			if inv.Getenv(v) != "" {
 				return fmt.Sprintf("%s: GitHub refused the token in $%s (%s): it is invalid or expired, or has no Copilot access; set a valid token, or unset it and run copilot login\n%s", what, v, said, simHint), true
 			}
 		}

@@ -26,7 +26,7 @@ type askResult struct {
 }
 
 func (e *env) askCmd(runF runWrapper) *cobra.Command {
-	return e.newCommand(&cobra.Command{
+	return cmdutil.NewCommand(e.Factory, &cobra.Command{
 		Use:   "ask <question>",
 		Short: "Ask one model, streamed straight to the terminal",
 		Long: `Ask one model one question, in a session of its own with the CLI's tools
@@ -42,27 +42,27 @@ Ctrl-C or a failure is still printed, in every format.`,
   $ quorum ask -m gpt-5 --json answer "Explain CRDTs in one paragraph" | jq -r .answer
   $ git diff | quorum ask "explain this change"`,
 		Args: exactArgs("a question (quote it; - reads it from stdin)"),
-	}, cmdSpec{one: true, connects: true, output: true, progress: true, timeout: true}, runF.around(runAsk))
+	}, cmdutil.Spec{One: true, Connects: true, Output: true, Progress: true, Timeout: true, Result: askResult{}}, runF.around(runAsk))
 }
 
-func runAsk(inv *invocation, observe func(quorum.Event)) error {
-	parent := inv.cmd.Context()
-	q, err := inv.topic("question")
+func runAsk(inv *cmdutil.Invocation, observe func(quorum.Event)) error {
+	parent := inv.Cmd.Context()
+	q, err := topic(inv, "question")
 	if err != nil {
 		return err
 	}
-	g, err := inv.withContext(q, "question")
+	g, err := withContext(inv, q, "question")
 	if err != nil {
 		return err
 	}
-	q = g.text
-	cn, err := inv.open()
+	q = g.Text
+	cn, err := open(inv)
 	if err != nil {
 		return err
 	}
 	defer cn.close()
 	ctx, c := cn.ctx, cn.client
-	model, err := inv.resolveModel(ctx, c)
+	model, err := resolveModel(ctx, inv, c)
 	if err != nil {
 		return cn.early(err)
 	}
@@ -71,25 +71,25 @@ func runAsk(inv *invocation, observe func(quorum.Event)) error {
 		return err
 	}
 	defer s.Destroy(context.WithoutCancel(ctx))
-	jsonOut := inv.s.Output == "json"
-	if !inv.o.quiet {
+	jsonOut := inv.Settings.Output == "json"
+	if !inv.Opts.Quiet {
 		label := model
-		if inv.simulated() {
+		if inv.Simulated() {
 			label += ", simulated"
 		}
 		with := ""
-		if len(g.lines) > 0 {
-			with = " with " + strings.Join(g.lines, "; ")
+		if len(g.Lines) > 0 {
+			with = " with " + strings.Join(g.Lines, "; ")
 		}
-		fmt.Fprintf(inv.e.ErrOut, "quorum: asking %s%s\n", label, sanitize.Line(with))
+		fmt.Fprintf(inv.ErrOut, "quorum: asking %s%s\n", label, sanitize.Line(with))
 	}
 	var streamed strings.Builder
 	// On a terminal the answer is wrapped at spaces to its width; piped,
 	// it is written as it comes.
-	write := func(s string) { io.WriteString(inv.e.Out, s) }
+	write := func(s string) { io.WriteString(inv.Out, s) }
 	flush := func() {}
-	if tty, width := inv.stdoutTerminal(); tty && width > 0 {
-		ww := &wordWrapper{w: inv.e.Out, width: width}
+	if tty, width := inv.StdoutTerminal(); tty && width > 0 {
+		ww := &wordWrapper{w: inv.Out, width: width}
 		write, flush = ww.WriteString, ww.Flush
 	}
 	h := copilot.TurnHandlers{OnDelta: func(d string) {
@@ -115,17 +115,17 @@ func runAsk(inv *invocation, observe func(quorum.Event)) error {
 		runErr = fmt.Errorf("%w, and the answer was cut short; raise --timeout", context.Cause(ctx))
 	}
 	if jsonOut {
-		status, errText := statusOK, ""
+		status, errText := cmdutil.StatusOK, ""
 		switch {
 		case in != nil:
-			status, errText = statusInterrupted, "the answer was "+in.What()+" before it was complete"
+			status, errText = cmdutil.StatusInterrupted, "the answer was "+in.What()+" before it was complete"
 		case runErr != nil:
-			status, errText = statusFailed, runErr.Error()
+			status, errText = cmdutil.StatusFailed, runErr.Error()
 		}
 		u := quorum.Usage{Calls: 1, InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens,
 			CacheReadTokens: r.Usage.CacheReadTokens, CacheWriteTokens: r.Usage.CacheWriteTokens, Cost: r.Usage.Cost}
 		res := askResult{Model: model, Question: q, Answer: r.Text, TurnCost: quorum.TurnCost{ElapsedMS: time.Since(start).Milliseconds(), Usage: u}}
-		if err := inv.writeJSON(res, status, errText); err != nil {
+		if err := inv.WriteJSON(res, status, errText); err != nil {
 			return err
 		}
 		return runErr
@@ -135,7 +135,7 @@ func runAsk(inv *invocation, observe func(quorum.Event)) error {
 	}
 	flush()
 	if r.Text != "" {
-		fmt.Fprintln(inv.e.Out)
+		fmt.Fprintln(inv.Out)
 	}
 	return runErr
 }

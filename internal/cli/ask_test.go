@@ -41,7 +41,7 @@ func TestAskJSONAndStdinQuestion(t *testing.T) {
 		t.Fatalf("code %d: %s", o.code, o.stderr)
 	}
 	var r struct {
-		envelope
+		cmdutil.Envelope
 		Result askResult `json:"result"`
 	}
 	if err := json.Unmarshal([]byte(o.stdout), &r); err != nil {
@@ -98,7 +98,7 @@ func TestAskInterruptedPrintsWhatCame(t *testing.T) {
 		}
 		if format == "json" {
 			var r struct {
-				envelope
+				cmdutil.Envelope
 				Result askResult `json:"result"`
 			}
 			err := json.Unmarshal([]byte(o.stdout), &r)

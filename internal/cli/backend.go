@@ -25,31 +25,31 @@ var defaultSimPace = pace{first: 150 * time.Millisecond, chunk: 25 * time.Millis
 // connect returns a client: the Copilot CLI started as a child and logged
 // in, or with --sim the simulator in-process. close releases it. Every
 // error says what to do, in the command's terms (startError).
-func (inv *invocation) connect(ctx context.Context) (c *copilot.Client, close func(), err error) {
-	if inv.o.sim {
-		srv := sim.NewServer(sim.Options{Models: inv.e.SimModels()})
-		c, err := copilot.Connect(ctx, srv.Dial(), copilot.Options{Logger: &inv.log})
+func connect(ctx context.Context, inv *cmdutil.Invocation) (c *copilot.Client, close func(), err error) {
+	if inv.Opts.Sim {
+		srv := sim.NewServer(sim.Options{Models: inv.SimModels()})
+		c, err := copilot.Connect(ctx, srv.Dial(), copilot.Options{Logger: &inv.Log})
 		if err != nil {
 			srv.Close()
 			return nil, nil, err
 		}
 		return c, func() { c.Close(); srv.Close() }, nil
 	}
-	if _, err := inv.findCLI(); err != nil {
+	if _, err := findCLI(inv); err != nil {
 		return nil, nil, err
 	}
 	tr := copilot.Stdio
-	if inv.s.Transport == "tcp" {
+	if inv.Settings.Transport == "tcp" {
 		tr = copilot.TCP
 	}
-	c, err = copilot.Start(ctx, inv.clientOptions(tr))
+	c, err = copilot.Start(ctx, clientOptions(inv, tr))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, nil, err // interrupted or timed out: no advice needed
 		}
-		return nil, nil, inv.startError(err)
+		return nil, nil, startError(inv, err)
 	}
-	if err := inv.requireAuth(ctx, c); err != nil {
+	if err := requireAuth(ctx, inv, c); err != nil {
 		c.Close()
 		return nil, nil, err
 	}
@@ -62,7 +62,7 @@ const simHint = "To try quorum without the Copilot CLI or a login, add --sim."
 // startError is a start-up failure for a person at the command line: the
 // copilot package's errors name its Options fields, the command's name its
 // flags; and every one ends with simHint.
-func (inv *invocation) startError(err error) error {
+func startError(inv *cmdutil.Invocation, err error) error {
 	msg := strings.TrimPrefix(err.Error(), "copilot: ")
 	var ve *copilot.VersionError
 	switch {
@@ -77,11 +77,11 @@ func (inv *invocation) startError(err error) error {
 // findCLI returns the CLI binary the command would run: --cli-path (or
 // COPILOT_CLI_PATH, or the config file), else copilot on PATH. Its error
 // names where the path came from and how to install the CLI.
-func (inv *invocation) findCLI() (string, error) {
-	if p := inv.s.CLIPath; p != "" {
+func findCLI(inv *cmdutil.Invocation) (string, error) {
+	if p := inv.Settings.CLIPath; p != "" {
 		path, err := exec.LookPath(p)
 		if err != nil {
-			o := inv.loaded.Origin("cli-path")
+			o := inv.Loaded.Origin("cli-path")
 			from := o.Detail
 			if o.Source == config.SourceEnv {
 				from = "$" + from
@@ -115,7 +115,7 @@ var tokenVars = []string{"COPILOT_SDK_AUTH_TOKEN", "COPILOT_GITHUB_TOKEN", "GH_T
 // (invalid, expired, or GitHub out of reach), so a token in the
 // environment changes the message: it is the token, or the network, that
 // failed, and `copilot login` would not help.
-func (inv *invocation) requireAuth(ctx context.Context, c *copilot.Client) error {
+func requireAuth(ctx context.Context, inv *cmdutil.Invocation, c *copilot.Client) error {
 	st, err := c.AuthStatus(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -131,7 +131,7 @@ func (inv *invocation) requireAuth(ctx context.Context, c *copilot.Client) error
 		said = fmt.Sprintf(" (the CLI says: %s)", st.StatusMessage)
 	}
 	for _, v := range tokenVars {
-		if inv.e.Getenv(v) != "" {
+		if inv.Getenv(v) != "" {
 			return fmt.Errorf("the Copilot CLI could not log in with the token in $%s%s: the token is invalid or expired, or GitHub could not be reached; check the token, and the network or proxy (HTTPS_PROXY)\n%s", v, said, simHint)
 		}
 	}
@@ -142,16 +142,16 @@ func (inv *invocation) requireAuth(ctx context.Context, c *copilot.Client) error
 // GitHub that a command makes, so it is where a refused token or a
 // network that does not reach GitHub shows: the CLI's login check does
 // not contact GitHub.
-func (inv *invocation) listModels(ctx context.Context, c *copilot.Client) ([]copilot.Model, error) {
+func listModels(ctx context.Context, inv *cmdutil.Invocation, c *copilot.Client) ([]copilot.Model, error) {
 	ms, err := c.Models(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("listing the CLI's models: %w", err)
 		}
-		if msg, ok := inv.explainAPIError("listing the CLI's models", err); ok {
+		if msg, ok := explainAPIError(inv, "listing the CLI's models", err); ok {
 			return nil, errors.New(msg)
 		}
-		if inv.o.sim {
+		if inv.Opts.Sim {
 			return nil, fmt.Errorf("listing the simulator's models: %w", err)
 		}
 		return nil, fmt.Errorf("listing the CLI's models: %w\n%s", err, simHint)
@@ -160,8 +160,8 @@ func (inv *invocation) listModels(ctx context.Context, c *copilot.Client) ([]cop
 }
 
 // offeredModels lists the ids of the models the CLI offers, in its order.
-func (inv *invocation) offeredModels(ctx context.Context, c *copilot.Client) ([]string, error) {
-	offered, err := inv.listModels(ctx, c)
+func offeredModels(ctx context.Context, inv *cmdutil.Invocation, c *copilot.Client) ([]string, error) {
+	offered, err := listModels(ctx, inv, c)
 	if err != nil {
 		return nil, err
 	}
@@ -174,25 +174,25 @@ func (inv *invocation) offeredModels(ctx context.Context, c *copilot.Client) ([]
 
 // resolveModel returns ask's model, checked against what the CLI offers;
 // with none configured, the first it offers.
-func (inv *invocation) resolveModel(ctx context.Context, c *copilot.Client) (string, error) {
-	ids, err := inv.offeredModels(ctx, c)
+func resolveModel(ctx context.Context, inv *cmdutil.Invocation, c *copilot.Client) (string, error) {
+	ids, err := offeredModels(ctx, inv, c)
 	if err != nil {
 		return "", err
 	}
-	if len(inv.s.Models) == 0 {
+	if len(inv.Settings.Models) == 0 {
 		if len(ids) == 0 {
 			return "", errors.New("the Copilot CLI offers no models")
 		}
 		return ids[0], nil
 	}
-	if len(inv.s.Models) > 1 && !inv.flagGiven("model") {
+	if len(inv.Settings.Models) > 1 && !inv.FlagGiven("model") {
 		return "", cmdutil.Usagef("quorum ask asks one model, and the settings name %d (%s, from %s); pick one with -m",
-			len(inv.s.Models), strings.Join(inv.s.Models, ", "), inv.loaded.Origin("models").Detail)
+			len(inv.Settings.Models), strings.Join(inv.Settings.Models, ", "), inv.Loaded.Origin("models").Detail)
 	}
-	if err := checkOffered(ids, inv.s.Models[0]); err != nil {
+	if err := checkOffered(ids, inv.Settings.Models[0]); err != nil {
 		return "", err
 	}
-	return inv.s.Models[0], nil
+	return inv.Settings.Models[0], nil
 }
 
 // resolveQuorum returns the participants and the moderator of a discussion
@@ -200,13 +200,13 @@ func (inv *invocation) resolveModel(ctx context.Context, c *copilot.Client) (str
 // they are the first three the CLI offers, or on --sim simquorum's
 // participants; with no moderator configured it is the first participant,
 // or on --sim simquorum's moderator ("" leaves the choice to quorum).
-func (inv *invocation) resolveQuorum(ctx context.Context, c *copilot.Client) (models []string, moderator string, err error) {
-	ids, err := inv.offeredModels(ctx, c)
+func resolveQuorum(ctx context.Context, inv *cmdutil.Invocation, c *copilot.Client) (models []string, moderator string, err error) {
+	ids, err := offeredModels(ctx, inv, c)
 	if err != nil {
 		return nil, "", err
 	}
-	models, moderator = inv.s.Models, inv.s.Moderator
-	if inv.o.sim {
+	models, moderator = inv.Settings.Models, inv.Settings.Moderator
+	if inv.Opts.Sim {
 		if parts, mod, ok := simDefaults(ids); ok {
 			if len(models) == 0 {
 				models = parts
@@ -235,7 +235,7 @@ func (inv *invocation) resolveQuorum(ctx context.Context, c *copilot.Client) (mo
 	}
 	if len(models) < quorum.DefaultMinModels {
 		return nil, "", cmdutil.Usagef("quorum %s needs at least %d participant models, got %d (%s); add some with -m (the CLI offers: %s)",
-			inv.name, quorum.DefaultMinModels, len(models), strings.Join(models, ", "), strings.Join(ids, ", "))
+			inv.Name, quorum.DefaultMinModels, len(models), strings.Join(models, ", "), strings.Join(ids, ", "))
 	}
 	return models, moderator, nil
 }
@@ -262,13 +262,13 @@ func checkOffered(ids []string, models ...string) error {
 var commandLiveness = copilot.Liveness{Interval: 10 * time.Second, Timeout: 30 * time.Second}
 
 // clientOptions are the options the command starts the Copilot CLI with.
-func (inv *invocation) clientOptions(tr copilot.Transport) copilot.Options {
+func clientOptions(inv *cmdutil.Invocation, tr copilot.Transport) copilot.Options {
 	l := commandLiveness
 	return copilot.Options{
-		CLIPath:   inv.s.CLIPath,
-		Args:      inv.s.CLIArgs,
+		CLIPath:   inv.Settings.CLIPath,
+		Args:      inv.Settings.CLIArgs,
 		Transport: tr,
-		Logger:    &inv.log,
+		Logger:    &inv.Log,
 		Liveness:  &l,
 	}
 }

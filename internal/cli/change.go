@@ -17,35 +17,35 @@ import (
 // diff came from ("git diff main..HEAD"), for messages. Every input is
 // read up to quorum.MaxChangeBytes and refused beyond, never cut: a
 // review of part of a change would pass what it never saw.
-func (inv *invocation) readChange() (quorum.Change, string, error) {
-	o := inv.o
+func readChange(inv *cmdutil.Invocation) (quorum.Change, string, error) {
+	o := inv.Opts
 	var ch quorum.Change
 	var source string
 	var err error
 	switch {
-	case o.pr != "" && (len(inv.args) == 1 || o.base != ""):
+	case o.PR != "" && (len(inv.Args) == 1 || o.Base != ""):
 		return ch, "", cmdutil.Usagef("give the change as a diff file, as --base or as --pr, one of them")
-	case o.pr != "":
-		ch, source, err = inv.readPR(o.pr) // its title and body are context
-	case len(inv.args) == 1 && o.base != "":
+	case o.PR != "":
+		ch, source, err = readPR(inv, o.PR) // its title and body are context
+	case len(inv.Args) == 1 && o.Base != "":
 		return ch, "", cmdutil.Usagef("give the change as a diff file or as --base, not both")
-	case o.head != "" && o.base == "":
+	case o.Head != "" && o.Base == "":
 		return ch, "", cmdutil.Usagef("--head needs --base: the review is of git diff --base..--head")
-	case len(inv.args) == 1 && inv.args[0] == "-":
+	case len(inv.Args) == 1 && inv.Args[0] == "-":
 		source = "the diff on stdin"
-		ch.Diff, err = readLimited(inv.e.In, source)
-	case len(inv.args) == 1:
-		source = inv.args[0]
+		ch.Diff, err = readLimited(inv.In, source)
+	case len(inv.Args) == 1:
+		source = inv.Args[0]
 		ch.Diff, err = readFile(source, "the diff file")
-	case o.base != "":
-		ch.Diff, source, err = inv.gitDiff(o.base, o.head)
+	case o.Base != "":
+		ch.Diff, source, err = gitDiff(inv, o.Base, o.Head)
 	default:
 		return ch, "", cmdutil.Usagef("quorum review needs a change: a diff file, - to read it from stdin, --base REV to review git diff REV..HEAD, or --pr N for a pull request")
 	}
 	if err != nil {
 		return ch, source, err
 	}
-	for _, p := range o.context {
+	for _, p := range o.Context {
 		text, err := readFile(p, "the context file")
 		if err != nil {
 			return ch, source, err
@@ -89,7 +89,7 @@ func tooLarge(what string) error {
 // gitDiff runs git diff base..head in the command's directory. A range
 // git cannot make (not a repository, an unknown revision) is a mistake on
 // the command line, told in git's words.
-func (inv *invocation) gitDiff(base, head string) (diff, source string, err error) {
+func gitDiff(inv *cmdutil.Invocation, base, head string) (diff, source string, err error) {
 	if head == "" {
 		head = "HEAD"
 	}
@@ -100,7 +100,7 @@ func (inv *invocation) gitDiff(base, head string) (diff, source string, err erro
 	}
 	rng := base + ".." + head
 	source = "git diff " + rng
-	diff, err = workspace.DiffRange(inv.cmd.Context(), inv.e.Dir, rng, quorum.MaxChangeBytes, false)
+	diff, err = workspace.DiffRange(inv.Cmd.Context(), inv.Dir, rng, quorum.MaxChangeBytes, false)
 	var ge *workspace.GitError
 	switch {
 	case errors.Is(err, workspace.ErrGitMissing):

@@ -24,7 +24,7 @@ import (
 func (e *env) chatCmd() *cobra.Command {
 	var resume, approve string
 	var plain bool
-	c := e.newCommand(&cobra.Command{
+	c := cmdutil.NewCommand(e.Factory, &cobra.Command{
 		Use:   "chat",
 		Short: "Talk with the quorum: rounds of follow-ups in a terminal UI",
 		Long: `Talk with the quorum in a terminal UI: type a question for a discussion
@@ -55,35 +55,21 @@ or the end of input), its sessions deleted and the CLI stopped.`,
   $ quorum chat --resume 20261125-093001-1a2b3c
   $ printf 'Tabs or spaces?\n/ask sim-beta why?\n' | quorum chat --sim --plain`,
 		Args: noArgs,
-	}, cmdSpec{quorum: true, moderated: true, peerReview: true, connects: true, progress: true, timeout: true},
-		func(inv *invocation) error { return runChat(inv, resume, approve, plain) })
+	}, cmdutil.Spec{Quorum: true, Moderated: true, PeerReview: true, Connects: true, Progress: true, Timeout: true},
+		func(inv *cmdutil.Invocation) error { return runChat(inv, resume, approve, plain) })
 	c.Flags().StringVar(&resume, "resume", "", "continue the saved conversation `ID` (quorum history lists them)")
-	group(c.Flags().Lookup("resume"), groupInput)
+	cmdutil.Group(c.Flags().Lookup("resume"), cmdutil.GroupInput)
 	_ = c.RegisterFlagCompletionFunc("resume", e.completeChats)
 	c.Flags().StringVar(&approve, "approve", "", "how /agent's shell commands are decided: `mode` ask (you: the default), quorum (the other models vote), auto (all, in the worktree) or never")
-	group(c.Flags().Lookup("approve"), groupRun)
+	cmdutil.Group(c.Flags().Lookup("approve"), cmdutil.GroupRun)
 	c.Flags().BoolVar(&plain, "plain", false, "line by line instead of full screen (also with TERM=dumb, or off a terminal)")
-	group(c.Flags().Lookup("plain"), groupOutput)
+	cmdutil.Group(c.Flags().Lookup("plain"), cmdutil.GroupOutput)
 	return c
 }
 
-// stateDir is quorum's state directory, where conversations and the
-// agent's worktrees are kept: $XDG_STATE_HOME/quorum, or
-// ~/.local/state/quorum.
-func (e *env) stateDir() (string, error) {
-	if d := e.Getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
-		return filepath.Join(d, "quorum"), nil
-	}
-	home := e.Getenv("HOME")
-	if home == "" || !filepath.IsAbs(home) {
-		return "", errors.New("no state directory to keep conversations and worktrees in: set XDG_STATE_HOME or HOME")
-	}
-	return filepath.Join(home, ".local", "state", "quorum"), nil
-}
-
-func runChat(inv *invocation, resume, approve string, plain bool) error {
-	ctx := inv.cmd.Context()
-	state, err := inv.e.stateDir()
+func runChat(inv *cmdutil.Invocation, resume, approve string, plain bool) error {
+	ctx := inv.Cmd.Context()
+	state, err := inv.StateDir()
 	if err != nil {
 		return err
 	}
@@ -99,16 +85,16 @@ func runChat(inv *invocation, resume, approve string, plain bool) error {
 			return fmt.Errorf("--resume: %w", err)
 		}
 	}
-	c, closeClient, err := inv.connect(ctx)
+	c, closeClient, err := connect(ctx, inv)
 	if err != nil {
 		return err
 	}
 	defer closeClient()
-	offered, err := inv.offeredModels(ctx, c)
+	offered, err := offeredModels(ctx, inv, c)
 	if err != nil {
 		return err
 	}
-	models, moderator, err := inv.resolveQuorum(ctx, c)
+	models, moderator, err := resolveQuorum(ctx, inv, c)
 	if err != nil {
 		return err
 	}
@@ -117,19 +103,19 @@ func runChat(inv *invocation, resume, approve string, plain bool) error {
 	cfg := quorum.ChatConfig{Dir: dir, Config: quorum.Config{
 		Models:             models,
 		Moderator:          moderator,
-		NoReview:           !inv.s.Review,
-		AnswersPerReviewer: inv.s.Reviewers,
-		Rounds:             inv.s.Rounds,
-		PhaseTimeout:       inv.s.PhaseTimeout,
-		Timeout:            inv.s.Timeout,
-		MaxConcurrency:     inv.s.Concurrency,
+		NoReview:           !inv.Settings.Review,
+		AnswersPerReviewer: inv.Settings.Reviewers,
+		Rounds:             inv.Settings.Rounds,
+		PhaseTimeout:       inv.Settings.PhaseTimeout,
+		Timeout:            inv.Settings.Timeout,
+		MaxConcurrency:     inv.Settings.Concurrency,
 		Progress:           feed.Progress,
 	}}
 	b := quorum.Copilot(c)
 	var ch *quorum.Chat
 	if resume != "" {
 		rcfg := cfg
-		if !inv.flagGiven("model") {
+		if !inv.FlagGiven("model") {
 			rcfg.Models, rcfg.Moderator = nil, "" // the saved conversation's
 		}
 		ch, err = quorum.ResumeChat(ctx, b, rcfg, resume)
@@ -144,19 +130,19 @@ func runChat(inv *invocation, resume, approve string, plain bool) error {
 	}
 	hist, herr := chat.LoadHistory(filepath.Join(state, "input-history.jsonl"))
 	if herr != nil {
-		fmt.Fprintln(inv.e.ErrOut, "quorum: "+sanitize.Line(herr.Error()))
+		fmt.Fprintln(inv.ErrOut, "quorum: "+sanitize.Line(herr.Error()))
 	}
-	editor := firstSet(inv.e.Getenv("VISUAL"), inv.e.Getenv("EDITOR"))
+	editor := firstSet(inv.Getenv("VISUAL"), inv.Getenv("EDITOR"))
 	o := chat.Options{
 		Chat: ch, Feed: feed, Offered: offered, History: hist, ChatDir: dir,
-		Simulated: inv.simulated(), Colour: !inv.s.NoColor, Editor: editor,
+		Simulated: inv.Simulated(), Colour: !inv.Settings.NoColor, Editor: editor,
 		NewChat: func(models []string, moderator string) (*quorum.Chat, error) {
 			n := cfg
 			n.Models, n.Moderator = models, moderator
 			return quorum.NewChat(b, n)
 		},
 		Agent: func(ctx context.Context, task string) (quorum.AgentConfig, error) {
-			cfg, _, err := inv.agentConfig(ctx, task, shell, "")
+			cfg, _, err := agentConfig(ctx, inv, task, shell, "")
 			return cfg, err
 		},
 		Change: func(ctx context.Context, rng string) (quorum.Change, string, error) {
@@ -164,7 +150,7 @@ func runChat(inv *invocation, resume, approve string, plain bool) error {
 			if base == "" {
 				base = "HEAD~1"
 			}
-			diff, source, err := inv.gitDiff(base, head)
+			diff, source, err := gitDiff(inv, base, head)
 			if err != nil {
 				return quorum.Change{}, "", err
 			}
@@ -179,19 +165,19 @@ func runChat(inv *invocation, resume, approve string, plain bool) error {
 		o.Notice = "--approve auto: every shell command /agent's executor asks for in its worktree will run without asking."
 	}
 	var runErr error
-	if plain || !inv.chatOnTerminal() {
-		ch, runErr = chat.RunPlain(ctx, o, inv.e.In, inv.e.Out)
+	if plain || !chatOnTerminal(inv) {
+		ch, runErr = chat.RunPlain(ctx, o, inv.In, inv.Out)
 	} else {
-		ch, runErr = chat.Run(ctx, o, inv.e.In, inv.e.Out)
+		ch, runErr = chat.Run(ctx, o, inv.In, inv.Out)
 	}
 	// The sessions end with the conversation; the file stays, to resume.
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), quorum.DefaultCloseTimeout)
 	defer cancel()
 	if err := ch.Close(cctx); err != nil && runErr == nil {
-		fmt.Fprintln(inv.e.ErrOut, "quorum: closing the sessions: "+sanitize.Line(err.Error()))
+		fmt.Fprintln(inv.ErrOut, "quorum: closing the sessions: "+sanitize.Line(err.Error()))
 	}
-	if !inv.o.quiet {
-		fmt.Fprintf(inv.e.ErrOut, "quorum: conversation %s saved; continue it with quorum chat --resume %s\n", ch.ID(), ch.ID())
+	if !inv.Opts.Quiet {
+		fmt.Fprintf(inv.ErrOut, "quorum: conversation %s saved; continue it with quorum chat --resume %s\n", ch.ID(), ch.ID())
 	}
 	if runErr == nil && ctx.Err() != nil {
 		return cmdutil.InterruptedBy(ctx)
@@ -201,9 +187,9 @@ func runChat(inv *invocation, resume, approve string, plain bool) error {
 
 // chatOnTerminal says whether the full-screen UI fits: stdin and stdout
 // are a terminal that is not dumb.
-func (inv *invocation) chatOnTerminal() bool {
-	tty, _ := iostreams.TerminalWidth(inv.e.Out)
-	return tty && iostreams.IsTerminal(inv.e.In) && inv.e.Getenv("TERM") != "dumb"
+func chatOnTerminal(inv *cmdutil.Invocation) bool {
+	tty, _ := iostreams.TerminalWidth(inv.Out)
+	return tty && iostreams.IsTerminal(inv.In) && inv.Getenv("TERM") != "dumb"
 }
 
 func firstSet(s ...string) string {
@@ -216,15 +202,15 @@ func firstSet(s ...string) string {
 }
 
 func (e *env) historyCmd() *cobra.Command {
-	return e.newCommand(&cobra.Command{
+	return cmdutil.NewCommand(e.Factory, &cobra.Command{
 		Use:   "history",
 		Short: "List the saved conversations of quorum chat",
 		Long: `List the conversations quorum chat saved (under $XDG_STATE_HOME/quorum/chats),
 the latest first: id, last change, rounds, models and the first question.
 quorum show ID prints one; quorum chat --resume ID continues it.`,
 		Args: noArgs,
-	}, cmdSpec{}, func(inv *invocation) error {
-		state, err := inv.e.stateDir()
+	}, cmdutil.Spec{}, func(inv *cmdutil.Invocation) error {
+		state, err := inv.StateDir()
 		if err != nil {
 			return err
 		}
@@ -233,20 +219,20 @@ quorum show ID prints one; quorum chat --resume ID continues it.`,
 			return err
 		}
 		for _, sc := range list {
-			fmt.Fprintln(inv.e.Out, chat.HistoryLine(sc))
+			fmt.Fprintln(inv.Out, chat.HistoryLine(sc))
 		}
 		for _, err := range bad {
-			fmt.Fprintln(inv.e.ErrOut, "quorum: "+sanitize.Line(err.Error()))
+			fmt.Fprintln(inv.ErrOut, "quorum: "+sanitize.Line(err.Error()))
 		}
 		if len(list) == 0 && len(bad) == 0 {
-			fmt.Fprintln(inv.e.ErrOut, "quorum: no saved conversations yet; quorum chat starts one")
+			fmt.Fprintln(inv.ErrOut, "quorum: no saved conversations yet; quorum chat starts one")
 		}
 		return nil
 	})
 }
 
 func (e *env) showCmd() *cobra.Command {
-	return e.newCommand(&cobra.Command{
+	return cmdutil.NewCommand(e.Factory, &cobra.Command{
 		Use:   "show <id>",
 		Short: "Print a conversation quorum chat saved",
 		Long: `Print a conversation quorum chat saved, round by round, each with its
@@ -259,12 +245,12 @@ report: rendered Markdown on a terminal, plain text otherwise, Markdown with
 			}
 			return e.completeChats(cmd, args, toComplete)
 		},
-	}, cmdSpec{}, func(inv *invocation) error {
-		state, err := inv.e.stateDir()
+	}, cmdutil.Spec{}, func(inv *cmdutil.Invocation) error {
+		state, err := inv.StateDir()
 		if err != nil {
 			return err
 		}
-		sc, err := quorum.LoadChat(filepath.Join(state, "chats"), inv.args[0])
+		sc, err := quorum.LoadChat(filepath.Join(state, "chats"), inv.Args[0])
 		if errors.Is(err, quorum.ErrInvalidConfig) {
 			return cmdutil.Usagef("%s", strings.TrimPrefix(err.Error(), "quorum: "))
 		}
@@ -278,7 +264,7 @@ report: rendered Markdown on a terminal, plain text otherwise, Markdown with
 // completeChats completes the ids of the saved conversations, latest
 // first, each described by its first question.
 func (e *env) completeChats(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	state, err := e.stateDir()
+	state, err := e.StateDir()
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
@@ -299,24 +285,24 @@ func (e *env) completeChats(_ *cobra.Command, _ []string, toComplete string) ([]
 
 // printSaved prints a saved conversation: rendered on a terminal, plain
 // text otherwise.
-func printSaved(inv *invocation, sc *quorum.SavedChat) error {
+func printSaved(inv *cmdutil.Invocation, sc *quorum.SavedChat) error {
 	var md strings.Builder
 	fmt.Fprintf(&md, "# Conversation %s\n\n%s · %s\n\n", sc.ID, sc.CreatedAt.Local().Format("2006-01-02 15:04"), sanitize.Line(strings.Join(sc.Models, ", ")))
 	var text strings.Builder
 	fmt.Fprintf(&text, "Conversation %s, %s, with %s\n\n", sc.ID, sc.CreatedAt.Local().Format("2006-01-02 15:04"), sanitize.Line(strings.Join(sc.Models, ", ")))
 	for i := range sc.Rounds {
 		r := &sc.Rounds[i]
-		sim := strings.Contains(r.Conclusion, "[simulated") || inv.simulated()
+		sim := strings.Contains(r.Conclusion, "[simulated") || inv.Simulated()
 		md.WriteString(chat.RoundMarkdown(r, sim) + "\n")
 		text.WriteString(chat.RoundText(r, sim) + "\n")
 	}
-	if tty, width := inv.stdoutTerminal(); tty {
-		out, err := report.Terminal(md.String(), width, !inv.s.NoColor)
+	if tty, width := inv.StdoutTerminal(); tty {
+		out, err := report.Terminal(md.String(), width, !inv.Settings.NoColor)
 		if err == nil {
-			_, err = io.WriteString(inv.e.Out, out)
+			_, err = io.WriteString(inv.Out, out)
 			return err
 		}
 	}
-	_, err := io.WriteString(inv.e.Out, text.String())
+	_, err := io.WriteString(inv.Out, text.String())
 	return err
 }

@@ -95,7 +95,7 @@ func (h *harness) runF() runWrapper {
 	if h.onEvent == nil {
 		return nil
 	}
-	return func(inv *invocation, run modelRun) error { return run(inv, h.onEvent) }
+	return func(inv *cmdutil.Invocation, run modelRun) error { return run(inv, h.onEvent) }
 }
 
 // configFile is where the harness's config file is.

@@ -60,9 +60,9 @@ func (e *env) setupCompletion(root *cobra.Command) {
 			case "base", "head", "jq", "template", "pr":
 				fn = cobra.NoFileCompletions
 			case "show":
-				fn = fixed(sectionsOf(commandName(c))...)
+				fn = fixed(cmdutil.SectionsOf(c)...)
 			case "json":
-				fn = fixed(jsonFields(commandName(c))...)
+				fn = fixed(cmdutil.JSONFieldsOf(c)...)
 			}
 			if fn != nil {
 				_ = c.RegisterFlagCompletionFunc(f.Name, fn)
@@ -130,17 +130,17 @@ func commaList(values []string, toComplete string) []string {
 func (e *env) completeModels(cmd *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 	sim, _ := cmd.Flags().GetBool("sim")
 	path, _ := cmd.Flags().GetString("config")
-	loaded, _ := config.Load(config.Layers{Path: path, Getenv: e.Getenv, ConfigDir: e.ConfigDir, Flags: flagValues(cmd.Flags())})
-	inv := &invocation{e: e, cmd: cmd, o: &opts{sim: sim}, s: loaded.Settings, loaded: loaded, log: zerolog.Nop()}
+	loaded, _ := config.Load(config.Layers{Path: path, Getenv: e.Getenv, ConfigDir: e.ConfigDir, Flags: cmdutil.FlagValues(cmd.Flags())})
+	inv := &cmdutil.Invocation{Factory: e.Factory, Cmd: cmd, Opts: &cmdutil.Options{Sim: sim}, Settings: loaded.Settings, Loaded: loaded, Log: zerolog.Nop()}
 	ctx, cancel := context.WithTimeout(cmd.Context(), 15*time.Second)
 	defer cancel()
-	c, closeClient, err := inv.connect(ctx)
+	c, closeClient, err := connect(ctx, inv)
 	if err != nil {
 		cobra.CompDebugln("quorum: completing models: "+err.Error(), true)
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	defer closeClient()
-	ms, err := inv.listModels(ctx, c)
+	ms, err := listModels(ctx, inv, c)
 	if err != nil {
 		cobra.CompDebugln("quorum: completing models: "+err.Error(), true)
 		return nil, cobra.ShellCompDirectiveNoFileComp
@@ -158,12 +158,4 @@ func (e *env) completeModels(cmd *cobra.Command, _ []string, toComplete string) 
 		return commaList(values, toComplete), directive
 	}
 	return values, directive
-}
-
-// sectionsOf are the report sections of command, for --show.
-func sectionsOf(command string) []string {
-	if k, ok := quorumKinds[command]; ok {
-		return k.sections
-	}
-	return nil
 }

@@ -30,7 +30,7 @@ func (e *env) configCmd() *cobra.Command {
 	for i, k := range config.Keys {
 		keys[i] = fmt.Sprintf("  %-14s %s (%s)", k.Name, k.Help, k.Env)
 	}
-	cmd := e.newCommand(&cobra.Command{
+	cmd := cmdutil.NewCommand(e.Factory, &cobra.Command{
 		Use:   "config",
 		Short: "Show, get and set settings, and where each comes from",
 		Long: `Show the effective settings and where each value came from. Flags beat
@@ -52,28 +52,28 @@ value. config set refuses what a run would refuse.`,
   $ quorum config get timeout
   $ quorum config unset moderator`,
 		Args: noArgs,
-	}, cmdSpec{output: true}, runConfigList)
-	get := e.newCommand(&cobra.Command{
+	}, cmdutil.Spec{Output: true, Result: configResult{}}, runConfigList)
+	get := cmdutil.NewCommand(e.Factory, &cobra.Command{
 		Use:   "get <setting>",
 		Short: "Print one setting's effective value",
 		Long: `Print one setting's effective value; with -o json, where it came from too:
   {"command": "config get", "status", "result": {"key", "value", "source", "detail"}}`,
 		Args:              exactArgs("a setting's name"),
 		ValidArgsFunction: completeSettings,
-	}, cmdSpec{output: true}, runConfigGet)
-	set := e.newCommand(&cobra.Command{
+	}, cmdutil.Spec{Output: true, Result: configGetResult{}}, runConfigGet)
+	set := cmdutil.NewCommand(e.Factory, &cobra.Command{
 		Use:               "set <setting> <value>",
 		Short:             "Write a setting into the config file",
 		Long:              "Write a setting into the config file, creating it if needed and keeping the others.\nThe value is checked first.",
 		Args:              exactArgs("a setting's name", "its value"),
 		ValidArgsFunction: completeSettings,
-	}, cmdSpec{}, runConfigSet)
-	unset := e.newCommand(&cobra.Command{
+	}, cmdutil.Spec{}, runConfigSet)
+	unset := cmdutil.NewCommand(e.Factory, &cobra.Command{
 		Use:               "unset <setting>",
 		Short:             "Remove a setting from the config file",
 		Args:              exactArgs("a setting's name"),
 		ValidArgsFunction: completeSettings,
-	}, cmdSpec{}, runConfigUnset)
+	}, cmdutil.Spec{}, runConfigUnset)
 	cmd.AddCommand(get, set, unset)
 	return cmd
 }
@@ -100,34 +100,34 @@ func completeSettings(cmd *cobra.Command, args []string, _ string) ([]string, co
 // as a warning: config and version show what they can, and exit 0, so
 // that the problem can be seen and repaired; the commands that run models
 // refuse to start until it is.
-func (inv *invocation) warnFileProblem() error {
-	ps := inv.loaded.Problems
+func warnFileProblem(inv *cmdutil.Invocation) error {
+	ps := inv.Loaded.Problems
 	switch {
 	case len(ps) == 1:
-		fmt.Fprintf(inv.e.ErrOut, "quorum: warning: %s\n(the commands that use it will not start until it is fixed)\n", sanitize.Text(ps[0].Error()))
+		fmt.Fprintf(inv.ErrOut, "quorum: warning: %s\n(the commands that use it will not start until it is fixed)\n", sanitize.Text(ps[0].Error()))
 	case len(ps) > 1:
-		fmt.Fprintf(inv.e.ErrOut, "quorum: warning: %d problems in the settings:\n", len(ps))
+		fmt.Fprintf(inv.ErrOut, "quorum: warning: %d problems in the settings:\n", len(ps))
 		for _, p := range ps {
-			fmt.Fprintf(inv.e.ErrOut, "  %s\n", sanitize.Text(p.Error()))
+			fmt.Fprintf(inv.ErrOut, "  %s\n", sanitize.Text(p.Error()))
 		}
-		fmt.Fprintln(inv.e.ErrOut, "(the commands that use them will not start until they are fixed)")
+		fmt.Fprintln(inv.ErrOut, "(the commands that use them will not start until they are fixed)")
 	}
 	return nil
 }
 
-func runConfigList(inv *invocation) error {
-	l := inv.loaded
+func runConfigList(inv *cmdutil.Invocation) error {
+	l := inv.Loaded
 	res := configResult{File: l.File, Settings: l.Origins}
 	if l.FileErr != nil {
 		res.FileError = l.FileErr.Error()
 	}
-	if inv.s.Output == "json" {
-		if err := inv.writeJSON(res, statusOK, ""); err != nil {
+	if inv.Settings.Output == "json" {
+		if err := inv.WriteJSON(res, cmdutil.StatusOK, ""); err != nil {
 			return err
 		}
-		return inv.warnFileProblem()
+		return warnFileProblem(inv)
 	}
-	w := inv.e.Out
+	w := inv.Out
 	file := l.File
 	if file == "" {
 		file = "none (no user config directory)"
@@ -156,26 +156,26 @@ func runConfigList(inv *invocation) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	return inv.warnFileProblem()
+	return warnFileProblem(inv)
 }
 
-func runConfigGet(inv *invocation) error {
-	if _, ok := config.Lookup(inv.args[0]); !ok {
-		return unknownSetting(inv.args[0])
+func runConfigGet(inv *cmdutil.Invocation) error {
+	if _, ok := config.Lookup(inv.Args[0]); !ok {
+		return unknownSetting(inv.Args[0])
 	}
-	o := inv.loaded.Origin(inv.args[0])
-	if inv.s.Output == "json" {
-		if err := inv.writeJSON(configGetResult{o}, statusOK, ""); err != nil {
+	o := inv.Loaded.Origin(inv.Args[0])
+	if inv.Settings.Output == "json" {
+		if err := inv.WriteJSON(configGetResult{o}, cmdutil.StatusOK, ""); err != nil {
 			return err
 		}
 	} else {
-		fmt.Fprintln(inv.e.Out, sanitize.Line(o.Value))
+		fmt.Fprintln(inv.Out, sanitize.Line(o.Value))
 	}
-	return inv.warnFileProblem()
+	return warnFileProblem(inv)
 }
 
-func runConfigSet(inv *invocation) error {
-	key, value := inv.args[0], inv.args[1]
+func runConfigSet(inv *cmdutil.Invocation) error {
+	key, value := inv.Args[0], inv.Args[1]
 	k, ok := config.Lookup(key)
 	if !ok {
 		return unknownSetting(key)
@@ -186,29 +186,29 @@ func runConfigSet(inv *invocation) error {
 	if err := k.Check(value); err != nil {
 		return cmdutil.Usagef("%s=%q: %v", key, value, err)
 	}
-	if err := config.Set(inv.loaded.File, key, value); err != nil {
+	if err := config.Set(inv.Loaded.File, key, value); err != nil {
 		return err
 	}
-	inv.noteOverride(key)
+	noteOverride(inv, key)
 	return nil
 }
 
-func runConfigUnset(inv *invocation) error {
-	if _, ok := config.Lookup(inv.args[0]); !ok {
-		return unknownSetting(inv.args[0])
+func runConfigUnset(inv *cmdutil.Invocation) error {
+	if _, ok := config.Lookup(inv.Args[0]); !ok {
+		return unknownSetting(inv.Args[0])
 	}
-	if err := config.Unset(inv.loaded.File, inv.args[0]); err != nil {
+	if err := config.Unset(inv.Loaded.File, inv.Args[0]); err != nil {
 		return err
 	}
-	inv.noteOverride(inv.args[0])
+	noteOverride(inv, inv.Args[0])
 	return nil
 }
 
 // noteOverride warns when the environment will hide what was just
 // written to the file.
-func (inv *invocation) noteOverride(key string) {
-	if o := inv.loaded.Origin(key); o.Source == config.SourceEnv {
-		fmt.Fprintf(inv.e.ErrOut, "quorum: note: $%s is set, and beats the config file\n", o.Detail)
+func noteOverride(inv *cmdutil.Invocation, key string) {
+	if o := inv.Loaded.Origin(key); o.Source == config.SourceEnv {
+		fmt.Fprintf(inv.ErrOut, "quorum: note: $%s is set, and beats the config file\n", o.Detail)
 	}
 }
 

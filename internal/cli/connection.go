@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/quorum-go/quorum/copilot"
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/quorum"
 )
 
@@ -22,10 +23,10 @@ type connection struct {
 
 // open bounds the command by --timeout and connects. The caller defers
 // close, which releases the client and the timeout's timer.
-func (inv *invocation) open() (*connection, error) {
-	parent := inv.cmd.Context()
-	ctx, cancel := inv.withTimeout(parent)
-	c, closeClient, err := inv.connect(ctx)
+func open(inv *cmdutil.Invocation) (*connection, error) {
+	parent := inv.Cmd.Context()
+	ctx, cancel := withTimeout(inv, parent)
+	c, closeClient, err := connect(ctx, inv)
 	if err != nil {
 		cancel()
 		return nil, timedOut(ctx, parent, err)
@@ -41,9 +42,9 @@ func (cn *connection) early(err error) error { return timedOut(cn.ctx, cn.parent
 // withTimeout is parent bounded by --timeout. The cause names the limit
 // only: it is the error of every model the limit stopped, and the advice
 // (raise --timeout) comes once, after.
-func (inv *invocation) withTimeout(parent context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeoutCause(parent, inv.s.Timeout, fmt.Errorf(
-		"%w: quorum %s took longer than --timeout (%v)", quorum.ErrTimeout, inv.name, inv.s.Timeout))
+func withTimeout(inv *cmdutil.Invocation, parent context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(parent, inv.Settings.Timeout, fmt.Errorf(
+		"%w: quorum %s took longer than --timeout (%v)", quorum.ErrTimeout, inv.Name, inv.Settings.Timeout))
 }
 
 // timedOut is err, or, when the command's own time limit ended it before

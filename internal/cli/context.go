@@ -34,7 +34,7 @@ type contextPart struct {
 }
 
 // given is a question with the context given with it.
-type given struct {
+type Given struct {
 	// text is what the models get: the question, then the context.
 	text string
 	// question is the question as the user gave it; lines lists the
@@ -46,28 +46,28 @@ type given struct {
 // withContext reads the context of question q: stdin when it is piped
 // and the question was given as an argument, and every --context. what
 // names the question in messages ("question", "task").
-func (inv *invocation) withContext(q, what string) (given, error) {
+func withContext(inv *cmdutil.Invocation, q, what string) (cmdutil.Given, error) {
 	var parts []contextPart
 	var lines []string
-	if inv.args[0] != "-" && pipedIn(inv.e.In) {
-		b, err := io.ReadAll(io.LimitReader(inv.e.In, MaxTopic+1))
+	if inv.Args[0] != "-" && pipedIn(inv.In) {
+		b, err := io.ReadAll(io.LimitReader(inv.In, MaxTopic+1))
 		if err != nil {
-			return given{}, fmt.Errorf("reading the text piped on stdin: %w", err)
+			return cmdutil.Given{}, fmt.Errorf("reading the text piped on stdin: %w", err)
 		}
 		if len(b) > MaxTopic {
-			return given{}, cmdutil.Usagef("the text piped on stdin is longer than %d bytes (1 MiB), the most quorum takes; pipe less", MaxTopic)
+			return cmdutil.Given{}, cmdutil.Usagef("the text piped on stdin is longer than %d bytes (1 MiB), the most quorum takes; pipe less", MaxTopic)
 		}
 		if err := isText(b); err != nil {
-			return given{}, cmdutil.Usagef("the text piped on stdin %v; pipe text", err)
+			return cmdutil.Given{}, cmdutil.Usagef("the text piped on stdin %v; pipe text", err)
 		}
 		if strings.TrimSpace(string(b)) != "" {
 			parts = append(parts, contextPart{source: "stdin", text: string(b)})
 			lines = append(lines, "piped on stdin ("+size(len(b))+")")
 		}
 	}
-	files, left, err := readContext(inv.o.context)
+	files, left, err := readContext(inv.Opts.Context)
 	if err != nil {
-		return given{}, err
+		return cmdutil.Given{}, err
 	}
 	for _, f := range files {
 		parts = append(parts, f)
@@ -77,13 +77,13 @@ func (inv *invocation) withContext(q, what string) (given, error) {
 		lines = append(lines, "left out: "+strings.Join(left, ", "))
 	}
 	if len(parts) == 0 {
-		return given{text: q, lines: lines}, nil
+		return cmdutil.Given{Text: q, Lines: lines}, nil
 	}
 	text := q + "\n\n" + quoteContext(parts)
 	if len(text) > MaxTopic {
-		return given{}, cmdutil.Usagef("the %s with its context is longer than %d bytes (1 MiB), the most quorum takes; give less context", what, MaxTopic)
+		return cmdutil.Given{}, cmdutil.Usagef("the %s with its context is longer than %d bytes (1 MiB), the most quorum takes; give less context", what, MaxTopic)
 	}
-	return given{text: text, question: q, lines: lines}, nil
+	return cmdutil.Given{Text: text, Question: q, Lines: lines}, nil
 }
 
 // pipedIn says whether r is input piped or redirected to quorum, rather

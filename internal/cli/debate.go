@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
+	"github.com/quorum-go/quorum/internal/report"
 	"github.com/quorum-go/quorum/quorum"
 	"github.com/spf13/cobra"
 )
 
 func (e *env) debateCmd(runF runWrapper) *cobra.Command {
-	return e.newCommand(&cobra.Command{
+	return cmdutil.NewCommand(e.Factory, &cobra.Command{
 		Use:   "debate <claim>",
 		Short: "A structured debate: proponents and opponents, an objection ledger, a moderator's verdict",
 		Long: `The participants take sides by their place in the list: the first, third, ...
@@ -40,8 +42,8 @@ lists what was read and what was left out.
   $ quorum debate -m gpt-5,claude-sonnet-4.5 --moderator gemini-2.5-pro --rounds 3 "Tabs beat spaces"
   $ quorum debate -q --json verdict,ledger "Monorepos scale" | jq .verdict.position`,
 		Args: exactArgs("a claim (quote it; - reads it from stdin)"),
-	}, cmdSpec{quorum: true, textContext: true, moderated: true, rounds: true, connects: true, output: true, progress: true, timeout: true},
-		runF.around(func(inv *invocation, observe func(quorum.Event)) error {
-			return inv.runQuorum(quorumKinds["debate"], observe)
+	}, cmdutil.Spec{Quorum: true, TextContext: true, Moderated: true, Rounds: true, Connects: true, Output: true, Progress: true, Timeout: true, Result: quorum.DebateResult{}, Sections: report.DebateSections},
+		runF.around(func(inv *cmdutil.Invocation, observe func(quorum.Event)) error {
+			return runQuorum(inv, debateKind, observe)
 		}))
 }

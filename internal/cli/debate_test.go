@@ -13,7 +13,7 @@ import (
 
 // debateOut is the envelope of debate -o json.
 type debateOut struct {
-	envelope
+	cmdutil.Envelope
 	Result quorum.DebateResult `json:"result"`
 }
 

@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
+	"github.com/quorum-go/quorum/internal/report"
 	"github.com/quorum-go/quorum/quorum"
 	"github.com/spf13/cobra"
 )
 
 func (e *env) discussCmd(runF runWrapper) *cobra.Command {
-	return e.newCommand(&cobra.Command{
+	return cmdutil.NewCommand(e.Factory, &cobra.Command{
 		Use:   "discuss <topic>",
 		Short: "A discussion: every model answers, they review each other, a moderator synthesises",
 		Long: `Every participant answers in its own session, all at once. The answers are
@@ -34,8 +36,8 @@ lists what was read and what was left out.
   $ quorum discuss --show synthesis,ranking "Is Rust worth it for us?"
   $ git diff | quorum discuss -o markdown - > review.md`,
 		Args: exactArgs("a topic (quote it; - reads it from stdin)"),
-	}, cmdSpec{quorum: true, textContext: true, moderated: true, peerReview: true, connects: true, output: true, progress: true, timeout: true},
-		runF.around(func(inv *invocation, observe func(quorum.Event)) error {
-			return inv.runQuorum(quorumKinds["discuss"], observe)
+	}, cmdutil.Spec{Quorum: true, TextContext: true, Moderated: true, PeerReview: true, Connects: true, Output: true, Progress: true, Timeout: true, Result: quorum.DiscussResult{}, Sections: report.DiscussSections},
+		runF.around(func(inv *cmdutil.Invocation, observe func(quorum.Event)) error {
+			return runQuorum(inv, discussKind, observe)
 		}))
 }

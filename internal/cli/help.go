@@ -47,11 +47,11 @@ func (e *env) help(cmd *cobra.Command, w io.Writer) {
 	}
 	// Flags of cobra's own commands (completion's --no-descriptions) have
 	// no group: they are listed as FLAGS.
-	for _, g := range append([]string{""}, flagGroups...) {
+	for _, g := range append([]string{""}, cmdutil.FlagGroups...) {
 		fs := pflag.NewFlagSet(g, pflag.ContinueOnError)
 		fs.SortFlags = false
 		cmd.Flags().VisitAll(func(f *pflag.Flag) {
-			if first(f.Annotations[annGroup]) == g && f.Name != "help" {
+			if cmdutil.First(f.Annotations[cmdutil.AnnGroup]) == g && f.Name != "help" {
 				fs.AddFlag(f)
 			}
 		})
@@ -173,7 +173,7 @@ func (e *env) flagError(cmd *cobra.Command, err error) error {
 	if !cmd.HasParent() {
 		// cobra found no command, so it read the flags as the root's: the
 		// command is what is wrong ("quorum discus --sim t").
-		if w := firstWord(e.Args); w != "" {
+		if w := firstWord(e.CommandLine); w != "" {
 			return unknownCommand(cmd, w)
 		}
 		if strings.HasPrefix(msg, "unknown shorthand flag: 'v'") {
@@ -192,7 +192,7 @@ func (e *env) flagError(cmd *cobra.Command, err error) error {
 		}
 	}
 	if strings.HasPrefix(msg, "flag needs an argument: --json") {
-		if fields := jsonFields(commandName(cmd)); len(fields) > 0 {
+		if fields := cmdutil.JSONFieldsOf(cmd); len(fields) > 0 {
 			msg = "--json needs the fields to print, comma-separated; " + cmd.CommandPath() + " has: " + strings.Join(fields, ", ")
 		}
 	}

@@ -98,7 +98,7 @@ func TestAPIErrorsExplained(t *testing.T) {
 	refused := errors.New(`models.list: Request models.list failed with message: GenericFailure, {"kind":"http","status":401,"statusText":"Unauthorized","body":"{\"message\": \"Bad credentials\"}","hasRequestId":false} (code -32603)`)
 	offline := errors.New(`models.list: Request models.list failed with message: GenericFailure, {"kind":"network","message":"error sending request for url (https://api.githubcopilot.com/models): dns error"} (code -32603)`)
 	h := newHarness(t)
-	inv := &invocation{e: &env{&cmdutil.Factory{Getenv: func(k string) string { return h.env[k] }}}}
+	inv := &cmdutil.Invocation{Factory: &cmdutil.Factory{Getenv: func(k string) string { return h.env[k] }}}
 	for _, c := range []struct {
 		env  map[string]string
 		err  error
@@ -109,12 +109,12 @@ func TestAPIErrorsExplained(t *testing.T) {
 		{nil, offline, "listing: the Copilot CLI could not reach GitHub Copilot (error sending request for url (https://api.githubcopilot.com/models): dns error); check the network"},
 	} {
 		h.env = c.env
-		msg, ok := inv.explainAPIError("listing", c.err)
+		msg, ok := explainAPIError(inv, "listing", c.err)
 		if !ok || !strings.HasPrefix(msg, c.want) || !strings.HasSuffix(msg, simHint) {
 			t.Errorf("%v, %v: %q", c.env, ok, msg)
 		}
 	}
-	if _, ok := inv.explainAPIError("listing", errors.New("session: boom")); ok {
+	if _, ok := explainAPIError(inv, "listing", errors.New("session: boom")); ok {
 		t.Errorf("an ordinary error was explained as an API failure")
 	}
 }
@@ -132,14 +132,14 @@ func TestNotLoggedIn(t *testing.T) {
 	}
 	defer c.Close()
 	vars := map[string]string{}
-	inv := &invocation{e: &env{&cmdutil.Factory{Getenv: func(k string) string { return vars[k] }}}}
-	err = inv.requireAuth(ctx, c)
+	inv := &cmdutil.Invocation{Factory: &cmdutil.Factory{Getenv: func(k string) string { return vars[k] }}}
+	err = requireAuth(ctx, inv, c)
 	if err == nil || !strings.Contains(err.Error(), "the Copilot CLI is not logged in (the CLI says: not authenticated (simulated)), or could not reach GitHub to check its login; run copilot login") ||
 		!strings.HasSuffix(err.Error(), simHint) {
 		t.Errorf("no token: %v", err)
 	}
 	vars["GITHUB_TOKEN"] = "x"
-	if err := inv.requireAuth(ctx, c); err == nil || !strings.Contains(err.Error(), "could not log in with the token in $GITHUB_TOKEN") {
+	if err := requireAuth(ctx, inv, c); err == nil || !strings.Contains(err.Error(), "could not log in with the token in $GITHUB_TOKEN") {
 		t.Errorf("with a token: %v", err)
 	}
 }

@@ -20,7 +20,7 @@ import (
 func (e *env) mcpCmd() *cobra.Command {
 	var httpAddr string
 	var allowRemote bool
-	c := e.newCommand(&cobra.Command{
+	c := cmdutil.NewCommand(e.Factory, &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve the quorum to other agents over the Model Context Protocol",
 		Long: `Serve the quorum as a Model Context Protocol (MCP) server, so that other
@@ -47,25 +47,25 @@ cancels the calls running, stops the CLI and exits 130 or 143.`,
   $ quorum mcp --http 127.0.0.1:8765          # Streamable HTTP at http://127.0.0.1:8765/
   $ claude mcp add quorum -- quorum mcp`,
 		Args: noArgs,
-	}, cmdSpec{connects: true}, func(inv *invocation) error { return runMCP(inv, httpAddr, allowRemote) })
+	}, cmdutil.Spec{Connects: true}, func(inv *cmdutil.Invocation) error { return runMCP(inv, httpAddr, allowRemote) })
 	fs := c.Flags()
 	fs.StringSliceP("model", "m", nil, "a default participant `model` of every tool; repeat, or separate with commas (default: the first three the CLI offers)")
-	annotate(fs.Lookup("model"), annSetting, "models")
-	group(fs.Lookup("model"), groupParticipants)
-	b := flagBuilder{fs: fs}
-	b.setting("moderator", "moderator", "", "the default `model` that writes a synthesis or gives a verdict (default: the first participant)", groupParticipants)
-	b.setting("phase-timeout", "phase-timeout", "", "the default time limit of each phase (a tool call's phaseTimeoutSeconds)", groupRun)
-	b.setting("timeout", "timeout", "", "the default time limit of a tool call (its timeoutSeconds); a call past it returns what was collected", groupRun)
-	b.setting("concurrency", "concurrency", "j", "at most `N` tool calls run models at once; the others wait their turn", groupRun)
+	cmdutil.Annotate(fs.Lookup("model"), cmdutil.AnnSetting, "models")
+	cmdutil.Group(fs.Lookup("model"), cmdutil.GroupParticipants)
+	b := cmdutil.FlagBuilder{FS: fs}
+	b.Setting("moderator", "moderator", "", "the default `model` that writes a synthesis or gives a verdict (default: the first participant)", cmdutil.GroupParticipants)
+	b.Setting("phase-timeout", "phase-timeout", "", "the default time limit of each phase (a tool call's phaseTimeoutSeconds)", cmdutil.GroupRun)
+	b.Setting("timeout", "timeout", "", "the default time limit of a tool call (its timeoutSeconds); a call past it returns what was collected", cmdutil.GroupRun)
+	b.Setting("concurrency", "concurrency", "j", "at most `N` tool calls run models at once; the others wait their turn", cmdutil.GroupRun)
 	fs.StringVar(&httpAddr, "http", "", "serve Streamable HTTP on `addr` (host:port on a loopback address) instead of stdio")
-	group(fs.Lookup("http"), groupRun)
+	cmdutil.Group(fs.Lookup("http"), cmdutil.GroupRun)
 	fs.BoolVar(&allowRemote, "allow-remote", false, "let --http listen on an address other machines can reach (no authentication: only on a network you trust)")
-	group(fs.Lookup("allow-remote"), groupRun)
+	cmdutil.Group(fs.Lookup("allow-remote"), cmdutil.GroupRun)
 	return c
 }
 
-func runMCP(inv *invocation, httpAddr string, allowRemote bool) error {
-	ctx := inv.cmd.Context()
+func runMCP(inv *cmdutil.Invocation, httpAddr string, allowRemote bool) error {
+	ctx := inv.Cmd.Context()
 	var addr string
 	if httpAddr != "" {
 		var err error
@@ -73,30 +73,30 @@ func runMCP(inv *invocation, httpAddr string, allowRemote bool) error {
 			return cmdutil.Usagef("%s", err)
 		}
 	}
-	if !inv.o.sim {
+	if !inv.Opts.Sim {
 		// The CLI starts on the first call; a missing one is told now, to
 		// the person setting the server up.
-		if _, err := inv.findCLI(); err != nil {
+		if _, err := findCLI(inv); err != nil {
 			return err
 		}
 	}
 	level := slog.LevelWarn
-	if inv.o.verbose {
+	if inv.Opts.Verbose {
 		level = slog.LevelDebug
 	}
-	logger := slog.New(mcpserver.SafeHandler(slog.NewTextHandler(inv.e.ErrOut, &slog.HandlerOptions{Level: level})))
+	logger := slog.New(mcpserver.SafeHandler(slog.NewTextHandler(inv.ErrOut, &slog.HandlerOptions{Level: level})))
 	opts := mcpserver.Options{
 		Connect: func(ctx context.Context) (*copilot.Client, func(), error) {
-			return inv.connect(ctx)
+			return connect(ctx, inv)
 		},
-		Settings:  inv.s,
-		Simulated: inv.o.sim,
-		Dir:       inv.e.Dir,
-		MaxCalls:  inv.s.Concurrency,
+		Settings:  inv.Settings,
+		Simulated: inv.Opts.Sim,
+		Dir:       inv.Dir,
+		MaxCalls:  inv.Settings.Concurrency,
 		Logger:    logger,
 		Version:   version(),
 	}
-	if inv.o.sim {
+	if inv.Opts.Sim {
 		opts.SimDefaults = simDefaults
 	}
 	srv, err := mcpserver.New(opts)
@@ -104,14 +104,14 @@ func runMCP(inv *invocation, httpAddr string, allowRemote bool) error {
 		return err
 	}
 	if addr == "" {
-		err = srv.ServeStdio(ctx, &mcp.IOTransport{Reader: io.NopCloser(inv.e.In), Writer: nopWriteCloser{inv.e.Out}})
+		err = srv.ServeStdio(ctx, &mcp.IOTransport{Reader: io.NopCloser(inv.In), Writer: nopWriteCloser{inv.Out}})
 	} else {
 		ln, lerr := net.Listen("tcp", addr)
 		if lerr != nil {
 			srv.Close()
 			return fmt.Errorf("--http %s: %w; pick another port", httpAddr, lerr)
 		}
-		fmt.Fprintf(inv.e.ErrOut, "quorum mcp: serving MCP over Streamable HTTP at http://%s/\n", ln.Addr())
+		fmt.Fprintf(inv.ErrOut, "quorum mcp: serving MCP over Streamable HTTP at http://%s/\n", ln.Addr())
 		err = srv.ServeHTTP(ctx, ln)
 	}
 	if err == nil && ctx.Err() != nil {

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/quorum-go/quorum/copilot/protocol"
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/sanitize"
 	"github.com/spf13/cobra"
 )
@@ -25,7 +26,7 @@ type modelInfo struct {
 }
 
 func (e *env) modelsCmd() *cobra.Command {
-	return e.newCommand(&cobra.Command{
+	return cmdutil.NewCommand(e.Factory, &cobra.Command{
 		Use:   "models",
 		Short: "List the models the Copilot CLI offers",
 		Long: `List the models the Copilot CLI offers: the ids that -m and --moderator take,
@@ -36,17 +37,17 @@ one request to each counts. With -o json:
 		Example: `  $ quorum models
   $ quorum models --json models | jq -r '.models[].id'`,
 		Args: noArgs,
-	}, cmdSpec{connects: true, output: true, timeout: true}, runModels)
+	}, cmdutil.Spec{Connects: true, Output: true, Timeout: true, Result: modelsResult{}}, runModels)
 }
 
-func runModels(inv *invocation) error {
-	cn, err := inv.open()
+func runModels(inv *cmdutil.Invocation) error {
+	cn, err := open(inv)
 	if err != nil {
 		return err
 	}
 	defer cn.close()
 	ctx, c := cn.ctx, cn.client
-	ms, err := inv.listModels(ctx, c)
+	ms, err := listModels(ctx, inv, c)
 	if err != nil {
 		return cn.early(err)
 	}
@@ -59,33 +60,33 @@ func runModels(inv *invocation) error {
 		}
 		res.Models = append(res.Models, info)
 	}
-	if inv.s.Output == "json" {
-		return inv.writeJSON(res, statusOK, "")
+	if inv.Settings.Output == "json" {
+		return inv.WriteJSON(res, cmdutil.StatusOK, "")
 	}
-	if inv.s.Output == "markdown" {
-		w := inv.e.Out
-		if inv.simulated() {
+	if inv.Settings.Output == "markdown" {
+		w := inv.Out
+		if inv.Simulated() {
 			fmt.Fprint(w, "Simulated models (--sim).\n\n")
 		}
 		fmt.Fprintln(w, "| ID | Name | Premium requests per request |\n|---|---|---:|")
 		for _, m := range res.Models {
 			mult := "-"
 			if m.Multiplier != nil {
-				mult = num(*m.Multiplier)
+				mult = cmdutil.Num(*m.Multiplier)
 			}
 			fmt.Fprintf(w, "| %s | %s | %s |\n", mdCell(m.ID), mdCell(m.Name), mult)
 		}
 		return nil
 	}
-	if inv.simulated() {
-		fmt.Fprintln(inv.e.Out, "# simulated models (--sim)")
+	if inv.Simulated() {
+		fmt.Fprintln(inv.Out, "# simulated models (--sim)")
 	}
-	tw := tabwriter.NewWriter(inv.e.Out, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(inv.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tNAME\tPREMIUM REQUESTS PER REQUEST")
 	for _, m := range res.Models {
 		mult := "-"
 		if m.Multiplier != nil {
-			mult = num(*m.Multiplier)
+			mult = cmdutil.Num(*m.Multiplier)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", sanitize.Line(m.ID), sanitize.Line(m.Name), mult)
 	}

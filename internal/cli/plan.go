@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
+	"github.com/quorum-go/quorum/internal/report"
 	"github.com/quorum-go/quorum/quorum"
 	"github.com/spf13/cobra"
 )
 
 func (e *env) planCmd(runF runWrapper) *cobra.Command {
-	return e.newCommand(&cobra.Command{
+	return cmdutil.NewCommand(e.Factory, &cobra.Command{
 		Use:   "plan <task>",
 		Short: "Ensemble planning: every model proposes a plan, the others score it, the best wins",
 		Long: `Every participant proposes a plan (title, numbered steps, risks), all at once.
@@ -30,8 +32,8 @@ lists what was read and what was left out.
   $ quorum plan -m gpt-5 -m claude-sonnet-4.5 --show winner "Add SSO to the admin app"
   $ quorum plan -q --json winner,standings "Split the monolith" | jq .`,
 		Args: exactArgs("a task (quote it; - reads it from stdin)"),
-	}, cmdSpec{quorum: true, textContext: true, connects: true, output: true, progress: true, timeout: true},
-		runF.around(func(inv *invocation, observe func(quorum.Event)) error {
-			return inv.runQuorum(quorumKinds["plan"], observe)
+	}, cmdutil.Spec{Quorum: true, TextContext: true, Connects: true, Output: true, Progress: true, Timeout: true, Result: quorum.PlanResult{}, Sections: report.PlanSections},
+		runF.around(func(inv *cmdutil.Invocation, observe func(quorum.Event)) error {
+			return runQuorum(inv, planKind, observe)
 		}))
 }

@@ -23,17 +23,17 @@ var prRE = regexp.MustCompile(`^(\d+|https://[^\s/]+/[^\s/]+/[^\s/]+/pull/\d+/?)
 
 // readPR reads pull request pr through gh: its diff, and its title and
 // body as a context file.
-func (inv *invocation) readPR(pr string) (quorum.Change, string, error) {
+func readPR(inv *cmdutil.Invocation, pr string) (quorum.Change, string, error) {
 	var ch quorum.Change
 	if !prRE.MatchString(pr) {
 		return ch, "", cmdutil.Usagef("--pr takes a pull request's number or URL (https://github.com/OWNER/REPO/pull/N), not %q", pr)
 	}
 	source := "gh pr diff " + pr
-	diff, err := inv.gh(source, quorum.MaxChangeBytes, "pr", "diff", pr)
+	diff, err := gh(inv, source, quorum.MaxChangeBytes, "pr", "diff", pr)
 	if err != nil {
 		return ch, source, err
 	}
-	meta, err := inv.gh("gh pr view "+pr, 1<<20, "pr", "view", pr, "--json", "number,title,body,url")
+	meta, err := gh(inv, "gh pr view "+pr, 1<<20, "pr", "view", pr, "--json", "number,title,body,url")
 	if err != nil {
 		return ch, source, err
 	}
@@ -58,9 +58,9 @@ func (inv *invocation) readPR(pr string) (quorum.Change, string, error) {
 // gh runs the GitHub CLI with args in the command's directory and returns
 // what it printed, at most max bytes (more is refused, never cut). Its
 // failures say what to do: install it, log in, or what gh said.
-func (inv *invocation) gh(what string, max int, args ...string) (string, error) {
-	cmd := exec.CommandContext(inv.cmd.Context(), "gh", args...)
-	cmd.Dir = inv.e.Dir
+func gh(inv *cmdutil.Invocation, what string, max int, args ...string) (string, error) {
+	cmd := exec.CommandContext(inv.Cmd.Context(), "gh", args...)
+	cmd.Dir = inv.Dir
 	cmd.Env = append(cmd.Environ(), "GH_PROMPT_DISABLED=1", "NO_COLOR=1", "GH_PAGER=cat")
 	out, errOut := &capped{max: max}, &capped{max: 4096}
 	cmd.Stdout, cmd.Stderr = out, errOut

@@ -18,7 +18,7 @@ import (
 
 // jsonOut is the envelope of discuss -o json.
 type jsonOut struct {
-	envelope
+	cmdutil.Envelope
 	Result quorum.DiscussResult `json:"result"`
 }
 
@@ -62,7 +62,7 @@ func TestQuorumJSONSchema(t *testing.T) {
 
 	o = h.run("plan", "--sim", "-q", "-o", "json", goldenTask)
 	var p struct {
-		envelope
+		cmdutil.Envelope
 		Result quorum.PlanResult `json:"result"`
 	}
 	if err := json.Unmarshal([]byte(o.stdout), &p); err != nil || o.code != cmdutil.ExitOK {
@@ -135,7 +135,7 @@ func TestFailedRunExitsOne(t *testing.T) {
 	}
 	if r.Status != "failed" || r.Error == nil || *r.Error != "the discussion failed: too few models left after the answer phase (1 left, 2 needed)." ||
 		r.Result.Error == "" || len(r.Result.Failures) != 2 || len(r.Result.Answers) != 1 || len(r.Result.Calls) != 3 {
-		t.Errorf("envelope %+v, result %+v", r.envelope, r.Result)
+		t.Errorf("envelope %+v, result %+v", r.Envelope, r.Result)
 	}
 
 	// Plans fail the same way.

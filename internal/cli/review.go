@@ -20,7 +20,7 @@ reached --fail-on; 130 interrupted (Ctrl-C), 143 terminated (SIGTERM).
 An empty diff is nothing to review: exit 0, and an empty SARIF file.`
 
 func (e *env) reviewCmd(runF runWrapper) *cobra.Command {
-	return e.newCommand(&cobra.Command{
+	return cmdutil.NewCommand(e.Factory, &cobra.Command{
 		Use:   "review [diff-file]",
 		Short: "Review a change: every model finds problems in a diff, the findings are merged and ranked",
 		Long: `Every participant reviews the change on its own and reports findings: file,
@@ -49,21 +49,21 @@ sim-alpha, sim-beta and sim-gamma).
   $ git diff HEAD~3 | quorum review - --fail-on major
   $ quorum review change.diff --context docs/design.md --sarif review.sarif -q`,
 		Args: maxArgs(1, "a diff file (- reads it from stdin)"),
-	}, cmdSpec{quorum: true, change: true, connects: true, output: true, progress: true, timeout: true},
-		runF.around(func(inv *invocation, observe func(quorum.Event)) error {
-			return inv.runQuorum(quorumKinds["review"], observe)
+	}, cmdutil.Spec{Quorum: true, Change: true, Connects: true, Output: true, Progress: true, Timeout: true, Result: quorum.ReviewResult{}, Sections: report.ReviewSections},
+		runF.around(func(inv *cmdutil.Invocation, observe func(quorum.Event)) error {
+			return runQuorum(inv, reviewKind, observe)
 		}))
 }
 
 // reviewInput reads the change, checks it, and returns the review's run,
 // which writes the SARIF file and applies --fail-on after the report.
-func reviewInput(inv *invocation) (quorumRun, error) {
-	ch, source, err := inv.readChange()
+func reviewInput(inv *cmdutil.Invocation) (quorumRun, error) {
+	ch, source, err := readChange(inv)
 	if err != nil {
 		return quorumRun{}, err
 	}
 	if strings.TrimSpace(ch.Diff) == "" {
-		if err := inv.writeSARIF(nil, true); err != nil {
+		if err := writeSARIF(inv, nil, true); err != nil {
 			return quorumRun{}, err
 		}
 		return quorumRun{}, &nothingToReview{source}
@@ -79,7 +79,7 @@ func reviewInput(inv *invocation) (quorumRun, error) {
 	if err != nil {
 		return quorumRun{}, cmdutil.Usagef("%s: %v", source, err)
 	}
-	failOn := inv.s.FailOn
+	failOn := inv.Settings.FailOn
 	return quorumRun{
 		about: fmt.Sprintf("%s (+%d −%d)", plural(len(sum.Files), "file"), sum.Added, sum.Deleted),
 		run: strategy(func(ctx context.Context, b quorum.Backend, cfg quorum.Config) (*quorum.ReviewResult, error) {
@@ -87,7 +87,7 @@ func reviewInput(inv *invocation) (quorumRun, error) {
 		}, report.Review, func(r *quorum.ReviewResult) *quorum.Outcome { return &r.Outcome }),
 		after: func(result any, complete bool) error {
 			r := result.(*quorum.ReviewResult)
-			if err := inv.writeSARIF(r, complete); err != nil {
+			if err := writeSARIF(inv, r, complete); err != nil {
 				return err
 			}
 			if !complete {

@@ -19,7 +19,7 @@ import (
 
 // reviewOut is the envelope of review -o json.
 type reviewOut struct {
-	envelope
+	cmdutil.Envelope
 	Result quorum.ReviewResult `json:"result"`
 }
 

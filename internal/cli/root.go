@@ -35,12 +35,6 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return e.run(ctx, args, nil)
 }
 
-// commandError is an error returned by a command's own code, as opposed to
-// one from cobra's parsing of the command line, which is a usage error.
-type commandError struct{ err error }
-
-func (e *commandError) Error() string { return e.err.Error() }
-
 // run runs the command line args. runF, when set, stands around the code
 // of each command that runs models (discuss, plan, debate, review, agent,
 // ask): tests inject it, as cli/cli's tests inject a command's run
@@ -48,17 +42,17 @@ func (e *commandError) Error() string { return e.err.Error() }
 // it at a chosen point. Run passes nil.
 func (e *env) run(ctx context.Context, args []string, runF runWrapper) error {
 	root := e.newRoot(runF)
-	e.Args = args
+	e.CommandLine = args
 	root.SetArgs(valuesNotFlags(args))
 	root.SetIn(e.In)
 	root.SetOut(e.Out)
 	root.SetErr(e.ErrOut)
 	cmd, err := root.ExecuteContextC(ctx)
-	var ce *commandError
+	var ce *cmdutil.CommandError
 	switch {
 	case err == nil:
 	case errors.As(err, &ce):
-		err = ce.err
+		err = ce.Err
 	default: // cobra's: the command line is wrong
 		var ue *cmdutil.UsageError
 		if !errors.As(err, &ue) {

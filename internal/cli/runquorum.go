@@ -19,14 +19,14 @@ import (
 // print the result on stdout, also when the run failed or was
 // interrupted: whatever was collected is printed, marked incomplete with
 // the reason, and the error says what happened.
-func (inv *invocation) runQuorum(k quorumKind, observe func(quorum.Event)) (err error) {
-	parent := inv.cmd.Context()
+func runQuorum(inv *cmdutil.Invocation, k quorumKind, observe func(quorum.Event)) (err error) {
+	parent := inv.Cmd.Context()
 	qr, err := k.input(inv)
 	var nothing *nothingToReview
 	if errors.As(err, &nothing) {
-		fmt.Fprintln(inv.e.ErrOut, "quorum: "+sanitize.Line(nothing.Error()))
-		if inv.jsonOutput() {
-			return inv.writeJSON(nil, statusOK, "")
+		fmt.Fprintln(inv.ErrOut, "quorum: "+sanitize.Line(nothing.Error()))
+		if inv.JSONOutput() {
+			return inv.WriteJSON(nil, cmdutil.StatusOK, "")
 		}
 		return nil
 	}
@@ -36,11 +36,11 @@ func (inv *invocation) runQuorum(k quorumKind, observe func(quorum.Event)) (err 
 	// Every file the run writes is checked before the first model is
 	// asked: a path that cannot be written found after the run would have
 	// spent its premium requests for nothing.
-	if err := checkWritable(inv.o.sarif); err != nil {
+	if err := checkWritable(inv.Opts.SARIF); err != nil {
 		return fmt.Errorf("cannot write the SARIF file: %w; choose another --sarif path", err)
 	}
 	var tr *quorum.Transcript
-	if path := inv.o.transcript; path != "" {
+	if path := inv.Opts.Transcript; path != "" {
 		f, cerr := createPrivate(path)
 		if cerr != nil {
 			return fmt.Errorf("cannot create the transcript file: %w; choose another --transcript path", cerr)
@@ -56,18 +56,18 @@ func (inv *invocation) runQuorum(k quorumKind, observe func(quorum.Event)) (err 
 			case err == nil:
 				err = fmt.Errorf("writing the transcript %s: %w", path, cerr)
 			default: // the run's own error goes first
-				fmt.Fprintf(inv.e.ErrOut, "quorum: writing the transcript %s: %v\n", path, cerr)
+				fmt.Fprintf(inv.ErrOut, "quorum: writing the transcript %s: %v\n", path, cerr)
 			}
 		}()
 	}
 
-	cn, err := inv.open()
+	cn, err := open(inv)
 	if err != nil {
 		return err
 	}
 	defer cn.close()
 	ctx, c := cn.ctx, cn.client
-	models, moderator, err := inv.resolveQuorum(ctx, c)
+	models, moderator, err := resolveQuorum(ctx, inv, c)
 	if err != nil {
 		return cn.early(err)
 	}
@@ -75,10 +75,10 @@ func (inv *invocation) runQuorum(k quorumKind, observe func(quorum.Event)) (err 
 		moderator = ""
 	}
 
-	view := progress.New(inv.e.ErrOut, inv.header(k, qr.about, models, moderator),
-		progress.Options{Quiet: inv.o.quiet, Plain: inv.o.verbose || inv.e.Getenv("TERM") == "dumb", NoColor: inv.noColor()})
+	view := progress.New(inv.ErrOut, header(inv, k, qr.about, models, moderator),
+		progress.Options{Quiet: inv.Opts.Quiet, Plain: inv.Opts.Verbose || inv.Getenv("TERM") == "dumb", NoColor: inv.NoColor()})
 	defer view.Close()
-	inv.interject = view.Interject
+	inv.Interject = view.Interject
 	onEvent := view.Event
 	if hook := observe; hook != nil {
 		onEvent = func(ev quorum.Event) { view.Event(ev); hook(ev) }
@@ -86,12 +86,12 @@ func (inv *invocation) runQuorum(k quorumKind, observe func(quorum.Event)) (err 
 	cfg := quorum.Config{
 		Models:             models,
 		Moderator:          moderator,
-		NoReview:           !inv.s.Review,
-		AnswersPerReviewer: inv.s.Reviewers,
-		Rounds:             inv.s.Rounds,
-		PhaseTimeout:       inv.s.PhaseTimeout,
-		Timeout:            inv.s.Timeout,
-		MaxConcurrency:     inv.s.Concurrency,
+		NoReview:           !inv.Settings.Review,
+		AnswersPerReviewer: inv.Settings.Reviewers,
+		Rounds:             inv.Settings.Rounds,
+		PhaseTimeout:       inv.Settings.PhaseTimeout,
+		Timeout:            inv.Settings.Timeout,
+		MaxConcurrency:     inv.Settings.Concurrency,
 		Progress:           onEvent,
 		Transcript:         tr,
 	}
@@ -115,7 +115,7 @@ func (inv *invocation) runQuorum(k quorumKind, observe func(quorum.Event)) (err 
 			status = s
 		}
 	}
-	if err := inv.printResult(rep, result, status, incomplete); err != nil {
+	if err := inv.PrintResult(rep, result, status, incomplete); err != nil {
 		return err
 	}
 	var afterErr error
@@ -125,12 +125,12 @@ func (inv *invocation) runQuorum(k quorumKind, observe func(quorum.Event)) (err 
 	switch {
 	case runErr != nil:
 		if afterErr != nil { // the run's own error goes first
-			fmt.Fprintln(inv.e.ErrOut, "quorum: "+sanitize.Text(afterErr.Error()))
+			fmt.Fprintln(inv.ErrOut, "quorum: "+sanitize.Text(afterErr.Error()))
 		}
 		if in != nil {
 			return in
 		}
-		return &runError{noun: k.noun, err: runErr, failures: out.Failures, printed: inv.reportOnTerminal(), simulated: inv.simulated()}
+		return &runError{noun: k.noun, err: runErr, failures: out.Failures, printed: inv.ReportOnTerminal(), simulated: inv.Simulated()}
 	case afterErr != nil:
 		return afterErr
 	case out.Degraded:
@@ -141,7 +141,7 @@ func (inv *invocation) runQuorum(k quorumKind, observe func(quorum.Event)) (err 
 
 // header is the first progress line: who takes part, on which side, and
 // what about when it is not a text.
-func (inv *invocation) header(k quorumKind, about string, models []string, moderator string) string {
+func header(inv *cmdutil.Invocation, k quorumKind, about string, models []string, moderator string) string {
 	who := slices.Clone(models)
 	if k.sides {
 		for i := range who {
@@ -163,7 +163,7 @@ func (inv *invocation) header(k quorumKind, about string, models []string, moder
 		}
 		h += "; moderator " + moderator
 	}
-	if inv.simulated() {
+	if inv.Simulated() {
 		h += " (simulated)"
 	}
 	return h

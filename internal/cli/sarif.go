@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/quorum"
 )
 
@@ -187,8 +188,8 @@ func sarifFinding(f quorum.MergedFinding, rule string, idx int, first string) sa
 // writeSARIF writes --sarif's file, if asked for. Models' text is kept
 // whole; as in -o json, no control character is left raw, so the file is
 // safe to show on a terminal.
-func (inv *invocation) writeSARIF(r *quorum.ReviewResult, complete bool) error {
-	path := inv.o.sarif
+func writeSARIF(inv *cmdutil.Invocation, r *quorum.ReviewResult, complete bool) error {
+	path := inv.Opts.SARIF
 	if path == "" {
 		return nil
 	}
@@ -199,7 +200,7 @@ func (inv *invocation) writeSARIF(r *quorum.ReviewResult, complete bool) error {
 	if err := enc.Encode(buildSARIF(r, complete)); err != nil {
 		return err
 	}
-	if err := os.WriteFile(path, []byte(escapeC1(b.String())), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(cmdutil.EscapeC1(b.String())), 0o644); err != nil {
 		return fmt.Errorf("writing the SARIF file: %w", err)
 	}
 	return nil

@@ -13,18 +13,6 @@ import (
 // This file is how a run ended, as the JSON envelope says it (status) and
 // as the report says it when the run did not finish (incomplete).
 
-// Statuses of a result in the JSON envelope.
-const (
-	statusOK          = "ok"
-	statusDegraded    = "degraded"
-	statusFailed      = "failed"
-	statusInterrupted = "interrupted"
-	// An agent that stopped at its gate: it planned (no consent was
-	// given: off a terminal without --yes), or the user rejected the plan.
-	statusPlanned  = "planned"
-	statusRejected = "rejected"
-)
-
 // statusOf is how a run ended, for the JSON envelope, and, when it did not
 // finish, why, in a sentence for the report.
 func statusOf(k quorumKind, out *quorum.Outcome, runErr error, in *cmdutil.Interrupted) (status, incomplete string) {
@@ -35,17 +23,17 @@ func statusOf(k quorumKind, out *quorum.Outcome, runErr error, in *cmdutil.Inter
 	var tf *quorum.TooFewError
 	switch {
 	case in != nil:
-		return statusInterrupted, fmt.Sprintf("the %s was %s %s.", k.noun, in.What(), phase)
+		return cmdutil.StatusInterrupted, fmt.Sprintf("the %s was %s %s.", k.noun, in.What(), phase)
 	case errors.As(runErr, &tf):
-		return statusFailed, "the " + k.noun + " failed: " + tooFewText(tf) + "."
+		return cmdutil.StatusFailed, "the " + k.noun + " failed: " + tooFewText(tf) + "."
 	case errors.Is(runErr, quorum.ErrTimeout):
-		return statusFailed, fmt.Sprintf("the %s took longer than --timeout and was stopped %s.", k.noun, phase)
+		return cmdutil.StatusFailed, fmt.Sprintf("the %s took longer than --timeout and was stopped %s.", k.noun, phase)
 	case runErr != nil:
-		return statusFailed, fmt.Sprintf("the %s failed %s: %s.", k.noun, phase, report.Plain(strings.TrimPrefix(runErr.Error(), "quorum: ")))
+		return cmdutil.StatusFailed, fmt.Sprintf("the %s failed %s: %s.", k.noun, phase, report.Plain(strings.TrimPrefix(runErr.Error(), "quorum: ")))
 	case out.Degraded:
-		return statusDegraded, ""
+		return cmdutil.StatusDegraded, ""
 	}
-	return statusOK, ""
+	return cmdutil.StatusOK, ""
 }
 
 func tooFewText(tf *quorum.TooFewError) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/report"
 	"github.com/quorum-go/quorum/quorum"
 )
@@ -14,16 +15,15 @@ import (
 
 // quorumKind is what differs between discuss, plan, debate and review.
 type quorumKind struct {
-	noun     string // "discussion", "plan", "debate", "review"
-	verb     string // for the progress header: "discussing"
-	sections []string
+	noun string // "discussion", "plan", "debate", "review"
+	verb string // for the progress header: "discussing"
 	// moderated: the run has a moderator; sides: its models argue for
 	// and against, by their place in the list (debate).
 	moderated, sides bool
 	// input reads what the run is about (a topic, a task, a claim, a
 	// change) before anything connects, so that a mistake in it is told at
 	// once, and returns the run.
-	input func(inv *invocation) (quorumRun, error)
+	input func(inv *cmdutil.Invocation) (quorumRun, error)
 }
 
 // quorumRun is one run of a strategy, its input read.
@@ -42,16 +42,17 @@ type quorumRun struct {
 	status func(result any) string
 }
 
-var quorumKinds = map[string]quorumKind{
-	"discuss": {noun: "discussion", verb: "discussing", moderated: true, sections: report.DiscussSections,
-		input: textInput("topic", quorum.Discuss, report.Discuss, func(d *quorum.DiscussResult) *quorum.Outcome { return &d.Outcome })},
-	"plan": {noun: "plan", verb: "planning", sections: report.PlanSections,
-		input: textInput("task", quorum.Plan, report.Plan, func(p *quorum.PlanResult) *quorum.Outcome { return &p.Outcome })},
-	"debate": {noun: "debate", verb: "debating", moderated: true, sides: true, sections: report.DebateSections,
-		input: textInput("claim", quorum.Debate, report.Debate, func(d *quorum.DebateResult) *quorum.Outcome { return &d.Outcome })},
-	"review": {noun: "review", verb: "reviewing", sections: report.ReviewSections, input: reviewInput},
-	"agent":  {noun: "agent run", verb: "planning", sections: report.AgentSections, input: agentInput},
-}
+// The strategies' kinds, each carried by its command.
+var (
+	discussKind = quorumKind{noun: "discussion", verb: "discussing", moderated: true,
+		input: textInput("topic", quorum.Discuss, report.Discuss, func(d *quorum.DiscussResult) *quorum.Outcome { return &d.Outcome })}
+	planKind = quorumKind{noun: "plan", verb: "planning",
+		input: textInput("task", quorum.Plan, report.Plan, func(p *quorum.PlanResult) *quorum.Outcome { return &p.Outcome })}
+	debateKind = quorumKind{noun: "debate", verb: "debating", moderated: true, sides: true,
+		input: textInput("claim", quorum.Debate, report.Debate, func(d *quorum.DebateResult) *quorum.Outcome { return &d.Outcome })}
+	reviewKind = quorumKind{noun: "review", verb: "reviewing", input: reviewInput}
+	agentKind  = quorumKind{noun: "agent run", verb: "planning", input: agentInput}
+)
 
 // runner runs a strategy whose input was read, against b: it returns the
 // report of the result, the result's Outcome and the result itself for
@@ -73,19 +74,19 @@ func strategy[R any](run func(context.Context, quorum.Backend, quorum.Config) (*
 // textInput is the input of a strategy about a text (quorum.Discuss,
 // Plan, Debate): the one argument, named what in messages ("topic"), read
 // by topic.
-func textInput[R any](what string, run func(context.Context, quorum.Backend, string, quorum.Config) (*R, error), rep func(*R) report.Report, out func(*R) *quorum.Outcome) func(*invocation) (quorumRun, error) {
-	return func(inv *invocation) (quorumRun, error) {
-		q, err := inv.topic(what)
+func textInput[R any](what string, run func(context.Context, quorum.Backend, string, quorum.Config) (*R, error), rep func(*R) report.Report, out func(*R) *quorum.Outcome) func(*cmdutil.Invocation) (quorumRun, error) {
+	return func(inv *cmdutil.Invocation) (quorumRun, error) {
+		q, err := topic(inv, what)
 		if err != nil {
 			return quorumRun{}, err
 		}
-		g, err := inv.withContext(q, what)
+		g, err := withContext(inv, q, what)
 		if err != nil {
 			return quorumRun{}, err
 		}
-		inv.given = g
+		inv.Given = g
 		return quorumRun{run: strategy(func(ctx context.Context, b quorum.Backend, cfg quorum.Config) (*R, error) {
-			return run(ctx, b, g.text, cfg)
+			return run(ctx, b, g.Text, cfg)
 		}, rep, out)}, nil
 	}
 }

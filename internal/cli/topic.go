@@ -16,11 +16,11 @@ const MaxTopic = 1 << 20
 
 // topic returns the one positional argument, reading stdin for "-". A
 // text over MaxTopic is refused, never cut.
-func (inv *invocation) topic(what string) (string, error) {
-	t := inv.args[0]
+func topic(inv *cmdutil.Invocation, what string) (string, error) {
+	t := inv.Args[0]
 	from := "the " + what
 	if t == "-" {
-		b, err := io.ReadAll(io.LimitReader(inv.e.In, MaxTopic+1))
+		b, err := io.ReadAll(io.LimitReader(inv.In, MaxTopic+1))
 		if err != nil {
 			return "", fmt.Errorf("reading the %s from stdin: %w", what, err)
 		}

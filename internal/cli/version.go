@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/sanitize"
 	"github.com/spf13/cobra"
 )
@@ -52,7 +53,7 @@ type cliInfo struct {
 }
 
 func (e *env) versionCmd() *cobra.Command {
-	return e.newCommand(&cobra.Command{
+	return cmdutil.NewCommand(e.Factory, &cobra.Command{
 		Use:   "version",
 		Short: "Print quorum's version and the Copilot CLI it would use",
 		Long: `Print quorum's version and VCS revision, and which Copilot CLI quorum would
@@ -62,10 +63,10 @@ what version it says it is. With -o json:
    "revisionTime", "modified", "go", "platform", "cli": {"path", "from",
    "version", "error"}}}`,
 		Args: noArgs,
-	}, cmdSpec{output: true, cliPath: true}, runVersion)
+	}, cmdutil.Spec{Output: true, CLIPath: true, Result: versionResult{}}, runVersion)
 }
 
-func runVersion(inv *invocation) error {
+func runVersion(inv *cmdutil.Invocation) error {
 	res := versionResult{Version: version(), Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range bi.Settings {
@@ -79,13 +80,13 @@ func runVersion(inv *invocation) error {
 			}
 		}
 	}
-	res.CLI = inv.cliInfo()
-	if inv.s.Output == "json" {
-		if err := inv.writeJSON(res, statusOK, ""); err != nil {
+	res.CLI = cliInfoOf(inv)
+	if inv.Settings.Output == "json" {
+		if err := inv.WriteJSON(res, cmdutil.StatusOK, ""); err != nil {
 			return err
 		}
 	} else {
-		w := inv.e.Out
+		w := inv.Out
 		rev := "unknown revision (built without VCS information)"
 		if res.Revision != "" {
 			rev = "revision " + res.Revision
@@ -107,29 +108,29 @@ func runVersion(inv *invocation) error {
 			fmt.Fprintf(w, "Copilot CLI: %s (%s), version %s\n", res.CLI.Path, res.CLI.From, res.CLI.Version)
 		}
 	}
-	return inv.warnFileProblem()
+	return warnFileProblem(inv)
 }
 
 // cliInfo finds the CLI the way connect does, and asks it its version.
-func (inv *invocation) cliInfo() cliInfo {
+func cliInfoOf(inv *cmdutil.Invocation) cliInfo {
 	var info cliInfo
 	info.From = "copilot on PATH"
-	if inv.s.CLIPath != "" {
-		o := inv.loaded.Origin("cli-path")
+	if inv.Settings.CLIPath != "" {
+		o := inv.Loaded.Origin("cli-path")
 		info.From = string(o.Source) + " " + o.Detail
 	}
-	path, err := inv.findCLI()
+	path, err := findCLI(inv)
 	if err != nil {
 		info.Error = strings.TrimSuffix(strings.TrimSpace(strings.TrimSuffix(err.Error(), simHint)), "\n")
-		if inv.s.CLIPath != "" {
-			info.Path = inv.s.CLIPath
+		if inv.Settings.CLIPath != "" {
+			info.Path = inv.Settings.CLIPath
 		}
 		return info
 	}
 	info.Path = path
 	// The CLI answers --version without starting its server; a CLI that
 	// hangs must not hang version.
-	ctx, cancel := context.WithTimeout(inv.cmd.Context(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(inv.Cmd.Context(), 10*time.Second)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, path, "--version").Output()
 	if err != nil {

@@ -6,7 +6,9 @@
 package cmdutil
 
 import (
+	"errors"
 	"io"
+	"path/filepath"
 
 	"github.com/quorum-go/quorum/internal/sim"
 )
@@ -26,11 +28,25 @@ type Factory struct {
 	ConfigDir func() (string, error)
 	// Dir is where review runs git ("": the process's working directory).
 	Dir string
-	// Args is the command line being run, for the messages that need
+	// CommandLine is the command line being run, for the messages that need
 	// more of it than where cobra stopped (a mistyped command before a
 	// flag).
-	Args []string
+	CommandLine []string
 	// SimModels are the models --sim serves; the root gives simquorum's,
 	// paced for the demo.
 	SimModels func() []sim.Model
+}
+
+// StateDir is quorum's state directory, where conversations and the
+// agent's worktrees are kept: $XDG_STATE_HOME/quorum, or
+// ~/.local/state/quorum.
+func (f *Factory) StateDir() (string, error) {
+	if d := f.Getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "quorum"), nil
+	}
+	home := f.Getenv("HOME")
+	if home == "" || !filepath.IsAbs(home) {
+		return "", errors.New("no state directory to keep conversations and worktrees in: set XDG_STATE_HOME or HOME")
+	}
+	return filepath.Join(home, ".local", "state", "quorum"), nil
 }

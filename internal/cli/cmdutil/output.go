@@ -1,4 +1,4 @@
-package cli
+package cmdutil
 
 import (
 	"bytes"
@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/cli/iostreams"
 	"github.com/quorum-go/quorum/internal/report"
 	"github.com/quorum-go/quorum/quorum"
@@ -40,7 +39,7 @@ import (
 // One field is more there than in the result: plan's winner is the
 // winning proposal (label, model, title, steps, risks, text), where the
 // result has its label.
-type envelope struct {
+type Envelope struct {
 	Command   string `json:"command"`
 	Simulated bool   `json:"simulated"`
 	Status    string `json:"status"`
@@ -52,25 +51,10 @@ type envelope struct {
 // envelopeFields are the fields --json can take from the envelope itself.
 var envelopeFields = []string{"command", "simulated", "status", "error"}
 
-// resultShapes are a zero result of each command, from which the fields
-// that --json accepts are read.
-var resultShapes = map[string]any{
-	"discuss":    quorum.DiscussResult{},
-	"plan":       quorum.PlanResult{},
-	"debate":     quorum.DebateResult{},
-	"review":     quorum.ReviewResult{},
-	"agent":      quorum.AgentResult{},
-	"ask":        askResult{},
-	"models":     modelsResult{},
-	"config":     configResult{},
-	"config get": configGetResult{},
-	"version":    versionResult{},
-}
-
-// jsonFields lists the fields --json accepts for command, sorted.
-func jsonFields(command string) []string {
-	shape, ok := resultShapes[command]
-	if !ok {
+// JSONFields lists the fields --json accepts for a command whose result
+// has the shape of the zero result shape, sorted; none without one.
+func JSONFields(shape any) []string {
+	if shape == nil {
 		return nil
 	}
 	b, _ := json.Marshal(shape)
@@ -87,26 +71,26 @@ func jsonFields(command string) []string {
 }
 
 // checkJSONFields refuses fields the command's result does not have.
-func (inv *invocation) checkJSONFields() error {
-	known := jsonFields(inv.name)
-	for _, f := range inv.o.json {
+func (inv *Invocation) checkJSONFields() error {
+	known := JSONFields(inv.Spec.Result)
+	for _, f := range inv.Opts.JSON {
 		if !slices.Contains(known, f) {
-			return cmdutil.Usagef("--json: %s has no field %q (fields: %s)", inv.name, f, strings.Join(known, ", "))
+			return Usagef("--json: %s has no field %q (fields: %s)", inv.Name, f, strings.Join(known, ", "))
 		}
 	}
 	return nil
 }
 
-// writeJSON prints the envelope of result, or with --json the fields
+// WriteJSON prints the envelope of result, or with --json the fields
 // asked for.
-func (inv *invocation) writeJSON(result any, status, errText string) error {
-	inv.printedJSON = true
-	env := envelope{Command: inv.name, Simulated: inv.simulated(), Status: status, Result: result}
+func (inv *Invocation) WriteJSON(result any, status, errText string) error {
+	inv.PrintedJSON = true
+	env := Envelope{Command: inv.Name, Simulated: inv.Simulated(), Status: status, Result: result}
 	if errText != "" {
 		env.Error = &errText
 	}
 	var out any = env
-	if len(inv.o.json) > 0 {
+	if len(inv.Opts.JSON) > 0 {
 		flat := map[string]json.RawMessage{}
 		for _, x := range []any{env, result} {
 			if x == nil {
@@ -133,7 +117,7 @@ func (inv *invocation) writeJSON(result any, status, errText string) error {
 			}
 		}
 		picked := map[string]json.RawMessage{}
-		for _, f := range inv.o.json {
+		for _, f := range inv.Opts.JSON {
 			v, ok := flat[f]
 			if !ok {
 				v = json.RawMessage("null") // an optional field that is absent
@@ -143,10 +127,10 @@ func (inv *invocation) writeJSON(result any, status, errText string) error {
 		out = picked
 	}
 	switch {
-	case inv.jq != nil:
-		return writeJQ(inv.cmd.Context(), inv.e.Out, inv.jq, out)
-	case inv.template != nil:
-		return writeTemplate(inv.e.Out, inv.template, out)
+	case inv.JQ != nil:
+		return writeJQ(inv.Cmd.Context(), inv.Out, inv.JQ, out)
+	case inv.Template != nil:
+		return writeTemplate(inv.Out, inv.Template, out)
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -155,7 +139,7 @@ func (inv *invocation) writeJSON(result any, status, errText string) error {
 	if err := enc.Encode(out); err != nil {
 		return err
 	}
-	_, err := io.WriteString(inv.e.Out, escapeC1(b.String()))
+	_, err := io.WriteString(inv.Out, EscapeC1(b.String()))
 	return err
 }
 
@@ -163,7 +147,7 @@ func (inv *invocation) writeJSON(result any, status, errText string) error {
 // leaves raw in strings as \u escapes: the same JSON to a parser, but a
 // terminal showing it cannot take U+009B for the start of a command.
 // (encoding/json already escapes C0 controls, ESC among them.)
-func escapeC1(s string) string {
+func EscapeC1(s string) string {
 	if !strings.ContainsFunc(s, isC1) {
 		return s
 	}
@@ -181,47 +165,47 @@ func escapeC1(s string) string {
 func isC1(r rune) bool { return r >= 0x80 && r <= 0x9f }
 
 // num formats a number without trailing zeros: 2, 1.5.
-func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+func Num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
-// printResult prints a strategy's result in the configured
+// PrintResult prints a strategy's result in the configured
 // format: JSON, Markdown, rendered Markdown on a terminal, or plain text.
-func (inv *invocation) printResult(rep report.Report, result any, status, incomplete string) error {
-	if inv.s.Output == "json" {
-		return inv.writeJSON(result, status, incomplete)
+func (inv *Invocation) PrintResult(rep report.Report, result any, status, incomplete string) error {
+	if inv.Settings.Output == "json" {
+		return inv.WriteJSON(result, status, incomplete)
 	}
-	o := report.Options{Sections: inv.o.show, Simulated: inv.simulated(), Incomplete: incomplete,
-		Subject: inv.given.question, Context: inv.given.lines}
-	if inv.s.Output == "markdown" {
-		report.Markdown(inv.e.Out, rep, o)
+	o := report.Options{Sections: inv.Opts.Show, Simulated: inv.Simulated(), Incomplete: incomplete,
+		Subject: inv.Given.Question, Context: inv.Given.Lines}
+	if inv.Settings.Output == "markdown" {
+		report.Markdown(inv.Out, rep, o)
 		return nil
 	}
-	if tty, width := inv.stdoutTerminal(); tty {
+	if tty, width := inv.StdoutTerminal(); tty {
 		var md strings.Builder
 		report.Markdown(&md, rep, o)
-		out, err := report.Terminal(md.String(), width, !inv.s.NoColor)
+		out, err := report.Terminal(md.String(), width, !inv.Settings.NoColor)
 		if err == nil {
-			_, err = io.WriteString(inv.e.Out, out)
+			_, err = io.WriteString(inv.Out, out)
 			return err
 		}
-		fmt.Fprintf(inv.e.ErrOut, "quorum: rendering the report failed (%v); plain text follows\n", err)
+		fmt.Fprintf(inv.ErrOut, "quorum: rendering the report failed (%v); plain text follows\n", err)
 	}
-	report.Text(inv.e.Out, rep, o)
+	report.Text(inv.Out, rep, o)
 	return nil
 }
 
-// stdoutTerminal reports whether stdout is a terminal that can take
+// StdoutTerminal reports whether stdout is a terminal that can take
 // rendered Markdown, and its width.
-func (inv *invocation) stdoutTerminal() (bool, int) {
-	tty, width := iostreams.TerminalWidth(inv.e.Out)
-	if !tty || inv.e.Getenv("TERM") == "dumb" {
+func (inv *Invocation) StdoutTerminal() (bool, int) {
+	tty, width := iostreams.TerminalWidth(inv.Out)
+	if !tty || inv.Getenv("TERM") == "dumb" {
 		return false, 0
 	}
 	return true, width
 }
 
-// reportOnTerminal says whether the report a person reads went to a
+// ReportOnTerminal says whether the report a person reads went to a
 // terminal, where the failures it lists are in view.
-func (inv *invocation) reportOnTerminal() bool {
-	tty, _ := inv.stdoutTerminal()
-	return tty && inv.s.Output != "json"
+func (inv *Invocation) ReportOnTerminal() bool {
+	tty, _ := inv.StdoutTerminal()
+	return tty && inv.Settings.Output != "json"
 }

@@ -1,4 +1,4 @@
-package cli
+package cmdutil
 
 import (
 	"bytes"
@@ -11,7 +11,6 @@ import (
 	"text/template"
 
 	"github.com/itchyny/gojq"
-	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/sanitize"
 )
 
@@ -26,11 +25,11 @@ import (
 func compileJQ(expr string) (*gojq.Code, error) {
 	q, err := gojq.Parse(expr)
 	if err != nil {
-		return nil, cmdutil.Usagef("--jq: %v", err)
+		return nil, Usagef("--jq: %v", err)
 	}
 	code, err := gojq.Compile(q, gojq.WithEnvironLoader(func() []string { return nil }))
 	if err != nil {
-		return nil, cmdutil.Usagef("--jq: %v", err)
+		return nil, Usagef("--jq: %v", err)
 	}
 	return code, nil
 }
@@ -73,7 +72,7 @@ func writeJQ(ctx context.Context, w io.Writer, code *gojq.Code, v any) error {
 		if err := e.Encode(x); err != nil {
 			return fmt.Errorf("--jq: %v", err)
 		}
-		out.WriteString(escapeC1(enc.String()))
+		out.WriteString(EscapeC1(enc.String()))
 	}
 	_, err = w.Write(out.Bytes())
 	return err
@@ -94,7 +93,7 @@ func compileTemplate(text string) (*template.Template, error) {
 		},
 	}).Parse(text)
 	if err != nil {
-		return nil, cmdutil.Usagef("--template: %v", strings.TrimPrefix(err.Error(), "template: --template:"))
+		return nil, Usagef("--template: %v", strings.TrimPrefix(err.Error(), "template: --template:"))
 	}
 	return t, nil
 }

@@ -1,0 +1,26 @@
+package cli
+
+import (
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
+	"github.com/quorum-go/quorum/quorum"
+)
+
+// modelRun is the code of a command that runs models (discuss, plan,
+// debate, review, agent, ask) on a prepared invocation. observe,
+// when not nil, sees every quorum event after the progress view, and
+// ask's streamed text as Delta events; the command itself passes nil.
+type modelRun func(inv *cmdutil.Invocation, observe func(quorum.Event)) error
+
+// runWrapper runs a command's code, run, on a prepared invocation in its
+// place, as cli/cli's tests inject a command's run function: a test's
+// wrapper passes run an observer, to watch the run and stop it at a
+// chosen point (see env.run). Nothing in the command sets one.
+type runWrapper func(inv *cmdutil.Invocation, run modelRun) error
+
+// around is run, inside w when w is set, and with no observer otherwise.
+func (w runWrapper) around(run modelRun) func(*cmdutil.Invocation) error {
+	if w == nil {
+		return func(inv *cmdutil.Invocation) error { return run(inv, nil) }
+	}
+	return func(inv *cmdutil.Invocation) error { return w(inv, run) }
+}
