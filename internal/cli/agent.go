@@ -72,7 +72,7 @@ SARIF.
   $ quorum agent --yes --approve quorum "Fix the flaky test in router"
   $ quorum agent --solo gpt-5 --executor claude-sonnet-4.5 "Document the config file"
   $ quorum agent --sim --yes "Document how we cut a release"`,
-		Args: exactArgs("a task (quote it; - reads it from stdin)"),
+		Args: cmdutil.ExactArgs("a task (quote it; - reads it from stdin)"),
 	}, cmdutil.Spec{Quorum: true, Agent: true, Connects: true, Output: true, Progress: true, Timeout: true, Result: quorum.AgentResult{}, Sections: report.AgentSections},
 		runF.around(func(inv *cmdutil.Invocation, observe func(quorum.Event)) error {
 			return runQuorum(inv, agentKind, observe)

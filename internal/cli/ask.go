@@ -10,6 +10,7 @@ import (
 
 	"github.com/quorum-go/quorum/copilot"
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
+	"github.com/quorum-go/quorum/internal/cli/connect"
 	"github.com/quorum-go/quorum/internal/sanitize"
 	"github.com/quorum-go/quorum/quorum"
 	"github.com/spf13/cobra"
@@ -41,7 +42,7 @@ Ctrl-C or a failure is still printed, in every format.`,
 		Example: `  $ quorum ask "What does errgroup.WithContext do?"
   $ quorum ask -m gpt-5 --json answer "Explain CRDTs in one paragraph" | jq -r .answer
   $ git diff | quorum ask "explain this change"`,
-		Args: exactArgs("a question (quote it; - reads it from stdin)"),
+		Args: cmdutil.ExactArgs("a question (quote it; - reads it from stdin)"),
 	}, cmdutil.Spec{One: true, Connects: true, Output: true, Progress: true, Timeout: true, Result: askResult{}}, runF.around(runAsk))
 }
 
@@ -56,15 +57,15 @@ func runAsk(inv *cmdutil.Invocation, observe func(quorum.Event)) error {
 		return err
 	}
 	q = g.Text
-	cn, err := open(inv)
+	cn, err := connect.Open(inv)
 	if err != nil {
 		return err
 	}
-	defer cn.close()
-	ctx, c := cn.ctx, cn.client
-	model, err := resolveModel(ctx, inv, c)
+	defer cn.Close()
+	ctx, c := cn.Ctx, cn.Client
+	model, err := connect.ResolveModel(ctx, inv, c)
 	if err != nil {
-		return cn.early(err)
+		return cn.Early(err)
 	}
 	s, err := c.NewSession(ctx, copilot.SessionConfig{Model: model, BuiltinTools: copilot.NoBuiltinTools()})
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/quorum-go/quorum/internal/cli/chat"
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
+	"github.com/quorum-go/quorum/internal/cli/connect"
 	"github.com/quorum-go/quorum/internal/cli/iostreams"
 	"github.com/quorum-go/quorum/internal/report"
 	"github.com/quorum-go/quorum/internal/sanitize"
@@ -54,7 +55,7 @@ or the end of input), its sessions deleted and the CLI stopped.`,
   $ quorum chat -m gpt-5,claude-sonnet-4.5 --moderator gemini-2.5-pro
   $ quorum chat --resume 20261125-093001-1a2b3c
   $ printf 'Tabs or spaces?\n/ask sim-beta why?\n' | quorum chat --sim --plain`,
-		Args: noArgs,
+		Args: cmdutil.NoArgs,
 	}, cmdutil.Spec{Quorum: true, Moderated: true, PeerReview: true, Connects: true, Progress: true, Timeout: true},
 		func(inv *cmdutil.Invocation) error { return runChat(inv, resume, approve, plain) })
 	c.Flags().StringVar(&resume, "resume", "", "continue the saved conversation `ID` (quorum history lists them)")
@@ -85,16 +86,16 @@ func runChat(inv *cmdutil.Invocation, resume, approve string, plain bool) error 
 			return fmt.Errorf("--resume: %w", err)
 		}
 	}
-	c, closeClient, err := connect(ctx, inv)
+	c, closeClient, err := connect.Connect(ctx, inv)
 	if err != nil {
 		return err
 	}
 	defer closeClient()
-	offered, err := offeredModels(ctx, inv, c)
+	offered, err := connect.OfferedModels(ctx, inv, c)
 	if err != nil {
 		return err
 	}
-	models, moderator, err := resolveQuorum(ctx, inv, c)
+	models, moderator, err := connect.ResolveQuorum(ctx, inv, c)
 	if err != nil {
 		return err
 	}
@@ -208,7 +209,7 @@ func (e *env) historyCmd() *cobra.Command {
 		Long: `List the conversations quorum chat saved (under $XDG_STATE_HOME/quorum/chats),
 the latest first: id, last change, rounds, models and the first question.
 quorum show ID prints one; quorum chat --resume ID continues it.`,
-		Args: noArgs,
+		Args: cmdutil.NoArgs,
 	}, cmdutil.Spec{}, func(inv *cmdutil.Invocation) error {
 		state, err := inv.StateDir()
 		if err != nil {
@@ -238,7 +239,7 @@ func (e *env) showCmd() *cobra.Command {
 		Long: `Print a conversation quorum chat saved, round by round, each with its
 report: rendered Markdown on a terminal, plain text otherwise, Markdown with
 -o markdown. quorum history lists the ids.`,
-		Args: exactArgs("a conversation id (quorum history lists them)"),
+		Args: cmdutil.ExactArgs("a conversation id (quorum history lists them)"),
 		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 			if len(args) > 0 {
 				return nil, cobra.ShellCompDirectiveNoFileComp

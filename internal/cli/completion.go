@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
+	"github.com/quorum-go/quorum/internal/cli/connect"
 	"github.com/quorum-go/quorum/internal/config"
 	"github.com/quorum-go/quorum/quorum"
 	"github.com/rs/zerolog"
@@ -24,7 +25,7 @@ func (e *env) setupCompletion(root *cobra.Command) {
 		c.Short = "Print a shell completion script (bash, zsh, fish, powershell)"
 		// Cobra's completion command prints its help and exits 0 for a
 		// shell it does not know; that is a usage error.
-		c.Args = noArgs
+		c.Args = cmdutil.NoArgs
 		c.RunE = func(cmd *cobra.Command, _ []string) error {
 			e.help(cmd, e.ErrOut)
 			return cmdutil.Usagef("name a shell: bash, zsh, fish or powershell")
@@ -134,13 +135,13 @@ func (e *env) completeModels(cmd *cobra.Command, _ []string, toComplete string) 
 	inv := &cmdutil.Invocation{Factory: e.Factory, Cmd: cmd, Opts: &cmdutil.Options{Sim: sim}, Settings: loaded.Settings, Loaded: loaded, Log: zerolog.Nop()}
 	ctx, cancel := context.WithTimeout(cmd.Context(), 15*time.Second)
 	defer cancel()
-	c, closeClient, err := connect(ctx, inv)
+	c, closeClient, err := connect.Connect(ctx, inv)
 	if err != nil {
 		cobra.CompDebugln("quorum: completing models: "+err.Error(), true)
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	defer closeClient()
-	ms, err := listModels(ctx, inv, c)
+	ms, err := connect.ListModels(ctx, inv, c)
 	if err != nil {
 		cobra.CompDebugln("quorum: completing models: "+err.Error(), true)
 		return nil, cobra.ShellCompDirectiveNoFileComp

@@ -51,27 +51,27 @@ value. config set refuses what a run would refuse.`,
   $ quorum config set models gpt-5,claude-sonnet-4.5,gemini-2.5-pro
   $ quorum config get timeout
   $ quorum config unset moderator`,
-		Args: noArgs,
+		Args: cmdutil.NoArgs,
 	}, cmdutil.Spec{Output: true, Result: configResult{}}, runConfigList)
 	get := cmdutil.NewCommand(e.Factory, &cobra.Command{
 		Use:   "get <setting>",
 		Short: "Print one setting's effective value",
 		Long: `Print one setting's effective value; with -o json, where it came from too:
   {"command": "config get", "status", "result": {"key", "value", "source", "detail"}}`,
-		Args:              exactArgs("a setting's name"),
+		Args:              cmdutil.ExactArgs("a setting's name"),
 		ValidArgsFunction: completeSettings,
 	}, cmdutil.Spec{Output: true, Result: configGetResult{}}, runConfigGet)
 	set := cmdutil.NewCommand(e.Factory, &cobra.Command{
 		Use:               "set <setting> <value>",
 		Short:             "Write a setting into the config file",
 		Long:              "Write a setting into the config file, creating it if needed and keeping the others.\nThe value is checked first.",
-		Args:              exactArgs("a setting's name", "its value"),
+		Args:              cmdutil.ExactArgs("a setting's name", "its value"),
 		ValidArgsFunction: completeSettings,
 	}, cmdutil.Spec{}, runConfigSet)
 	unset := cmdutil.NewCommand(e.Factory, &cobra.Command{
 		Use:               "unset <setting>",
 		Short:             "Remove a setting from the config file",
-		Args:              exactArgs("a setting's name"),
+		Args:              cmdutil.ExactArgs("a setting's name"),
 		ValidArgsFunction: completeSettings,
 	}, cmdutil.Spec{}, runConfigUnset)
 	cmd.AddCommand(get, set, unset)
@@ -96,25 +96,6 @@ func completeSettings(cmd *cobra.Command, args []string, _ string) ([]string, co
 	return nil, cobra.ShellCompDirectiveNoFileComp
 }
 
-// warnFileProblem reports a broken config file, or environment variable,
-// as a warning: config and version show what they can, and exit 0, so
-// that the problem can be seen and repaired; the commands that run models
-// refuse to start until it is.
-func warnFileProblem(inv *cmdutil.Invocation) error {
-	ps := inv.Loaded.Problems
-	switch {
-	case len(ps) == 1:
-		fmt.Fprintf(inv.ErrOut, "quorum: warning: %s\n(the commands that use it will not start until it is fixed)\n", sanitize.Text(ps[0].Error()))
-	case len(ps) > 1:
-		fmt.Fprintf(inv.ErrOut, "quorum: warning: %d problems in the settings:\n", len(ps))
-		for _, p := range ps {
-			fmt.Fprintf(inv.ErrOut, "  %s\n", sanitize.Text(p.Error()))
-		}
-		fmt.Fprintln(inv.ErrOut, "(the commands that use them will not start until they are fixed)")
-	}
-	return nil
-}
-
 func runConfigList(inv *cmdutil.Invocation) error {
 	l := inv.Loaded
 	res := configResult{File: l.File, Settings: l.Origins}
@@ -125,7 +106,7 @@ func runConfigList(inv *cmdutil.Invocation) error {
 		if err := inv.WriteJSON(res, cmdutil.StatusOK, ""); err != nil {
 			return err
 		}
-		return warnFileProblem(inv)
+		return inv.WarnFileProblem()
 	}
 	w := inv.Out
 	file := l.File
@@ -156,7 +137,7 @@ func runConfigList(inv *cmdutil.Invocation) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	return warnFileProblem(inv)
+	return inv.WarnFileProblem()
 }
 
 func runConfigGet(inv *cmdutil.Invocation) error {
@@ -171,7 +152,7 @@ func runConfigGet(inv *cmdutil.Invocation) error {
 	} else {
 		fmt.Fprintln(inv.Out, sanitize.Line(o.Value))
 	}
-	return warnFileProblem(inv)
+	return inv.WarnFileProblem()
 }
 
 func runConfigSet(inv *cmdutil.Invocation) error {

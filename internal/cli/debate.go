@@ -41,7 +41,7 @@ lists what was read and what was left out.
 		Example: `  $ quorum debate "We should rewrite the billing service in Rust"
   $ quorum debate -m gpt-5,claude-sonnet-4.5 --moderator gemini-2.5-pro --rounds 3 "Tabs beat spaces"
   $ quorum debate -q --json verdict,ledger "Monorepos scale" | jq .verdict.position`,
-		Args: exactArgs("a claim (quote it; - reads it from stdin)"),
+		Args: cmdutil.ExactArgs("a claim (quote it; - reads it from stdin)"),
 	}, cmdutil.Spec{Quorum: true, TextContext: true, Moderated: true, Rounds: true, Connects: true, Output: true, Progress: true, Timeout: true, Result: quorum.DebateResult{}, Sections: report.DebateSections},
 		runF.around(func(inv *cmdutil.Invocation, observe func(quorum.Event)) error {
 			return runQuorum(inv, debateKind, observe)

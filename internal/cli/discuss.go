@@ -35,7 +35,7 @@ lists what was read and what was left out.
   $ quorum discuss -m gpt-5,claude-sonnet-4.5 --moderator gpt-5 "Tabs or spaces?"
   $ quorum discuss --show synthesis,ranking "Is Rust worth it for us?"
   $ git diff | quorum discuss -o markdown - > review.md`,
-		Args: exactArgs("a topic (quote it; - reads it from stdin)"),
+		Args: cmdutil.ExactArgs("a topic (quote it; - reads it from stdin)"),
 	}, cmdutil.Spec{Quorum: true, TextContext: true, Moderated: true, PeerReview: true, Connects: true, Output: true, Progress: true, Timeout: true, Result: quorum.DiscussResult{}, Sections: report.DiscussSections},
 		runF.around(func(inv *cmdutil.Invocation, observe func(quorum.Event)) error {
 			return runQuorum(inv, discussKind, observe)

@@ -98,71 +98,12 @@ func (e *env) helpCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			target, rest, err := cmd.Root().Find(args)
 			if err != nil || target == nil || len(rest) > 0 || len(args) > 0 && target == cmd.Root() {
-				return unknownCommand(cmd.Root(), strings.Join(args, " "))
+				return cmdutil.UnknownCommand(cmd.Root(), strings.Join(args, " "))
 			}
 			e.help(target, e.Out)
 			return nil
 		},
 	}
-}
-
-// unknownCommand is the usage error for a command that does not exist,
-// with the commands it could have meant.
-func unknownCommand(parent *cobra.Command, name string) error {
-	msg := fmt.Sprintf("unknown command %q for %q", name, parent.CommandPath())
-	if parent.SuggestionsMinimumDistance <= 0 {
-		parent.SuggestionsMinimumDistance = 2 // cobra's own default, which it sets only on its own path
-	}
-	if s := parent.SuggestionsFor(name); len(s) > 0 && parent.Name() != "completion" {
-		msg += "; did you mean " + strings.Join(s, " or ") + "?"
-	} else {
-		var names []string
-		for _, c := range parent.Commands() {
-			if c.IsAvailableCommand() {
-				names = append(names, c.Name())
-			}
-		}
-		msg += " (commands: " + strings.Join(names, ", ") + ")"
-	}
-	return &cmdutil.UsageError{Msg: msg, Cmd: parent.CommandPath()}
-}
-
-// noArgs is the Args of a command that takes none and may have
-// subcommands: an argument is an unknown subcommand or a stray word.
-func noArgs(cmd *cobra.Command, args []string) error {
-	if len(args) == 0 {
-		return nil
-	}
-	if cmd.HasAvailableSubCommands() {
-		return unknownCommand(cmd, args[0])
-	}
-	return cmdutil.Usagef("%s takes no arguments, got %q", cmd.CommandPath(), strings.Join(args, " "))
-}
-
-// exactArgs is the Args of a command that takes n arguments, named
-// names in messages.
-func exactArgs(names ...string) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, args []string) error {
-		if len(args) == len(names) {
-			return nil
-		}
-		what := strings.Join(names, " and ")
-		if len(args) < len(names) {
-			return cmdutil.Usagef("%s needs %s", cmd.CommandPath(), what)
-		}
-		return cmdutil.Usagef("%s takes %s, got %d arguments (%s); quote an argument that has spaces", cmd.CommandPath(), what, len(args), quoteAll(args))
-	}
-}
-
-func quoteAll(args []string) string {
-	q := make([]string, len(args))
-	for i, a := range args {
-		if len(a) > 40 {
-			a = a[:37] + "..."
-		}
-		q[i] = fmt.Sprintf("%q", a)
-	}
-	return strings.Join(q, " ")
 }
 
 // flagError turns pflag's complaints into usage errors that say what to
@@ -174,7 +115,7 @@ func (e *env) flagError(cmd *cobra.Command, err error) error {
 		// cobra found no command, so it read the flags as the root's: the
 		// command is what is wrong ("quorum discus --sim t").
 		if w := firstWord(e.CommandLine); w != "" {
-			return unknownCommand(cmd, w)
+			return cmdutil.UnknownCommand(cmd, w)
 		}
 		if strings.HasPrefix(msg, "unknown shorthand flag: 'v'") {
 			msg += "; for the version, quorum --version or quorum version (in the commands, -v is --verbose)"

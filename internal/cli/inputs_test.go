@@ -1,18 +1,14 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/quorum-go/quorum/copilot"
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
-	"github.com/quorum-go/quorum/internal/sim"
 	"github.com/quorum-go/quorum/quorum"
 )
 
@@ -89,58 +85,6 @@ func TestVersion(t *testing.T) {
 	o = h.run("version", "--cli-path", fake, "--json", "cli")
 	if !strings.Contains(o.stdout, `"version": "9.8.7"`) || !strings.Contains(o.stdout, `"from": "flag --cli-path"`) || !strings.Contains(o.stdout, `"path": "`+fake+`"`) {
 		t.Errorf("version --json cli:\n%s%s", o.stdout, o.stderr)
-	}
-}
-
-// The CLI's failures to reach GitHub, as CLI 1.0.102 words them, become
-// messages about the token or the network, each with the --sim hint.
-func TestAPIErrorsExplained(t *testing.T) {
-	refused := errors.New(`models.list: Request models.list failed with message: GenericFailure, {"kind":"http","status":401,"statusText":"Unauthorized","body":"{\"message\": \"Bad credentials\"}","hasRequestId":false} (code -32603)`)
-	offline := errors.New(`models.list: Request models.list failed with message: GenericFailure, {"kind":"network","message":"error sending request for url (https://api.githubcopilot.com/models): dns error"} (code -32603)`)
-	h := newHarness(t)
-	inv := &cmdutil.Invocation{Factory: &cmdutil.Factory{Getenv: func(k string) string { return h.env[k] }}}
-	for _, c := range []struct {
-		env  map[string]string
-		err  error
-		want string
-	}{
-		{map[string]string{"GH_TOKEN": "x"}, refused, "listing: GitHub refused the token in $GH_TOKEN (HTTP 401 Unauthorized: Bad credentials): it is invalid or expired"},
-		{nil, refused, "listing: GitHub refused the Copilot CLI's login (HTTP 401 Unauthorized: Bad credentials); run copilot login again"},
-		{nil, offline, "listing: the Copilot CLI could not reach GitHub Copilot (error sending request for url (https://api.githubcopilot.com/models): dns error); check the network"},
-	} {
-		h.env = c.env
-		msg, ok := explainAPIError(inv, "listing", c.err)
-		if !ok || !strings.HasPrefix(msg, c.want) || !strings.HasSuffix(msg, simHint) {
-			t.Errorf("%v, %v: %q", c.env, ok, msg)
-		}
-	}
-	if _, ok := explainAPIError(inv, "listing", errors.New("session: boom")); ok {
-		t.Errorf("an ordinary error was explained as an API failure")
-	}
-}
-
-// A CLI that is not logged in: the message says to log in, or, when a
-// token was given, that the token or the network failed.
-func TestNotLoggedIn(t *testing.T) {
-	srv := sim.NewServer(sim.Options{Models: simModels(pace{}), Unauthenticated: true})
-	defer srv.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c, err := copilot.Connect(ctx, srv.Dial(), copilot.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	vars := map[string]string{}
-	inv := &cmdutil.Invocation{Factory: &cmdutil.Factory{Getenv: func(k string) string { return vars[k] }}}
-	err = requireAuth(ctx, inv, c)
-	if err == nil || !strings.Contains(err.Error(), "the Copilot CLI is not logged in (the CLI says: not authenticated (simulated)), or could not reach GitHub to check its login; run copilot login") ||
-		!strings.HasSuffix(err.Error(), simHint) {
-		t.Errorf("no token: %v", err)
-	}
-	vars["GITHUB_TOKEN"] = "x"
-	if err := requireAuth(ctx, inv, c); err == nil || !strings.Contains(err.Error(), "could not log in with the token in $GITHUB_TOKEN") {
-		t.Errorf("with a token: %v", err)
 	}
 }
 

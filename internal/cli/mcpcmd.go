@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/quorum-go/quorum/copilot"
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
+	"github.com/quorum-go/quorum/internal/cli/connect"
 	"github.com/quorum-go/quorum/internal/mcpserver"
 	"github.com/spf13/cobra"
 )
@@ -46,7 +47,7 @@ cancels the calls running, stops the CLI and exits 130 or 143.`,
   $ quorum mcp -m gpt-5,claude-sonnet-4.5     # the default participants of every tool
   $ quorum mcp --http 127.0.0.1:8765          # Streamable HTTP at http://127.0.0.1:8765/
   $ claude mcp add quorum -- quorum mcp`,
-		Args: noArgs,
+		Args: cmdutil.NoArgs,
 	}, cmdutil.Spec{Connects: true}, func(inv *cmdutil.Invocation) error { return runMCP(inv, httpAddr, allowRemote) })
 	fs := c.Flags()
 	fs.StringSliceP("model", "m", nil, "a default participant `model` of every tool; repeat, or separate with commas (default: the first three the CLI offers)")
@@ -76,7 +77,7 @@ func runMCP(inv *cmdutil.Invocation, httpAddr string, allowRemote bool) error {
 	if !inv.Opts.Sim {
 		// The CLI starts on the first call; a missing one is told now, to
 		// the person setting the server up.
-		if _, err := findCLI(inv); err != nil {
+		if _, err := connect.FindCLI(inv); err != nil {
 			return err
 		}
 	}
@@ -87,17 +88,17 @@ func runMCP(inv *cmdutil.Invocation, httpAddr string, allowRemote bool) error {
 	logger := slog.New(mcpserver.SafeHandler(slog.NewTextHandler(inv.ErrOut, &slog.HandlerOptions{Level: level})))
 	opts := mcpserver.Options{
 		Connect: func(ctx context.Context) (*copilot.Client, func(), error) {
-			return connect(ctx, inv)
+			return connect.Connect(ctx, inv)
 		},
 		Settings:  inv.Settings,
 		Simulated: inv.Opts.Sim,
 		Dir:       inv.Dir,
 		MaxCalls:  inv.Settings.Concurrency,
 		Logger:    logger,
-		Version:   version(),
+		Version:   buildVersion(),
 	}
 	if inv.Opts.Sim {
-		opts.SimDefaults = simDefaults
+		opts.SimDefaults = connect.SimDefaults
 	}
 	srv, err := mcpserver.New(opts)
 	if err != nil {

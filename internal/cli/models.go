@@ -8,6 +8,7 @@ import (
 
 	"github.com/quorum-go/quorum/copilot/protocol"
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
+	"github.com/quorum-go/quorum/internal/cli/connect"
 	"github.com/quorum-go/quorum/internal/sanitize"
 	"github.com/spf13/cobra"
 )
@@ -36,20 +37,20 @@ one request to each counts. With -o json:
    {"models": [{"id", "name", "multiplier"}]}}`,
 		Example: `  $ quorum models
   $ quorum models --json models | jq -r '.models[].id'`,
-		Args: noArgs,
+		Args: cmdutil.NoArgs,
 	}, cmdutil.Spec{Connects: true, Output: true, Timeout: true, Result: modelsResult{}}, runModels)
 }
 
 func runModels(inv *cmdutil.Invocation) error {
-	cn, err := open(inv)
+	cn, err := connect.Open(inv)
 	if err != nil {
 		return err
 	}
-	defer cn.close()
-	ctx, c := cn.ctx, cn.client
-	ms, err := listModels(ctx, inv, c)
+	defer cn.Close()
+	ctx, c := cn.Ctx, cn.Client
+	ms, err := connect.ListModels(ctx, inv, c)
 	if err != nil {
-		return cn.early(err)
+		return cn.Early(err)
 	}
 	res := modelsResult{Models: []modelInfo{}}
 	for _, m := range ms {

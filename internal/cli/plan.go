@@ -31,7 +31,7 @@ lists what was read and what was left out.
 		Example: `  $ quorum plan "Migrate our CI to GitHub Actions"
   $ quorum plan -m gpt-5 -m claude-sonnet-4.5 --show winner "Add SSO to the admin app"
   $ quorum plan -q --json winner,standings "Split the monolith" | jq .`,
-		Args: exactArgs("a task (quote it; - reads it from stdin)"),
+		Args: cmdutil.ExactArgs("a task (quote it; - reads it from stdin)"),
 	}, cmdutil.Spec{Quorum: true, TextContext: true, Connects: true, Output: true, Progress: true, Timeout: true, Result: quorum.PlanResult{}, Sections: report.PlanSections},
 		runF.around(func(inv *cmdutil.Invocation, observe func(quorum.Event)) error {
 			return runQuorum(inv, planKind, observe)

@@ -144,7 +144,7 @@ func maxArgs(n int, names string) cobra.PositionalArgs {
 		if len(args) <= n {
 			return nil
 		}
-		return cmdutil.Usagef("%s takes at most %s, got %d arguments (%s)", cmd.CommandPath(), names, len(args), quoteAll(args))
+		return cmdutil.Usagef("%s takes at most %s, got %d arguments (%s)", cmd.CommandPath(), names, len(args), cmdutil.QuoteAll(args))
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
+	"github.com/quorum-go/quorum/internal/cli/version"
 	"github.com/quorum-go/quorum/internal/report"
 	"github.com/quorum-go/quorum/internal/sanitize"
 	"github.com/quorum-go/quorum/internal/sim"
@@ -137,10 +138,10 @@ and exit codes for CI.`,
   $ quorum debate "We should rewrite the billing service in Rust"
   $ quorum review --base main --sarif review.sarif
   $ quorum discuss -q --json synthesis "Tabs or spaces?" | jq -r .synthesis.conclusion`,
-		Version:       version(),
+		Version:       buildVersion(),
 		SilenceUsage:  true, // a mistake gets one line and a pointer to --help, not a dump
 		SilenceErrors: true, // Run prints errors, once, its way
-		Args:          noArgs,
+		Args:          cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e.help(cmd, e.ErrOut)
 			return cmdutil.Usagef("no command given")
@@ -149,7 +150,7 @@ and exit codes for CI.`,
 	root.SetVersionTemplate("quorum {{.Version}}\n")
 	// --version alone: in the commands, -v is --verbose.
 	root.Flags().Bool("version", false, "print the version")
-	root.AddCommand(e.discussCmd(runF), e.planCmd(runF), e.debateCmd(runF), e.reviewCmd(runF), e.agentCmd(runF), e.askCmd(runF), e.chatCmd(), e.historyCmd(), e.showCmd(), e.modelsCmd(), e.configCmd(), e.versionCmd())
+	root.AddCommand(e.discussCmd(runF), e.planCmd(runF), e.debateCmd(runF), e.reviewCmd(runF), e.agentCmd(runF), e.askCmd(runF), e.chatCmd(), e.historyCmd(), e.showCmd(), e.modelsCmd(), e.configCmd(), version.NewCmdVersion(e.Factory, buildVersion(), nil))
 	root.AddCommand(e.mcpCmd())
 	root.SetHelpCommand(e.helpCmd())
 	root.SetHelpFunc(func(cmd *cobra.Command, _ []string) { e.help(cmd, e.Out) })

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
+	"github.com/quorum-go/quorum/internal/cli/connect"
 	"github.com/quorum-go/quorum/internal/cli/progress"
 	"github.com/quorum-go/quorum/internal/report"
 	"github.com/quorum-go/quorum/internal/sanitize"
@@ -61,15 +62,15 @@ func runQuorum(inv *cmdutil.Invocation, k quorumKind, observe func(quorum.Event)
 		}()
 	}
 
-	cn, err := open(inv)
+	cn, err := connect.Open(inv)
 	if err != nil {
 		return err
 	}
-	defer cn.close()
-	ctx, c := cn.ctx, cn.client
-	models, moderator, err := resolveQuorum(ctx, inv, c)
+	defer cn.Close()
+	ctx, c := cn.Ctx, cn.Client
+	models, moderator, err := connect.ResolveQuorum(ctx, inv, c)
 	if err != nil {
-		return cn.early(err)
+		return cn.Early(err)
 	}
 	if !k.moderated {
 		moderator = ""

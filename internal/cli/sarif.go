@@ -121,7 +121,7 @@ var sarifLevels = map[quorum.Severity]string{
 // nothing, with no results.
 func buildSARIF(r *quorum.ReviewResult, complete bool) sarifLog {
 	run := sarifRun{
-		Tool:        sarifTool{Driver: sarifDriver{Name: "quorum", Version: version(), InformationURI: quorumURI, Rules: []sarifRule{}}},
+		Tool:        sarifTool{Driver: sarifDriver{Name: "quorum", Version: buildVersion(), InformationURI: quorumURI, Rules: []sarifRule{}}},
 		Invocations: []sarifInvocation{{ExecutionSuccessful: complete, ToolExecutionNotifications: []sarifNotification{}}},
 		Results:     []sarifResult{},
 	}

@@ -69,6 +69,7 @@ type Given struct {
 type CommandError struct{ Err error }
 
 func (e *CommandError) Error() string { return e.Err.Error() }
+func (e *CommandError) Unwrap() error { return e.Err }
 
 // Annotations of a command: its --json fields and --show sections, for
 // help and completion, which have only the cobra command.

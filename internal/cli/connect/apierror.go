@@ -1,4 +1,4 @@
-package cli
+package connect
 
 import (
 	"encoding/json"
@@ -24,12 +24,12 @@ type apiFailure struct {
 	Message    string `json:"message"`
 }
 
-// explainAPIError says what a failed call to the CLI's model API means
+// ExplainAPIError says what a failed call to the CLI's model API means
 // for the person running quorum: a token GitHub refused (saying which
 // variable held it), a network that does not reach GitHub, or, for
 // another failure, the CLI's words. ok is false when err is not such a
 // failure.
-func explainAPIError(inv *cmdutil.Invocation, what string, err error) (msg string, ok bool) {
+func ExplainAPIError(inv *cmdutil.Invocation, what string, err error) (msg string, ok bool) {
 	m := apiFailureRE.FindStringSubmatch(err.Error())
 	if m == nil {
 		return "", false
@@ -40,7 +40,7 @@ func explainAPIError(inv *cmdutil.Invocation, what string, err error) (msg strin
 	}
 	switch {
 	case f.Kind == "network":
-		return fmt.Sprintf("%s: the Copilot CLI could not reach GitHub Copilot (%s); check the network, and the proxy if you use one (HTTPS_PROXY)\n%s", what, f.Message, simHint), true
+		return fmt.Sprintf("%s: the Copilot CLI could not reach GitHub Copilot (%s); check the network, and the proxy if you use one (HTTPS_PROXY)\n%s", what, f.Message, SimHint), true
 	case f.Kind == "http" && (f.Status == 401 || f.Status == 403):
 		said := fmt.Sprintf("HTTP %d %s", f.Status, f.StatusText)
 		var body struct{ Message string }
@@ -49,10 +49,10 @@ func explainAPIError(inv *cmdutil.Invocation, what string, err error) (msg strin
 		}
 		for _, v := range tokenVars {
 			if inv.Getenv(v) != "" {
-				return fmt.Sprintf("%s: GitHub refused the token in $%s (%s): it is invalid or expired, or has no Copilot access; set a valid token, or unset it and run copilot login\n%s", what, v, said, simHint), true
+				return fmt.Sprintf("%s: GitHub refused the token in $%s (%s): it is invalid or expired, or has no Copilot access; set a valid token, or unset it and run copilot login\n%s", what, v, said, SimHint), true
 			}
 		}
-		return fmt.Sprintf("%s: GitHub refused the Copilot CLI's login (%s); run copilot login again\n%s", what, said, simHint), true
+		return fmt.Sprintf("%s: GitHub refused the Copilot CLI's login (%s); run copilot login again\n%s", what, said, SimHint), true
 	case f.Kind == "http":
 		return fmt.Sprintf("%s: GitHub Copilot answered HTTP %d %s: %s", what, f.Status, f.StatusText, strings.TrimSpace(f.Body)), true
 	}

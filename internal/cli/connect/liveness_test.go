@@ -1,4 +1,4 @@
-package cli
+package connect
 
 import (
 	"testing"
@@ -11,7 +11,7 @@ import (
 // an error instead of a spinner; the library leaves it off.
 func TestCommandProbesItsCLI(t *testing.T) {
 	var inv cmdutil.Invocation
-	o := clientOptions(&inv, copilot.TCP)
+	o := ClientOptions(&inv, copilot.TCP)
 	if o.Liveness == nil || o.Liveness.Interval <= 0 || o.Liveness.Timeout < o.Liveness.Interval {
 		t.Fatalf("liveness %+v", o.Liveness)
 	}

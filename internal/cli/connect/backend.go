@@ -1,4 +1,4 @@
-package cli
+package connect
 
 import (
 	"context"
@@ -16,16 +16,10 @@ import (
 	"github.com/quorum-go/quorum/quorum"
 )
 
-// pace is how fast simulated models stream.
-type pace struct{ first, chunk time.Duration }
-
-// defaultSimPace makes the simulated demo look live without being slow.
-var defaultSimPace = pace{first: 150 * time.Millisecond, chunk: 25 * time.Millisecond}
-
-// connect returns a client: the Copilot CLI started as a child and logged
+// Connect returns a client: the Copilot CLI started as a child and logged
 // in, or with --sim the simulator in-process. close releases it. Every
 // error says what to do, in the command's terms (startError).
-func connect(ctx context.Context, inv *cmdutil.Invocation) (c *copilot.Client, close func(), err error) {
+func Connect(ctx context.Context, inv *cmdutil.Invocation) (c *copilot.Client, close func(), err error) {
 	if inv.Opts.Sim {
 		srv := sim.NewServer(sim.Options{Models: inv.SimModels()})
 		c, err := copilot.Connect(ctx, srv.Dial(), copilot.Options{Logger: &inv.Log})
@@ -35,33 +29,33 @@ func connect(ctx context.Context, inv *cmdutil.Invocation) (c *copilot.Client, c
 		}
 		return c, func() { c.Close(); srv.Close() }, nil
 	}
-	if _, err := findCLI(inv); err != nil {
+	if _, err := FindCLI(inv); err != nil {
 		return nil, nil, err
 	}
 	tr := copilot.Stdio
 	if inv.Settings.Transport == "tcp" {
 		tr = copilot.TCP
 	}
-	c, err = copilot.Start(ctx, clientOptions(inv, tr))
+	c, err = copilot.Start(ctx, ClientOptions(inv, tr))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, nil, err // interrupted or timed out: no advice needed
 		}
 		return nil, nil, startError(inv, err)
 	}
-	if err := requireAuth(ctx, inv, c); err != nil {
+	if err := RequireAuth(ctx, inv, c); err != nil {
 		c.Close()
 		return nil, nil, err
 	}
 	return c, func() { c.Close() }, nil
 }
 
-// simHint ends every start-up failure: there is a way to try quorum anyway.
-const simHint = "To try quorum without the Copilot CLI or a login, add --sim."
+// SimHint ends every start-up failure: there is a way to try quorum anyway.
+const SimHint = "To try quorum without the Copilot CLI or a login, add --sim."
 
 // startError is a start-up failure for a person at the command line: the
 // copilot package's errors name its Options fields, the command's name its
-// flags; and every one ends with simHint.
+// flags; and every one ends with SimHint.
 func startError(inv *cmdutil.Invocation, err error) error {
 	msg := strings.TrimPrefix(err.Error(), "copilot: ")
 	var ve *copilot.VersionError
@@ -71,13 +65,13 @@ func startError(inv *cmdutil.Invocation, err error) error {
 	case errors.Is(err, copilot.ErrStartTimeout):
 		msg = "the Copilot CLI did not start in time (" + msg + "); run it alone (copilot --version) to see what it says, or add -v for the connection's log"
 	}
-	return fmt.Errorf("starting the Copilot CLI: %s\n%s", msg, simHint)
+	return fmt.Errorf("starting the Copilot CLI: %s\n%s", msg, SimHint)
 }
 
-// findCLI returns the CLI binary the command would run: --cli-path (or
+// FindCLI returns the CLI binary the command would run: --cli-path (or
 // COPILOT_CLI_PATH, or the config file), else copilot on PATH. Its error
 // names where the path came from and how to install the CLI.
-func findCLI(inv *cmdutil.Invocation) (string, error) {
+func FindCLI(inv *cmdutil.Invocation) (string, error) {
 	if p := inv.Settings.CLIPath; p != "" {
 		path, err := exec.LookPath(p)
 		if err != nil {
@@ -87,13 +81,13 @@ func findCLI(inv *cmdutil.Invocation) (string, error) {
 				from = "$" + from
 			}
 			return "", fmt.Errorf("the Copilot CLI named by %s (%s) cannot be run: %v; fix the path, or install the CLI with npm install -g @github/copilot\n%s",
-				from, p, unwrapExec(err), simHint)
+				from, p, unwrapExec(err), SimHint)
 		}
 		return path, nil
 	}
 	path, err := exec.LookPath("copilot")
 	if err != nil {
-		return "", fmt.Errorf("the GitHub Copilot CLI was not found on PATH; install it with npm install -g @github/copilot, or name its binary with --cli-path or $COPILOT_CLI_PATH\n%s", simHint)
+		return "", fmt.Errorf("the GitHub Copilot CLI was not found on PATH; install it with npm install -g @github/copilot, or name its binary with --cli-path or $COPILOT_CLI_PATH\n%s", SimHint)
 	}
 	return path, nil
 }
@@ -110,18 +104,18 @@ func unwrapExec(err error) error {
 // its order of precedence (the SDK's own first: copilot passes it on).
 var tokenVars = []string{"COPILOT_SDK_AUTH_TOKEN", "COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"}
 
-// requireAuth checks the CLI's login. The CLI says "not authenticated"
+// RequireAuth checks the CLI's login. The CLI says "not authenticated"
 // both when it has no login and when the token it was given did not pass
 // (invalid, expired, or GitHub out of reach), so a token in the
 // environment changes the message: it is the token, or the network, that
 // failed, and `copilot login` would not help.
-func requireAuth(ctx context.Context, inv *cmdutil.Invocation, c *copilot.Client) error {
+func RequireAuth(ctx context.Context, inv *cmdutil.Invocation, c *copilot.Client) error {
 	st, err := c.AuthStatus(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return err
 		}
-		return fmt.Errorf("asking the Copilot CLI for its login failed: %v\n%s", err, simHint)
+		return fmt.Errorf("asking the Copilot CLI for its login failed: %v\n%s", err, SimHint)
 	}
 	if st.IsAuthenticated {
 		return nil
@@ -132,36 +126,36 @@ func requireAuth(ctx context.Context, inv *cmdutil.Invocation, c *copilot.Client
 	}
 	for _, v := range tokenVars {
 		if inv.Getenv(v) != "" {
-			return fmt.Errorf("the Copilot CLI could not log in with the token in $%s%s: the token is invalid or expired, or GitHub could not be reached; check the token, and the network or proxy (HTTPS_PROXY)\n%s", v, said, simHint)
+			return fmt.Errorf("the Copilot CLI could not log in with the token in $%s%s: the token is invalid or expired, or GitHub could not be reached; check the token, and the network or proxy (HTTPS_PROXY)\n%s", v, said, SimHint)
 		}
 	}
-	return fmt.Errorf("the Copilot CLI is not logged in%s, or could not reach GitHub to check its login; run copilot login, or set GH_TOKEN to a token with Copilot access\n%s", said, simHint)
+	return fmt.Errorf("the Copilot CLI is not logged in%s, or could not reach GitHub to check its login; run copilot login, or set GH_TOKEN to a token with Copilot access\n%s", said, SimHint)
 }
 
-// listModels lists the models the CLI offers. It is the first call to
+// ListModels lists the models the CLI offers. It is the first call to
 // GitHub that a command makes, so it is where a refused token or a
 // network that does not reach GitHub shows: the CLI's login check does
 // not contact GitHub.
-func listModels(ctx context.Context, inv *cmdutil.Invocation, c *copilot.Client) ([]copilot.Model, error) {
+func ListModels(ctx context.Context, inv *cmdutil.Invocation, c *copilot.Client) ([]copilot.Model, error) {
 	ms, err := c.Models(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("listing the CLI's models: %w", err)
 		}
-		if msg, ok := explainAPIError(inv, "listing the CLI's models", err); ok {
+		if msg, ok := ExplainAPIError(inv, "listing the CLI's models", err); ok {
 			return nil, errors.New(msg)
 		}
 		if inv.Opts.Sim {
 			return nil, fmt.Errorf("listing the simulator's models: %w", err)
 		}
-		return nil, fmt.Errorf("listing the CLI's models: %w\n%s", err, simHint)
+		return nil, fmt.Errorf("listing the CLI's models: %w\n%s", err, SimHint)
 	}
 	return ms, nil
 }
 
-// offeredModels lists the ids of the models the CLI offers, in its order.
-func offeredModels(ctx context.Context, inv *cmdutil.Invocation, c *copilot.Client) ([]string, error) {
-	offered, err := listModels(ctx, inv, c)
+// OfferedModels lists the ids of the models the CLI offers, in its order.
+func OfferedModels(ctx context.Context, inv *cmdutil.Invocation, c *copilot.Client) ([]string, error) {
+	offered, err := ListModels(ctx, inv, c)
 	if err != nil {
 		return nil, err
 	}
@@ -172,10 +166,10 @@ func offeredModels(ctx context.Context, inv *cmdutil.Invocation, c *copilot.Clie
 	return ids, nil
 }
 
-// resolveModel returns ask's model, checked against what the CLI offers;
+// ResolveModel returns ask's model, checked against what the CLI offers;
 // with none configured, the first it offers.
-func resolveModel(ctx context.Context, inv *cmdutil.Invocation, c *copilot.Client) (string, error) {
-	ids, err := offeredModels(ctx, inv, c)
+func ResolveModel(ctx context.Context, inv *cmdutil.Invocation, c *copilot.Client) (string, error) {
+	ids, err := OfferedModels(ctx, inv, c)
 	if err != nil {
 		return "", err
 	}
@@ -195,19 +189,19 @@ func resolveModel(ctx context.Context, inv *cmdutil.Invocation, c *copilot.Clien
 	return inv.Settings.Models[0], nil
 }
 
-// resolveQuorum returns the participants and the moderator of a discussion
+// ResolveQuorum returns the participants and the moderator of a discussion
 // or plan, checked against what the CLI offers. With no models configured
 // they are the first three the CLI offers, or on --sim simquorum's
 // participants; with no moderator configured it is the first participant,
 // or on --sim simquorum's moderator ("" leaves the choice to quorum).
-func resolveQuorum(ctx context.Context, inv *cmdutil.Invocation, c *copilot.Client) (models []string, moderator string, err error) {
-	ids, err := offeredModels(ctx, inv, c)
+func ResolveQuorum(ctx context.Context, inv *cmdutil.Invocation, c *copilot.Client) (models []string, moderator string, err error) {
+	ids, err := OfferedModels(ctx, inv, c)
 	if err != nil {
 		return nil, "", err
 	}
 	models, moderator = inv.Settings.Models, inv.Settings.Moderator
 	if inv.Opts.Sim {
-		if parts, mod, ok := simDefaults(ids); ok {
+		if parts, mod, ok := SimDefaults(ids); ok {
 			if len(models) == 0 {
 				models = parts
 			}
@@ -261,8 +255,8 @@ func checkOffered(ids []string, models ...string) error {
 // seconds without an answer means it is stuck.
 var commandLiveness = copilot.Liveness{Interval: 10 * time.Second, Timeout: 30 * time.Second}
 
-// clientOptions are the options the command starts the Copilot CLI with.
-func clientOptions(inv *cmdutil.Invocation, tr copilot.Transport) copilot.Options {
+// ClientOptions are the options the command starts the Copilot CLI with.
+func ClientOptions(inv *cmdutil.Invocation, tr copilot.Transport) copilot.Options {
 	l := commandLiveness
 	return copilot.Options{
 		CLIPath:   inv.Settings.CLIPath,

@@ -1,4 +1,7 @@
-package cli
+// Package version is quorum version: quorum's version and VCS revision,
+// and the Copilot CLI it would run. Its command is built once per run and
+// used by one goroutine.
+package version
 
 import (
 	"context"
@@ -10,23 +13,10 @@ import (
 	"time"
 
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
+	"github.com/quorum-go/quorum/internal/cli/connect"
 	"github.com/quorum-go/quorum/internal/sanitize"
 	"github.com/spf13/cobra"
 )
-
-// Version is set at link time (-ldflags "-X .../internal/cli.Version=v1.2.3");
-// otherwise the module version from the build info is used.
-var Version = ""
-
-func version() string {
-	if Version != "" {
-		return Version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "devel"
-}
 
 // versionResult is the result of `quorum version -o json`.
 type versionResult struct {
@@ -52,8 +42,19 @@ type cliInfo struct {
 	Error   string `json:"error,omitempty"`
 }
 
-func (e *env) versionCmd() *cobra.Command {
-	return cmdutil.NewCommand(e.Factory, &cobra.Command{
+// VersionOptions are what quorum version runs with: its invocation (the
+// settings, --cli-path among them, and the output format) and the version
+// the root was built as.
+type VersionOptions struct {
+	*cmdutil.Invocation
+	// Version is quorum's version, as the root reports it (--version).
+	Version string
+}
+
+// NewCmdVersion is quorum version; runF, when not nil, runs in place of
+// the command's own code with the options parsed (a test's).
+func NewCmdVersion(f *cmdutil.Factory, version string, runF func(*VersionOptions) error) *cobra.Command {
+	return cmdutil.NewCommand(f, &cobra.Command{
 		Use:   "version",
 		Short: "Print quorum's version and the Copilot CLI it would use",
 		Long: `Print quorum's version and VCS revision, and which Copilot CLI quorum would
@@ -62,12 +63,18 @@ what version it says it is. With -o json:
   {"command": "version", "status", "result": {"version", "revision",
    "revisionTime", "modified", "go", "platform", "cli": {"path", "from",
    "version", "error"}}}`,
-		Args: noArgs,
-	}, cmdutil.Spec{Output: true, CLIPath: true, Result: versionResult{}}, runVersion)
+		Args: cmdutil.NoArgs,
+	}, cmdutil.Spec{Output: true, CLIPath: true, Result: versionResult{}}, func(inv *cmdutil.Invocation) error {
+		opts := &VersionOptions{Invocation: inv, Version: version}
+		if runF != nil {
+			return runF(opts)
+		}
+		return versionRun(opts)
+	})
 }
 
-func runVersion(inv *cmdutil.Invocation) error {
-	res := versionResult{Version: version(), Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
+func versionRun(inv *VersionOptions) error {
+	res := versionResult{Version: inv.Version, Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range bi.Settings {
 			switch s.Key {
@@ -80,7 +87,7 @@ func runVersion(inv *cmdutil.Invocation) error {
 			}
 		}
 	}
-	res.CLI = cliInfoOf(inv)
+	res.CLI = cliInfoOf(inv.Invocation)
 	if inv.Settings.Output == "json" {
 		if err := inv.WriteJSON(res, cmdutil.StatusOK, ""); err != nil {
 			return err
@@ -108,7 +115,7 @@ func runVersion(inv *cmdutil.Invocation) error {
 			fmt.Fprintf(w, "Copilot CLI: %s (%s), version %s\n", res.CLI.Path, res.CLI.From, res.CLI.Version)
 		}
 	}
-	return warnFileProblem(inv)
+	return inv.WarnFileProblem()
 }
 
 // cliInfo finds the CLI the way connect does, and asks it its version.
@@ -119,9 +126,9 @@ func cliInfoOf(inv *cmdutil.Invocation) cliInfo {
 		o := inv.Loaded.Origin("cli-path")
 		info.From = string(o.Source) + " " + o.Detail
 	}
-	path, err := findCLI(inv)
+	path, err := connect.FindCLI(inv)
 	if err != nil {
-		info.Error = strings.TrimSuffix(strings.TrimSpace(strings.TrimSuffix(err.Error(), simHint)), "\n")
+		info.Error = strings.TrimSuffix(strings.TrimSpace(strings.TrimSuffix(err.Error(), connect.SimHint)), "\n")
 		if inv.Settings.CLIPath != "" {
 			info.Path = inv.Settings.CLIPath
 		}
