@@ -159,12 +159,12 @@ func TestMCPBinary(t *testing.T) {
 	}
 }
 
-// The JSON shapes of ask and models are internal/cli's and mcpserver's
-// both: the same fields, so that -o json and the MCP result never drift.
+// The JSON shape of ask is internal/cli's and mcpserver's both: the same
+// fields, so that -o json and the MCP result never drift (models's is
+// checked in its package).
 func TestMCPResultShapes(t *testing.T) {
 	for _, c := range []struct{ cli, mcp any }{
 		{askResult{}, mcpserver.AskResult{}},
-		{modelsResult{Models: []modelInfo{{}}}, mcpserver.ModelsResult{Models: []mcpserver.ModelInfo{{}}}},
 	} {
 		a, _ := json.Marshal(c.cli)
 		b, _ := json.Marshal(c.mcp)

@@ -1,4 +1,7 @@
-package cli
+// Package models is quorum models: the models the Copilot CLI offers,
+// with their names and premium-request multipliers. Its command is built
+// once per run and used by one goroutine.
+package models
 
 import (
 	"encoding/json"
@@ -26,8 +29,16 @@ type modelInfo struct {
 	Multiplier *float64 `json:"multiplier,omitempty"`
 }
 
-func (e *env) modelsCmd() *cobra.Command {
-	return cmdutil.NewCommand(e.Factory, &cobra.Command{
+// ModelsOptions are what quorum models runs with: its invocation (the
+// connection settings, --sim, --timeout and the output format).
+type ModelsOptions struct {
+	*cmdutil.Invocation
+}
+
+// NewCmdModels is quorum models; runF, when not nil, runs in place of the
+// command's own code with the options parsed (a test's).
+func NewCmdModels(f *cmdutil.Factory, runF func(*ModelsOptions) error) *cobra.Command {
+	return cmdutil.NewCommand(f, &cobra.Command{
 		Use:   "models",
 		Short: "List the models the Copilot CLI offers",
 		Long: `List the models the Copilot CLI offers: the ids that -m and --moderator take,
@@ -38,10 +49,17 @@ one request to each counts. With -o json:
 		Example: `  $ quorum models
   $ quorum models --json models | jq -r '.models[].id'`,
 		Args: cmdutil.NoArgs,
-	}, cmdutil.Spec{Connects: true, Output: true, Timeout: true, Result: modelsResult{}}, runModels)
+	}, cmdutil.Spec{Connects: true, Output: true, Timeout: true, Result: modelsResult{}}, func(inv *cmdutil.Invocation) error {
+		opts := &ModelsOptions{Invocation: inv}
+		if runF != nil {
+			return runF(opts)
+		}
+		return modelsRun(opts)
+	})
 }
 
-func runModels(inv *cmdutil.Invocation) error {
+func modelsRun(opts *ModelsOptions) error {
+	inv := opts.Invocation
 	cn, err := connect.Open(inv)
 	if err != nil {
 		return err
