@@ -25,7 +25,10 @@ func TestConfigShowsWhereValuesComeFrom(t *testing.T) {
 	var r struct {
 		Command string
 		Status  string
-		Result  configResult
+		Result  struct {
+			File     string
+			Settings []config.Origin
+		}
 	}
 	if err := json.Unmarshal([]byte(o.stdout), &r); err != nil {
 		t.Fatal(err)

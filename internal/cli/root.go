@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
+	"github.com/quorum-go/quorum/internal/cli/configcmd"
 	"github.com/quorum-go/quorum/internal/cli/models"
 	"github.com/quorum-go/quorum/internal/cli/version"
 	"github.com/quorum-go/quorum/internal/report"
@@ -151,7 +152,7 @@ and exit codes for CI.`,
 	root.SetVersionTemplate("quorum {{.Version}}\n")
 	// --version alone: in the commands, -v is --verbose.
 	root.Flags().Bool("version", false, "print the version")
-	root.AddCommand(e.discussCmd(runF), e.planCmd(runF), e.debateCmd(runF), e.reviewCmd(runF), e.agentCmd(runF), e.askCmd(runF), e.chatCmd(), e.historyCmd(), e.showCmd(), models.NewCmdModels(e.Factory, nil), e.configCmd(), version.NewCmdVersion(e.Factory, buildVersion(), nil))
+	root.AddCommand(e.discussCmd(runF), e.planCmd(runF), e.debateCmd(runF), e.reviewCmd(runF), e.agentCmd(runF), e.askCmd(runF), e.chatCmd(), e.historyCmd(), e.showCmd(), models.NewCmdModels(e.Factory, nil), configcmd.NewCmdConfig(e.Factory, nil), version.NewCmdVersion(e.Factory, buildVersion(), nil))
 	root.AddCommand(e.mcpCmd())
 	root.SetHelpCommand(e.helpCmd())
 	root.SetHelpFunc(func(cmd *cobra.Command, _ []string) { e.help(cmd, e.Out) })

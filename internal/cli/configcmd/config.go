@@ -1,4 +1,8 @@
-package cli
+// Package configcmd is quorum config and its subcommands get, set and
+// unset: the effective settings and where each came from, and the config
+// file's writes. Its commands are built once per run and used by one
+// goroutine.
+package configcmd
 
 import (
 	"fmt"
@@ -25,12 +29,33 @@ type configGetResult struct {
 	config.Origin
 }
 
-func (e *env) configCmd() *cobra.Command {
+// ConfigOptions are what quorum config and its subcommands run with: the
+// invocation (the settings as loaded, the output format, the arguments:
+// a setting's name and value) and which of them runs.
+type ConfigOptions struct {
+	*cmdutil.Invocation
+	// Action is the command: "list" (quorum config), "get", "set" or
+	// "unset".
+	Action string
+}
+
+// NewCmdConfig is quorum config with get, set and unset; runF, when not
+// nil, runs in place of the commands' own code with the options parsed
+// (a test's).
+func NewCmdConfig(f *cmdutil.Factory, runF func(*ConfigOptions) error) *cobra.Command {
+	run := func(action string, own func(*cmdutil.Invocation) error) func(*cmdutil.Invocation) error {
+		return func(inv *cmdutil.Invocation) error {
+			if runF != nil {
+				return runF(&ConfigOptions{Invocation: inv, Action: action})
+			}
+			return own(inv)
+		}
+	}
 	keys := make([]string, len(config.Keys))
 	for i, k := range config.Keys {
 		keys[i] = fmt.Sprintf("  %-14s %s (%s)", k.Name, k.Help, k.Env)
 	}
-	cmd := cmdutil.NewCommand(e.Factory, &cobra.Command{
+	cmd := cmdutil.NewCommand(f, &cobra.Command{
 		Use:   "config",
 		Short: "Show, get and set settings, and where each comes from",
 		Long: `Show the effective settings and where each value came from. Flags beat
@@ -52,28 +77,28 @@ value. config set refuses what a run would refuse.`,
   $ quorum config get timeout
   $ quorum config unset moderator`,
 		Args: cmdutil.NoArgs,
-	}, cmdutil.Spec{Output: true, Result: configResult{}}, runConfigList)
-	get := cmdutil.NewCommand(e.Factory, &cobra.Command{
+	}, cmdutil.Spec{Output: true, Result: configResult{}}, run("list", runConfigList))
+	get := cmdutil.NewCommand(f, &cobra.Command{
 		Use:   "get <setting>",
 		Short: "Print one setting's effective value",
 		Long: `Print one setting's effective value; with -o json, where it came from too:
   {"command": "config get", "status", "result": {"key", "value", "source", "detail"}}`,
 		Args:              cmdutil.ExactArgs("a setting's name"),
 		ValidArgsFunction: completeSettings,
-	}, cmdutil.Spec{Output: true, Result: configGetResult{}}, runConfigGet)
-	set := cmdutil.NewCommand(e.Factory, &cobra.Command{
+	}, cmdutil.Spec{Output: true, Result: configGetResult{}}, run("get", runConfigGet))
+	set := cmdutil.NewCommand(f, &cobra.Command{
 		Use:               "set <setting> <value>",
 		Short:             "Write a setting into the config file",
 		Long:              "Write a setting into the config file, creating it if needed and keeping the others.\nThe value is checked first.",
 		Args:              cmdutil.ExactArgs("a setting's name", "its value"),
 		ValidArgsFunction: completeSettings,
-	}, cmdutil.Spec{}, runConfigSet)
-	unset := cmdutil.NewCommand(e.Factory, &cobra.Command{
+	}, cmdutil.Spec{}, run("set", runConfigSet))
+	unset := cmdutil.NewCommand(f, &cobra.Command{
 		Use:               "unset <setting>",
 		Short:             "Remove a setting from the config file",
 		Args:              cmdutil.ExactArgs("a setting's name"),
 		ValidArgsFunction: completeSettings,
-	}, cmdutil.Spec{}, runConfigUnset)
+	}, cmdutil.Spec{}, run("unset", runConfigUnset))
 	cmd.AddCommand(get, set, unset)
 	return cmd
 }
