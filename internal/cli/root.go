@@ -16,6 +16,7 @@ import (
 
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/cli/configcmd"
+	"github.com/quorum-go/quorum/internal/cli/mcpcmd"
 	"github.com/quorum-go/quorum/internal/cli/models"
 	"github.com/quorum-go/quorum/internal/cli/version"
 	"github.com/quorum-go/quorum/internal/report"
@@ -153,7 +154,7 @@ and exit codes for CI.`,
 	// --version alone: in the commands, -v is --verbose.
 	root.Flags().Bool("version", false, "print the version")
 	root.AddCommand(e.discussCmd(runF), e.planCmd(runF), e.debateCmd(runF), e.reviewCmd(runF), e.agentCmd(runF), e.askCmd(runF), e.chatCmd(), e.historyCmd(), e.showCmd(), models.NewCmdModels(e.Factory, nil), configcmd.NewCmdConfig(e.Factory, nil), version.NewCmdVersion(e.Factory, buildVersion(), nil))
-	root.AddCommand(e.mcpCmd())
+	root.AddCommand(mcpcmd.NewCmdMCP(e.Factory, buildVersion(), nil))
 	root.SetHelpCommand(e.helpCmd())
 	root.SetHelpFunc(func(cmd *cobra.Command, _ []string) { e.help(cmd, e.Out) })
 	root.SetFlagErrorFunc(e.flagError)

@@ -1,4 +1,8 @@
-package cli
+// Package mcpcmd is quorum mcp: the quorum as an MCP server (package
+// mcpserver), wired to the command's settings, connection and streams.
+// The command is built once per run; the server it starts serves its
+// calls concurrently, as mcpserver says.
+package mcpcmd
 
 import (
 	"context"
@@ -15,13 +19,24 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// This file is `quorum mcp`: the quorum as an MCP server (package
-// mcpserver), wired to the command's settings, connection and streams.
+// MCPOptions are what quorum mcp runs with: its invocation (the tools'
+// default settings, --sim, the connection), where it serves and the
+// version it tells its clients.
+type MCPOptions struct {
+	*cmdutil.Invocation
+	// HTTPAddr is --http's address; "" serves stdio. AllowRemote lets it
+	// be an address other machines reach.
+	HTTPAddr    string
+	AllowRemote bool
+	// Version is quorum's version, the server's in the MCP handshake.
+	Version string
+}
 
-func (e *env) mcpCmd() *cobra.Command {
-	var httpAddr string
-	var allowRemote bool
-	c := cmdutil.NewCommand(e.Factory, &cobra.Command{
+// NewCmdMCP is quorum mcp; runF, when not nil, runs in place of the
+// command's own code with the options parsed (a test's).
+func NewCmdMCP(f *cmdutil.Factory, version string, runF func(*MCPOptions) error) *cobra.Command {
+	opts := &MCPOptions{Version: version}
+	c := cmdutil.NewCommand(f, &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve the quorum to other agents over the Model Context Protocol",
 		Long: `Serve the quorum as a Model Context Protocol (MCP) server, so that other
@@ -48,7 +63,13 @@ cancels the calls running, stops the CLI and exits 130 or 143.`,
   $ quorum mcp --http 127.0.0.1:8765          # Streamable HTTP at http://127.0.0.1:8765/
   $ claude mcp add quorum -- quorum mcp`,
 		Args: cmdutil.NoArgs,
-	}, cmdutil.Spec{Connects: true}, func(inv *cmdutil.Invocation) error { return runMCP(inv, httpAddr, allowRemote) })
+	}, cmdutil.Spec{Connects: true}, func(inv *cmdutil.Invocation) error {
+		opts.Invocation = inv
+		if runF != nil {
+			return runF(opts)
+		}
+		return mcpRun(opts)
+	})
 	fs := c.Flags()
 	fs.StringSliceP("model", "m", nil, "a default participant `model` of every tool; repeat, or separate with commas (default: the first three the CLI offers)")
 	cmdutil.Annotate(fs.Lookup("model"), cmdutil.AnnSetting, "models")
@@ -58,14 +79,15 @@ cancels the calls running, stops the CLI and exits 130 or 143.`,
 	b.Setting("phase-timeout", "phase-timeout", "", "the default time limit of each phase (a tool call's phaseTimeoutSeconds)", cmdutil.GroupRun)
 	b.Setting("timeout", "timeout", "", "the default time limit of a tool call (its timeoutSeconds); a call past it returns what was collected", cmdutil.GroupRun)
 	b.Setting("concurrency", "concurrency", "j", "at most `N` tool calls run models at once; the others wait their turn", cmdutil.GroupRun)
-	fs.StringVar(&httpAddr, "http", "", "serve Streamable HTTP on `addr` (host:port on a loopback address) instead of stdio")
+	fs.StringVar(&opts.HTTPAddr, "http", "", "serve Streamable HTTP on `addr` (host:port on a loopback address) instead of stdio")
 	cmdutil.Group(fs.Lookup("http"), cmdutil.GroupRun)
-	fs.BoolVar(&allowRemote, "allow-remote", false, "let --http listen on an address other machines can reach (no authentication: only on a network you trust)")
+	fs.BoolVar(&opts.AllowRemote, "allow-remote", false, "let --http listen on an address other machines can reach (no authentication: only on a network you trust)")
 	cmdutil.Group(fs.Lookup("allow-remote"), cmdutil.GroupRun)
 	return c
 }
 
-func runMCP(inv *cmdutil.Invocation, httpAddr string, allowRemote bool) error {
+func mcpRun(o *MCPOptions) error {
+	inv, httpAddr, allowRemote := o.Invocation, o.HTTPAddr, o.AllowRemote
 	ctx := inv.Cmd.Context()
 	var addr string
 	if httpAddr != "" {
@@ -95,7 +117,7 @@ func runMCP(inv *cmdutil.Invocation, httpAddr string, allowRemote bool) error {
 		Dir:       inv.Dir,
 		MaxCalls:  inv.Settings.Concurrency,
 		Logger:    logger,
-		Version:   buildVersion(),
+		Version:   o.Version,
 	}
 	if inv.Opts.Sim {
 		opts.SimDefaults = connect.SimDefaults
