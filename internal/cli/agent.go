@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
+	"github.com/quorum-go/quorum/internal/cli/input"
 	"github.com/quorum-go/quorum/internal/cli/iostreams"
 	"github.com/quorum-go/quorum/internal/cli/planfile"
 	"github.com/quorum-go/quorum/internal/report"
@@ -88,7 +89,7 @@ const contextBudget = 32 << 10
 // --context files, and settles the gate and the shell mode.
 func agentInput(inv *cmdutil.Invocation) (quorumRun, error) {
 	o := inv.Opts
-	task, err := topic(inv, "task")
+	task, err := input.Topic(inv, "task")
 	if err != nil {
 		return quorumRun{}, err
 	}

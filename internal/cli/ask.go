@@ -11,6 +11,7 @@ import (
 	"github.com/quorum-go/quorum/copilot"
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/cli/connect"
+	"github.com/quorum-go/quorum/internal/cli/input"
 	"github.com/quorum-go/quorum/internal/sanitize"
 	"github.com/quorum-go/quorum/quorum"
 	"github.com/spf13/cobra"
@@ -48,11 +49,11 @@ Ctrl-C or a failure is still printed, in every format.`,
 
 func runAsk(inv *cmdutil.Invocation, observe func(quorum.Event)) error {
 	parent := inv.Cmd.Context()
-	q, err := topic(inv, "question")
+	q, err := input.Topic(inv, "question")
 	if err != nil {
 		return err
 	}
-	g, err := withContext(inv, q, "question")
+	g, err := input.WithContext(inv, q, "question")
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
+	"github.com/quorum-go/quorum/internal/cli/input"
 	"github.com/quorum-go/quorum/internal/sim"
 	"github.com/quorum-go/quorum/internal/simquorum"
 	"github.com/quorum-go/quorum/quorum"
@@ -96,7 +97,7 @@ func TestContextFilesAndFolders(t *testing.T) {
 	design := write("docs/design.md", "We shard by customer.\n")
 	write("docs/logo.png", "\x89PNG\x00\x01")
 	write("docs/.secret/key", "hidden")
-	write("docs/big.txt", strings.Repeat("x", textContextBudget+1))
+	write("docs/big.txt", strings.Repeat("x", input.TextContextBudget+1))
 	h := newHarness(t)
 	got := prompts(h)
 	o := h.run("plan", "--sim", "-q", "--context", filepath.Join(dir, "docs"), goldenTask)

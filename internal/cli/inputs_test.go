@@ -9,15 +9,16 @@ import (
 	"testing"
 
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
+	"github.com/quorum-go/quorum/internal/cli/input"
 	"github.com/quorum-go/quorum/quorum"
 )
 
-// A topic on stdin up to MaxTopic is taken whole; one byte more is
+// A topic on stdin up to input.MaxTopic is taken whole; one byte more is
 // refused with the limit, never cut; the report does not echo a long
 // topic back in full.
 func TestStdinTopicLimit(t *testing.T) {
 	h := newHarness(t)
-	h.stdin = strings.Repeat("x", MaxTopic+1)
+	h.stdin = strings.Repeat("x", input.MaxTopic+1)
 	if o := h.run("discuss", "--sim", "-q", "-"); o.code != cmdutil.ExitUsage || !strings.Contains(o.stderr, "the topic on stdin is longer than 1048576 bytes (1 MiB)") {
 		t.Errorf("over the limit: exit %d, %q", o.code, o.stderr)
 	}

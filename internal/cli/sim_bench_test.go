@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
+	"github.com/quorum-go/quorum/internal/cli/input"
 )
 
 // BenchmarkSimTopicLength runs quorum discuss --sim at the demo's pace
@@ -17,7 +18,7 @@ import (
 //
 //	go test -run X -bench SimTopicLength -benchtime 3x ./internal/cli
 func BenchmarkSimTopicLength(b *testing.B) {
-	long := strings.Repeat("a", MaxTopic)
+	long := strings.Repeat("a", input.MaxTopic)
 	run := func(topic string) time.Duration {
 		var out, errb strings.Builder
 		e := &env{&cmdutil.Factory{

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
+	"github.com/quorum-go/quorum/internal/cli/input"
 	"github.com/quorum-go/quorum/internal/report"
 	"github.com/quorum-go/quorum/quorum"
 )
@@ -76,11 +77,11 @@ func strategy[R any](run func(context.Context, quorum.Backend, quorum.Config) (*
 // by topic.
 func textInput[R any](what string, run func(context.Context, quorum.Backend, string, quorum.Config) (*R, error), rep func(*R) report.Report, out func(*R) *quorum.Outcome) func(*cmdutil.Invocation) (quorumRun, error) {
 	return func(inv *cmdutil.Invocation) (quorumRun, error) {
-		q, err := topic(inv, what)
+		q, err := input.Topic(inv, what)
 		if err != nil {
 			return quorumRun{}, err
 		}
-		g, err := withContext(inv, q, what)
+		g, err := input.WithContext(inv, q, what)
 		if err != nil {
 			return quorumRun{}, err
 		}

@@ -1,4 +1,4 @@
-package cli
+package input
 
 import (
 	"crypto/rand"
@@ -23,9 +23,9 @@ import (
 // and not instructions; the report lists what was read and what was left
 // out.
 
-// textContextBudget is the most --context reads, over all its files: what a
+// TextContextBudget is the most --context reads, over all its files: what a
 // model can read beside the question, far less than MaxTopic.
-const textContextBudget = 256 << 10
+const TextContextBudget = 256 << 10
 
 // contextPart is one text given as context.
 type contextPart struct {
@@ -33,20 +33,10 @@ type contextPart struct {
 	text   string
 }
 
-// given is a question with the context given with it.
-type Given struct {
-	// text is what the models get: the question, then the context.
-	text string
-	// question is the question as the user gave it; lines lists the
-	// context for the report. Both are empty without context.
-	question string
-	lines    []string
-}
-
-// withContext reads the context of question q: stdin when it is piped
+// WithContext reads the context of question q: stdin when it is piped
 // and the question was given as an argument, and every --context. what
 // names the question in messages ("question", "task").
-func withContext(inv *cmdutil.Invocation, q, what string) (cmdutil.Given, error) {
+func WithContext(inv *cmdutil.Invocation, q, what string) (cmdutil.Given, error) {
 	var parts []contextPart
 	var lines []string
 	if inv.Args[0] != "-" && pipedIn(inv.In) {
@@ -109,8 +99,8 @@ func pipedIn(r io.Reader) bool {
 func readContext(paths []string) (parts []contextPart, left []string, err error) {
 	used := 0
 	add := func(path string, b []byte) {
-		if used+len(b) > textContextBudget {
-			left = append(left, path+" (over the "+size(textContextBudget)+" budget)")
+		if used+len(b) > TextContextBudget {
+			left = append(left, path+" (over the "+size(TextContextBudget)+" budget)")
 			return
 		}
 		used += len(b)
@@ -171,7 +161,7 @@ func readContextFile(path string) ([]byte, error) {
 		return nil, cmdutil.Usagef("cannot read the context file %s: %v", path, errors.Unwrap(err))
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, textContextBudget+1))
+	b, err := io.ReadAll(io.LimitReader(f, TextContextBudget+1))
 	if err != nil {
 		return nil, cmdutil.Usagef("cannot read the context file %s: %v", path, err)
 	}

@@ -1,4 +1,9 @@
-package cli
+// Package input is what a command that asks models reads of its
+// question: the one argument or stdin (Topic), and the context given with
+// it (--context files and folders, or text piped on stdin: WithContext),
+// each bounded in size and refused whole rather than cut. Its functions
+// read the invocation's stdin and files; one command calls them, once.
+package input
 
 import (
 	"fmt"
@@ -14,9 +19,9 @@ import (
 // than sent to every model.
 const MaxTopic = 1 << 20
 
-// topic returns the one positional argument, reading stdin for "-". A
+// Topic returns the one positional argument, reading stdin for "-". A
 // text over MaxTopic is refused, never cut.
-func topic(inv *cmdutil.Invocation, what string) (string, error) {
+func Topic(inv *cmdutil.Invocation, what string) (string, error) {
 	t := inv.Args[0]
 	from := "the " + what
 	if t == "-" {
