@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quorum-go/quorum/internal/cli/ask"
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/sim"
 	"github.com/quorum-go/quorum/internal/simquorum"
@@ -42,7 +43,7 @@ func TestAskJSONAndStdinQuestion(t *testing.T) {
 	}
 	var r struct {
 		cmdutil.Envelope
-		Result askResult `json:"result"`
+		Result ask.Result `json:"result"`
 	}
 	if err := json.Unmarshal([]byte(o.stdout), &r); err != nil {
 		t.Fatalf("%v: %s", err, o.stdout)
@@ -99,7 +100,7 @@ func TestAskInterruptedPrintsWhatCame(t *testing.T) {
 		if format == "json" {
 			var r struct {
 				cmdutil.Envelope
-				Result askResult `json:"result"`
+				Result ask.Result `json:"result"`
 			}
 			err := json.Unmarshal([]byte(o.stdout), &r)
 			if err != nil || o.code != cmdutil.ExitInterrupted || r.Status != "interrupted" || r.Error == nil || *r.Error != "the answer was interrupted by Ctrl-C before it was complete" ||

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/quorum-go/quorum/internal/cli/ask"
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/mcpserver"
 	"github.com/quorum-go/quorum/quorum"
@@ -164,7 +165,7 @@ func TestMCPBinary(t *testing.T) {
 // checked in its package).
 func TestMCPResultShapes(t *testing.T) {
 	for _, c := range []struct{ cli, mcp any }{
-		{askResult{}, mcpserver.AskResult{}},
+		{ask.Result{}, mcpserver.AskResult{}},
 	} {
 		a, _ := json.Marshal(c.cli)
 		b, _ := json.Marshal(c.mcp)

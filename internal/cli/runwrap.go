@@ -24,3 +24,15 @@ func (w runWrapper) around(run modelRun) func(*cmdutil.Invocation) error {
 	}
 	return func(inv *cmdutil.Invocation) error { return w(inv, run) }
 }
+
+// wrapped is the run function of a command in a package of its own that
+// runs models, when w is set: w stands around the package's run, which
+// takes the observer w gives it. Without w the command runs its own code.
+func wrapped[O any](w runWrapper, inv func(*O) *cmdutil.Invocation, run func(*O, func(quorum.Event)) error) func(*O) error {
+	if w == nil {
+		return nil
+	}
+	return func(o *O) error {
+		return w(inv(o), func(_ *cmdutil.Invocation, observe func(quorum.Event)) error { return run(o, observe) })
+	}
+}

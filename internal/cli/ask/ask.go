@@ -1,4 +1,7 @@
-package cli
+// Package ask is quorum ask: one model, one question, the answer streamed
+// to the terminal. Its command is built once per run and used by one
+// goroutine; the observer a run is given is called from that goroutine.
+package ask
 
 import (
 	"context"
@@ -17,8 +20,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// askResult is the result of `quorum ask -o json`.
-type askResult struct {
+// Result is the result of `quorum ask -o json`, the same as the MCP
+// server's ask.
+type Result struct {
 	Model    string `json:"model"`
 	Question string `json:"question"`
 	Answer   string `json:"answer"`
@@ -27,8 +31,17 @@ type askResult struct {
 	quorum.TurnCost
 }
 
-func (e *env) askCmd(runF runWrapper) *cobra.Command {
-	return cmdutil.NewCommand(e.Factory, &cobra.Command{
+// AskOptions are what quorum ask runs with: its invocation (the one
+// model, the question, the connection and the output format).
+type AskOptions struct {
+	*cmdutil.Invocation
+}
+
+// NewCmdAsk is quorum ask; runF, when not nil, runs in place of the
+// command's own code with the options parsed (a test's, which may call
+// Run with an observer).
+func NewCmdAsk(f *cmdutil.Factory, runF func(*AskOptions) error) *cobra.Command {
+	return cmdutil.NewCommand(f, &cobra.Command{
 		Use:   "ask <question>",
 		Short: "Ask one model, streamed straight to the terminal",
 		Long: `Ask one model one question, in a session of its own with the CLI's tools
@@ -44,10 +57,19 @@ Ctrl-C or a failure is still printed, in every format.`,
   $ quorum ask -m gpt-5 --json answer "Explain CRDTs in one paragraph" | jq -r .answer
   $ git diff | quorum ask "explain this change"`,
 		Args: cmdutil.ExactArgs("a question (quote it; - reads it from stdin)"),
-	}, cmdutil.Spec{One: true, Connects: true, Output: true, Progress: true, Timeout: true, Result: askResult{}}, runF.around(runAsk))
+	}, cmdutil.Spec{One: true, Connects: true, Output: true, Progress: true, Timeout: true, Result: Result{}}, func(inv *cmdutil.Invocation) error {
+		opts := &AskOptions{Invocation: inv}
+		if runF != nil {
+			return runF(opts)
+		}
+		return Run(opts, nil)
+	})
 }
 
-func runAsk(inv *cmdutil.Invocation, observe func(quorum.Event)) error {
+// Run asks the question. observe, when not nil, sees the streamed answer
+// as Delta events; the command passes nil.
+func Run(opts *AskOptions, observe func(quorum.Event)) error {
+	inv := opts.Invocation
 	parent := inv.Cmd.Context()
 	q, err := input.Topic(inv, "question")
 	if err != nil {
@@ -126,7 +148,7 @@ func runAsk(inv *cmdutil.Invocation, observe func(quorum.Event)) error {
 		}
 		u := quorum.Usage{Calls: 1, InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens,
 			CacheReadTokens: r.Usage.CacheReadTokens, CacheWriteTokens: r.Usage.CacheWriteTokens, Cost: r.Usage.Cost}
-		res := askResult{Model: model, Question: q, Answer: r.Text, TurnCost: quorum.TurnCost{ElapsedMS: time.Since(start).Milliseconds(), Usage: u}}
+		res := Result{Model: model, Question: q, Answer: r.Text, TurnCost: quorum.TurnCost{ElapsedMS: time.Since(start).Milliseconds(), Usage: u}}
 		if err := inv.WriteJSON(res, status, errText); err != nil {
 			return err
 		}
