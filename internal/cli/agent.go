@@ -16,6 +16,7 @@ import (
 	"github.com/quorum-go/quorum/internal/cli/input"
 	"github.com/quorum-go/quorum/internal/cli/iostreams"
 	"github.com/quorum-go/quorum/internal/cli/planfile"
+	"github.com/quorum-go/quorum/internal/cli/runquorum"
 	"github.com/quorum-go/quorum/internal/report"
 	"github.com/quorum-go/quorum/internal/sanitize"
 	"github.com/quorum-go/quorum/internal/workspace"
@@ -68,7 +69,7 @@ touched, and uncommitted changes stay where they are.
 The report shows each of these, the diff's size, usage, and how to look
 at, merge or drop the branch. --sarif FILE writes the final review as
 SARIF.
-` + outputHelp("AgentResult", agentExits),
+` + runquorum.OutputHelp("AgentResult", agentExits),
 		Example: `  $ quorum agent "Add a --verbose flag to the CLI"
   $ quorum agent --yes --approve quorum "Fix the flaky test in router"
   $ quorum agent --solo gpt-5 --executor claude-sonnet-4.5 "Document the config file"
@@ -76,7 +77,7 @@ SARIF.
 		Args: cmdutil.ExactArgs("a task (quote it; - reads it from stdin)"),
 	}, cmdutil.Spec{Quorum: true, Agent: true, Connects: true, Output: true, Progress: true, Timeout: true, Result: quorum.AgentResult{}, Sections: report.AgentSections},
 		runF.around(func(inv *cmdutil.Invocation, observe func(quorum.Event)) error {
-			return runQuorum(inv, agentKind, observe)
+			return runquorum.Run(inv, agentKind, observe)
 		}))
 }
 
@@ -87,24 +88,24 @@ const contextBudget = 32 << 10
 // agentInput checks, before any model is asked, that the repository can
 // take an agent (a clear usage error if not), reads its context and the
 // --context files, and settles the gate and the shell mode.
-func agentInput(inv *cmdutil.Invocation) (quorumRun, error) {
+func agentInput(inv *cmdutil.Invocation) (runquorum.Input, error) {
 	o := inv.Opts
 	task, err := input.Topic(inv, "task")
 	if err != nil {
-		return quorumRun{}, err
+		return runquorum.Input{}, err
 	}
 	ctx := inv.Cmd.Context()
 	if o.MaxRevisions < 0 || o.FixRounds < 0 || o.MaxToolCalls < 1 {
-		return quorumRun{}, cmdutil.Usagef("--max-revisions and --fix-rounds take 0 or more, --max-tool-calls 1 or more")
+		return runquorum.Input{}, cmdutil.Usagef("--max-revisions and --fix-rounds take 0 or more, --max-tool-calls 1 or more")
 	}
 	interactive := interactive(inv)
 	shell, err := shellMode(o.Approve, interactive)
 	if err != nil {
-		return quorumRun{}, err
+		return runquorum.Input{}, err
 	}
 	cfg, repo, err := agentConfig(ctx, inv, task, shell, o.WorktreeRoot)
 	if err != nil {
-		return quorumRun{}, err
+		return runquorum.Input{}, err
 	}
 	if shell == quorum.ShellAuto {
 		fmt.Fprintln(inv.ErrOut, "quorum: --approve auto: every shell command the executor asks for in the worktree will run without asking")
@@ -134,13 +135,13 @@ func agentInput(inv *cmdutil.Invocation) (quorumRun, error) {
 		cfg.AskShell = g.askShell
 	}
 	failOn := inv.Settings.FailOn
-	return quorumRun{
-		about: "a change in " + repo.Top + " (" + repo.Branch + ")",
-		run: strategy(func(ctx context.Context, b quorum.Backend, qc quorum.Config) (*quorum.AgentResult, error) {
+	return runquorum.Input{
+		About: "a change in " + repo.Top + " (" + repo.Branch + ")",
+		Run: runquorum.Strategy(func(ctx context.Context, b quorum.Backend, qc quorum.Config) (*quorum.AgentResult, error) {
 			cfg.Config = qc
 			return quorum.Agent(ctx, b, task, cfg)
 		}, report.Agent, func(a *quorum.AgentResult) *quorum.Outcome { return &a.Outcome }),
-		status: func(result any) string {
+		Status: func(result any) string {
 			switch result.(*quorum.AgentResult).Stage {
 			case quorum.StagePlanned:
 				return cmdutil.StatusPlanned
@@ -149,14 +150,14 @@ func agentInput(inv *cmdutil.Invocation) (quorumRun, error) {
 			}
 			return ""
 		},
-		after: func(result any, complete bool) error {
+		After: func(result any, complete bool) error {
 			a := result.(*quorum.AgentResult)
 			var last *quorum.ReviewResult
 			if n := len(a.Reviews); n > 0 {
 				rv := a.Reviews[n-1]
 				last = &quorum.ReviewResult{Change: rv.Change, Inspections: rv.Inspections, Findings: rv.Findings, Models: a.Models}
 			}
-			if err := writeSARIF(inv, last, complete && last != nil); err != nil {
+			if err := runquorum.WriteSARIF(inv, last, complete && last != nil); err != nil {
 				return err
 			}
 			if !complete {

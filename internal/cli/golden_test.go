@@ -125,7 +125,7 @@ func goldenOutput(t *testing.T, format, stdout string) string {
 	return stdout
 }
 
-// The full reports of every strategy in every format are golden files:
+// The full reports of every runquorum.Strategy in every format are golden files:
 // every answer, plan, turn or inspection under its model, every review,
 // vote, ruling or finding, the ranking, ledger or merged findings, the
 // synthesis, winner or verdict, usage per model.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/cli/input"
+	"github.com/quorum-go/quorum/internal/cli/runquorum"
 	"github.com/quorum-go/quorum/quorum"
 )
 
@@ -101,7 +102,7 @@ func TestSARIFPathCheckedBeforeTheRun(t *testing.T) {
 		t.Errorf("exit %d, %d events, stdout %q, stderr %q", o.code, asked, o.stdout, o.stderr)
 	}
 	ok := filepath.Join(t.TempDir(), "r.sarif")
-	if err := checkWritable(ok); err != nil {
+	if err := runquorum.CheckWritable(ok); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(ok); !errors.Is(err, fs.ErrNotExist) {

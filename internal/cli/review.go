@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
+	"github.com/quorum-go/quorum/internal/cli/runquorum"
 	"github.com/quorum-go/quorum/internal/report"
 	"github.com/quorum-go/quorum/quorum"
 	"github.com/spf13/cobra"
@@ -43,7 +44,7 @@ that failed or was interrupted (marked unsuccessful).
 
 Participants default to the first three models the CLI offers (with --sim:
 sim-alpha, sim-beta and sim-gamma).
-` + outputHelp("ReviewResult", reviewExits),
+` + runquorum.OutputHelp("ReviewResult", reviewExits),
 		Example: `  $ quorum review --base main
   $ quorum review --pr 123 --sarif review.sarif
   $ git diff HEAD~3 | quorum review - --fail-on major
@@ -51,43 +52,43 @@ sim-alpha, sim-beta and sim-gamma).
 		Args: maxArgs(1, "a diff file (- reads it from stdin)"),
 	}, cmdutil.Spec{Quorum: true, Change: true, Connects: true, Output: true, Progress: true, Timeout: true, Result: quorum.ReviewResult{}, Sections: report.ReviewSections},
 		runF.around(func(inv *cmdutil.Invocation, observe func(quorum.Event)) error {
-			return runQuorum(inv, reviewKind, observe)
+			return runquorum.Run(inv, reviewKind, observe)
 		}))
 }
 
 // reviewInput reads the change, checks it, and returns the review's run,
 // which writes the SARIF file and applies --fail-on after the report.
-func reviewInput(inv *cmdutil.Invocation) (quorumRun, error) {
+func reviewInput(inv *cmdutil.Invocation) (runquorum.Input, error) {
 	ch, source, err := readChange(inv)
 	if err != nil {
-		return quorumRun{}, err
+		return runquorum.Input{}, err
 	}
 	if strings.TrimSpace(ch.Diff) == "" {
-		if err := writeSARIF(inv, nil, true); err != nil {
-			return quorumRun{}, err
+		if err := runquorum.WriteSARIF(inv, nil, true); err != nil {
+			return runquorum.Input{}, err
 		}
-		return quorumRun{}, &nothingToReview{source}
+		return runquorum.Input{}, &runquorum.NothingToReview{Source: source}
 	}
 	if err := ch.Validate(); err != nil {
 		msg := strings.TrimPrefix(err.Error(), quorum.ErrInvalidConfig.Error()+": ")
 		if strings.HasPrefix(msg, "the context file ") || strings.HasPrefix(msg, "context file ") || strings.Contains(msg, "with its context files") {
-			return quorumRun{}, cmdutil.Usagef("%s", msg) // about --context, not the diff
+			return runquorum.Input{}, cmdutil.Usagef("%s", msg) // about --context, not the diff
 		}
-		return quorumRun{}, cmdutil.Usagef("%s: %s", source, msg)
+		return runquorum.Input{}, cmdutil.Usagef("%s: %s", source, msg)
 	}
 	sum, err := ch.Summary()
 	if err != nil {
-		return quorumRun{}, cmdutil.Usagef("%s: %v", source, err)
+		return runquorum.Input{}, cmdutil.Usagef("%s: %v", source, err)
 	}
 	failOn := inv.Settings.FailOn
-	return quorumRun{
-		about: fmt.Sprintf("%s (+%d −%d)", plural(len(sum.Files), "file"), sum.Added, sum.Deleted),
-		run: strategy(func(ctx context.Context, b quorum.Backend, cfg quorum.Config) (*quorum.ReviewResult, error) {
+	return runquorum.Input{
+		About: fmt.Sprintf("%s (+%d −%d)", runquorum.Plural(len(sum.Files), "file"), sum.Added, sum.Deleted),
+		Run: runquorum.Strategy(func(ctx context.Context, b quorum.Backend, cfg quorum.Config) (*quorum.ReviewResult, error) {
 			return quorum.Review(ctx, b, ch, cfg)
 		}, report.Review, func(r *quorum.ReviewResult) *quorum.Outcome { return &r.Outcome }),
-		after: func(result any, complete bool) error {
+		After: func(result any, complete bool) error {
 			r := result.(*quorum.ReviewResult)
-			if err := writeSARIF(inv, r, complete); err != nil {
+			if err := runquorum.WriteSARIF(inv, r, complete); err != nil {
 				return err
 			}
 			if !complete {
@@ -96,14 +97,6 @@ func reviewInput(inv *cmdutil.Invocation) (quorumRun, error) {
 			return gate(r.Findings, failOn)
 		},
 	}, nil
-}
-
-// nothingToReview is an empty change: not a mistake (a CI job on a
-// commit that changes nothing), and nothing for the models to do.
-type nothingToReview struct{ source string }
-
-func (e *nothingToReview) Error() string {
-	return "nothing to review: " + e.source + " is empty"
 }
 
 // findingsError is a review whose findings reach --fail-on: the gate is
@@ -115,7 +108,7 @@ type findingsError struct {
 
 func (e *findingsError) Error() string {
 	return fmt.Sprintf("the review found %s at or above %s (--fail-on %s): %s",
-		plural(len(e.ids), "finding"), e.failOn, e.failOn, strings.Join(e.ids, ", "))
+		runquorum.Plural(len(e.ids), "finding"), e.failOn, e.failOn, strings.Join(e.ids, ", "))
 }
 
 // gate returns a *findingsError when a finding is at least failOn ("none"
@@ -146,12 +139,4 @@ func maxArgs(n int, names string) cobra.PositionalArgs {
 		}
 		return cmdutil.Usagef("%s takes at most %s, got %d arguments (%s)", cmd.CommandPath(), names, len(args), cmdutil.QuoteAll(args))
 	}
-}
-
-// plural is "1 file", "2 files".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
+	"github.com/quorum-go/quorum/internal/cli/runquorum"
 	"github.com/quorum-go/quorum/internal/sim"
 	"github.com/quorum-go/quorum/internal/simquorum"
 	"github.com/quorum-go/quorum/quorum"
@@ -295,7 +296,7 @@ func TestSARIFGeneralFinding(t *testing.T) {
 		Findings: []quorum.MergedFinding{{ID: "F1", Finding: quorum.Finding{Severity: quorum.SeverityMinor, Category: "docs", Explanation: "Needs a changelog entry."},
 			Agreement: 1, Models: []string{"m"}}},
 	}
-	res := buildSARIF(r, true).Runs[0].Results[0]
+	res := runquorum.BuildSARIF("v-test", r, true).Runs[0].Results[0]
 	if loc := res.Locations[0].PhysicalLocation; loc.ArtifactLocation.URI != "dir/a%20b.go" || loc.Region != nil || res.Properties.Scope != "change" || res.Level != "note" {
 		t.Errorf("result = %+v", res)
 	}

@@ -17,8 +17,11 @@ import (
 	"github.com/quorum-go/quorum/internal/cli/ask"
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/cli/configcmd"
+	"github.com/quorum-go/quorum/internal/cli/debate"
+	"github.com/quorum-go/quorum/internal/cli/discuss"
 	"github.com/quorum-go/quorum/internal/cli/mcpcmd"
 	"github.com/quorum-go/quorum/internal/cli/models"
+	"github.com/quorum-go/quorum/internal/cli/plan"
 	"github.com/quorum-go/quorum/internal/cli/version"
 	"github.com/quorum-go/quorum/internal/report"
 	"github.com/quorum-go/quorum/internal/sanitize"
@@ -46,6 +49,11 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // function, to hand the run an observer of its events (modelRun) and stop
 // it at a chosen point. Run passes nil.
 func (e *env) run(ctx context.Context, args []string, runF runWrapper) error {
+	// The version is the build's: a Factory names it only to hand it
+	// to the commands that report it.
+	if e.Version == "" {
+		e.Version = buildVersion()
+	}
 	root := e.newRoot(runF)
 	e.CommandLine = args
 	root.SetArgs(valuesNotFlags(args))
@@ -142,7 +150,7 @@ and exit codes for CI.`,
   $ quorum debate "We should rewrite the billing service in Rust"
   $ quorum review --base main --sarif review.sarif
   $ quorum discuss -q --json synthesis "Tabs or spaces?" | jq -r .synthesis.conclusion`,
-		Version:       buildVersion(),
+		Version:       e.Version,
 		SilenceUsage:  true, // a mistake gets one line and a pointer to --help, not a dump
 		SilenceErrors: true, // Run prints errors, once, its way
 		Args:          cmdutil.NoArgs,
@@ -154,8 +162,8 @@ and exit codes for CI.`,
 	root.SetVersionTemplate("quorum {{.Version}}\n")
 	// --version alone: in the commands, -v is --verbose.
 	root.Flags().Bool("version", false, "print the version")
-	root.AddCommand(e.discussCmd(runF), e.planCmd(runF), e.debateCmd(runF), e.reviewCmd(runF), e.agentCmd(runF), ask.NewCmdAsk(e.Factory, wrapped(runF, func(o *ask.AskOptions) *cmdutil.Invocation { return o.Invocation }, ask.Run)), e.chatCmd(), e.historyCmd(), e.showCmd(), models.NewCmdModels(e.Factory, nil), configcmd.NewCmdConfig(e.Factory, nil), version.NewCmdVersion(e.Factory, buildVersion(), nil))
-	root.AddCommand(mcpcmd.NewCmdMCP(e.Factory, buildVersion(), nil))
+	root.AddCommand(discuss.NewCmdDiscuss(e.Factory, wrapped(runF, func(o *discuss.DiscussOptions) *cmdutil.Invocation { return o.Invocation }, discuss.Run)), plan.NewCmdPlan(e.Factory, wrapped(runF, func(o *plan.PlanOptions) *cmdutil.Invocation { return o.Invocation }, plan.Run)), debate.NewCmdDebate(e.Factory, wrapped(runF, func(o *debate.DebateOptions) *cmdutil.Invocation { return o.Invocation }, debate.Run)), e.reviewCmd(runF), e.agentCmd(runF), ask.NewCmdAsk(e.Factory, wrapped(runF, func(o *ask.AskOptions) *cmdutil.Invocation { return o.Invocation }, ask.Run)), e.chatCmd(), e.historyCmd(), e.showCmd(), models.NewCmdModels(e.Factory, nil), configcmd.NewCmdConfig(e.Factory, nil), version.NewCmdVersion(e.Factory, e.Version, nil))
+	root.AddCommand(mcpcmd.NewCmdMCP(e.Factory, e.Version, nil))
 	root.SetHelpCommand(e.helpCmd())
 	root.SetHelpFunc(func(cmd *cobra.Command, _ []string) { e.help(cmd, e.Out) })
 	root.SetFlagErrorFunc(e.flagError)

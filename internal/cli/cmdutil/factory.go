@@ -32,6 +32,9 @@ type Factory struct {
 	// more of it than where cobra stopped (a mistyped command before a
 	// flag).
 	CommandLine []string
+	// Version is quorum's version, as --version prints it and SARIF
+	// files and MCP clients are told.
+	Version string
 	// SimModels are the models --sim serves; the root gives simquorum's,
 	// paced for the demo.
 	SimModels func() []sim.Model

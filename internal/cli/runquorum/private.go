@@ -1,4 +1,4 @@
-package cli
+package runquorum
 
 import (
 	"errors"
@@ -6,10 +6,10 @@ import (
 	"os"
 )
 
-// createPrivate creates (or truncates) a file only its owner can read:
+// CreatePrivate creates (or truncates) a file only its owner can read:
 // a transcript holds every prompt and answer of a run. An existing file
 // is narrowed to 0600 too.
-func createPrivate(path string) (*os.File, error) {
+func CreatePrivate(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return nil, err
@@ -21,10 +21,10 @@ func createPrivate(path string) (*os.File, error) {
 	return f, nil
 }
 
-// checkWritable checks that path ("": none) can be written, leaving
+// CheckWritable checks that path ("": none) can be written, leaving
 // the file as it was: an existing file is opened for writing and left
 // untouched, a new one is created and removed.
-func checkWritable(path string) error {
+func CheckWritable(path string) error {
 	if path == "" {
 		return nil
 	}

@@ -1,4 +1,12 @@
-package cli
+// Package runquorum runs quorum's strategies for the commands that offer
+// them (discuss, plan, debate, review, agent): a Kind says what differs
+// between them, Run reads the input, connects, runs with progress on
+// stderr and prints the result in every format, also when the run failed
+// or was interrupted; review's and agent's findings become SARIF. One
+// command calls Run once, from its own goroutine; the observer it is given
+// sees each event after the progress view, called as quorum.Config's
+// Progress is.
+package runquorum
 
 import (
 	"context"
@@ -15,15 +23,15 @@ import (
 	"github.com/quorum-go/quorum/quorum"
 )
 
-// runQuorum runs a strategy: read its input, open the transcript,
+// Run runs a strategy: read its input, open the transcript,
 // connect, resolve the models, run with live progress on stderr, then
 // print the result on stdout, also when the run failed or was
 // interrupted: whatever was collected is printed, marked incomplete with
 // the reason, and the error says what happened.
-func runQuorum(inv *cmdutil.Invocation, k quorumKind, observe func(quorum.Event)) (err error) {
+func Run(inv *cmdutil.Invocation, k Kind, observe func(quorum.Event)) (err error) {
 	parent := inv.Cmd.Context()
-	qr, err := k.input(inv)
-	var nothing *nothingToReview
+	qr, err := k.Input(inv)
+	var nothing *NothingToReview
 	if errors.As(err, &nothing) {
 		fmt.Fprintln(inv.ErrOut, "quorum: "+sanitize.Line(nothing.Error()))
 		if inv.JSONOutput() {
@@ -37,12 +45,12 @@ func runQuorum(inv *cmdutil.Invocation, k quorumKind, observe func(quorum.Event)
 	// Every file the run writes is checked before the first model is
 	// asked: a path that cannot be written found after the run would have
 	// spent its premium requests for nothing.
-	if err := checkWritable(inv.Opts.SARIF); err != nil {
+	if err := CheckWritable(inv.Opts.SARIF); err != nil {
 		return fmt.Errorf("cannot write the SARIF file: %w; choose another --sarif path", err)
 	}
 	var tr *quorum.Transcript
 	if path := inv.Opts.Transcript; path != "" {
-		f, cerr := createPrivate(path)
+		f, cerr := CreatePrivate(path)
 		if cerr != nil {
 			return fmt.Errorf("cannot create the transcript file: %w; choose another --transcript path", cerr)
 		}
@@ -72,11 +80,11 @@ func runQuorum(inv *cmdutil.Invocation, k quorumKind, observe func(quorum.Event)
 	if err != nil {
 		return cn.Early(err)
 	}
-	if !k.moderated {
+	if !k.Moderated {
 		moderator = ""
 	}
 
-	view := progress.New(inv.ErrOut, header(inv, k, qr.about, models, moderator),
+	view := progress.New(inv.ErrOut, header(inv, k, qr.About, models, moderator),
 		progress.Options{Quiet: inv.Opts.Quiet, Plain: inv.Opts.Verbose || inv.Getenv("TERM") == "dumb", NoColor: inv.NoColor()})
 	defer view.Close()
 	inv.Interject = view.Interject
@@ -96,7 +104,7 @@ func runQuorum(inv *cmdutil.Invocation, k quorumKind, observe func(quorum.Event)
 		Progress:           onEvent,
 		Transcript:         tr,
 	}
-	rep, out, result, runErr := qr.run(ctx, quorum.Copilot(c), cfg)
+	rep, out, result, runErr := qr.Run(ctx, quorum.Copilot(c), cfg)
 	view.Close()
 	if rep == nil {
 		if errors.Is(runErr, quorum.ErrInvalidConfig) {
@@ -111,8 +119,8 @@ func runQuorum(inv *cmdutil.Invocation, k quorumKind, observe func(quorum.Event)
 		runErr = in
 	}
 	status, incomplete := statusOf(k, out, runErr, in)
-	if qr.status != nil && runErr == nil {
-		if s := qr.status(result); s != "" {
+	if qr.Status != nil && runErr == nil {
+		if s := qr.Status(result); s != "" {
 			status = s
 		}
 	}
@@ -120,8 +128,8 @@ func runQuorum(inv *cmdutil.Invocation, k quorumKind, observe func(quorum.Event)
 		return err
 	}
 	var afterErr error
-	if qr.after != nil {
-		afterErr = qr.after(result, runErr == nil)
+	if qr.After != nil {
+		afterErr = qr.After(result, runErr == nil)
 	}
 	switch {
 	case runErr != nil:
@@ -131,7 +139,7 @@ func runQuorum(inv *cmdutil.Invocation, k quorumKind, observe func(quorum.Event)
 		if in != nil {
 			return in
 		}
-		return &runError{noun: k.noun, err: runErr, failures: out.Failures, printed: inv.ReportOnTerminal(), simulated: inv.Simulated()}
+		return &runError{noun: k.Noun, err: runErr, failures: out.Failures, printed: inv.ReportOnTerminal(), simulated: inv.Simulated()}
 	case afterErr != nil:
 		return afterErr
 	case out.Degraded:
@@ -142,9 +150,9 @@ func runQuorum(inv *cmdutil.Invocation, k quorumKind, observe func(quorum.Event)
 
 // header is the first progress line: who takes part, on which side, and
 // what about when it is not a text.
-func header(inv *cmdutil.Invocation, k quorumKind, about string, models []string, moderator string) string {
+func header(inv *cmdutil.Invocation, k Kind, about string, models []string, moderator string) string {
 	who := slices.Clone(models)
-	if k.sides {
+	if k.Sides {
 		for i := range who {
 			side := "for"
 			if i%2 == 1 {
@@ -153,12 +161,12 @@ func header(inv *cmdutil.Invocation, k quorumKind, about string, models []string
 			who[i] += " (" + side + ")"
 		}
 	}
-	h := "quorum: " + k.verb
+	h := "quorum: " + k.Verb
 	if about != "" {
 		h += " " + about
 	}
 	h += " with " + strings.Join(who, ", ")
-	if k.moderated {
+	if k.Moderated {
 		if moderator == "" {
 			moderator = models[0]
 		}

@@ -1,4 +1,4 @@
-package cli
+package runquorum
 
 import (
 	"context"
@@ -10,59 +10,47 @@ import (
 	"github.com/quorum-go/quorum/quorum"
 )
 
-// This file is the table of the strategy commands (discuss, plan, debate,
+// This file is the table of the Strategy commands (discuss, plan, debate,
 // review): what differs between them, how each reads its input and runs,
 // and the help they share. runquorum.go runs them.
 
-// quorumKind is what differs between discuss, plan, debate and review.
-type quorumKind struct {
-	noun string // "discussion", "plan", "debate", "review"
-	verb string // for the progress header: "discussing"
+// Kind is what differs between discuss, plan, debate and review.
+type Kind struct {
+	Noun string // "discussion", "plan", "debate", "review"
+	Verb string // for the progress header: "discussing"
 	// moderated: the run has a moderator; sides: its models argue for
 	// and against, by their place in the list (debate).
-	moderated, sides bool
+	Moderated, Sides bool
 	// input reads what the run is about (a topic, a task, a claim, a
 	// change) before anything connects, so that a mistake in it is told at
 	// once, and returns the run.
-	input func(inv *cmdutil.Invocation) (quorumRun, error)
+	Input func(inv *cmdutil.Invocation) (Input, error)
 }
 
-// quorumRun is one run of a strategy, its input read.
-type quorumRun struct {
+// Input is one run of a Strategy, its input read.
+type Input struct {
 	// about describes the input in the progress header ("2 files, +18
 	// −1"); empty for a text.
-	about string
-	run   runner
+	About string
+	Run   Runner
 	// after, if set, runs once the result is printed, with whether the run
 	// completed: review writes its SARIF file and applies --fail-on. Its
 	// error sets the exit status unless the run failed or was interrupted.
-	after func(result any, complete bool) error
+	After func(result any, complete bool) error
 	// status, if set, names how a run that ended without error ended, in
 	// place of ok or degraded: an agent that stopped at its gate is
 	// "planned" or "rejected". "" keeps the usual status.
-	status func(result any) string
+	Status func(result any) string
 }
 
-// The strategies' kinds, each carried by its command.
-var (
-	discussKind = quorumKind{noun: "discussion", verb: "discussing", moderated: true,
-		input: textInput("topic", quorum.Discuss, report.Discuss, func(d *quorum.DiscussResult) *quorum.Outcome { return &d.Outcome })}
-	planKind = quorumKind{noun: "plan", verb: "planning",
-		input: textInput("task", quorum.Plan, report.Plan, func(p *quorum.PlanResult) *quorum.Outcome { return &p.Outcome })}
-	debateKind = quorumKind{noun: "debate", verb: "debating", moderated: true, sides: true,
-		input: textInput("claim", quorum.Debate, report.Debate, func(d *quorum.DebateResult) *quorum.Outcome { return &d.Outcome })}
-	reviewKind = quorumKind{noun: "review", verb: "reviewing", input: reviewInput}
-	agentKind  = quorumKind{noun: "agent run", verb: "planning", input: agentInput}
-)
-
-// runner runs a strategy whose input was read, against b: it returns the
+// Runner runs a Strategy whose input was read, against b: it returns the
 // report of the result, the result's Outcome and the result itself for
 // JSON; all three nil only when quorum refused the arguments (no result).
-type runner func(ctx context.Context, b quorum.Backend, cfg quorum.Config) (report.Report, *quorum.Outcome, any, error)
+type Runner func(ctx context.Context, b quorum.Backend, cfg quorum.Config) (report.Report, *quorum.Outcome, any, error)
 
-// strategy is the runner of one of quorum's strategies: run runs it, rep
+// Strategy is the Runner of one of quorum's strategies: run runs it, rep
 // makes the report of its result, out finds the result's Outcome.
-func strategy[R any](run func(context.Context, quorum.Backend, quorum.Config) (*R, error), rep func(*R) report.Report, out func(*R) *quorum.Outcome) runner {
+func Strategy[R any](run func(context.Context, quorum.Backend, quorum.Config) (*R, error), rep func(*R) report.Report, out func(*R) *quorum.Outcome) Runner {
 	return func(ctx context.Context, b quorum.Backend, cfg quorum.Config) (report.Report, *quorum.Outcome, any, error) {
 		r, err := run(ctx, b, cfg)
 		if r == nil {
@@ -72,30 +60,30 @@ func strategy[R any](run func(context.Context, quorum.Backend, quorum.Config) (*
 	}
 }
 
-// textInput is the input of a strategy about a text (quorum.Discuss,
+// TextInput is the input of a Strategy about a text (quorum.Discuss,
 // Plan, Debate): the one argument, named what in messages ("topic"), read
 // by topic.
-func textInput[R any](what string, run func(context.Context, quorum.Backend, string, quorum.Config) (*R, error), rep func(*R) report.Report, out func(*R) *quorum.Outcome) func(*cmdutil.Invocation) (quorumRun, error) {
-	return func(inv *cmdutil.Invocation) (quorumRun, error) {
+func TextInput[R any](what string, run func(context.Context, quorum.Backend, string, quorum.Config) (*R, error), rep func(*R) report.Report, out func(*R) *quorum.Outcome) func(*cmdutil.Invocation) (Input, error) {
+	return func(inv *cmdutil.Invocation) (Input, error) {
 		q, err := input.Topic(inv, what)
 		if err != nil {
-			return quorumRun{}, err
+			return Input{}, err
 		}
 		g, err := input.WithContext(inv, q, what)
 		if err != nil {
-			return quorumRun{}, err
+			return Input{}, err
 		}
 		inv.Given = g
-		return quorumRun{run: strategy(func(ctx context.Context, b quorum.Backend, cfg quorum.Config) (*R, error) {
+		return Input{Run: Strategy(func(ctx context.Context, b quorum.Backend, cfg quorum.Config) (*R, error) {
 			return run(ctx, b, g.Text, cfg)
 		}, rep, out)}, nil
 	}
 }
 
-// outputHelp is the part of a strategy's help about what it prints and
+// OutputHelp is the part of a Strategy's help about what it prints and
 // how it ends: schema names its result type in the quorum package, exits
-// its exit codes (exitHelp for all but review).
-func outputHelp(schema, exits string) string {
+// its exit codes (ExitHelp for all but review).
+func OutputHelp(schema, exits string) string {
 	return fmt.Sprintf(`
 A model that fails or times out (--phase-timeout) is left out of the later
 phases and the run goes on, degraded; the run fails when fewer than two
@@ -115,7 +103,7 @@ in every format, marked incomplete with the reason (status "failed" or
 %s`, schema, exits)
 }
 
-// exitHelp are the exit codes of discuss, plan and debate.
-const exitHelp = `Exit codes: 0 success; 1 failure; 2 usage error; 3 degraded (the result
+// ExitHelp are the exit codes of discuss, plan and debate.
+const ExitHelp = `Exit codes: 0 success; 1 failure; 2 usage error; 3 degraded (the result
 names each failure); 130 interrupted (Ctrl-C), 143 terminated (SIGTERM):
 turns aborted, sessions destroyed, the CLI stopped.`

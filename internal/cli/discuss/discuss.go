@@ -1,14 +1,26 @@
-package cli
+// Package discuss is quorum discuss: every model answers, they review each other anonymously, a moderator synthesises. Its command is built once per run and used
+// by one goroutine.
+package discuss
 
 import (
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
+	"github.com/quorum-go/quorum/internal/cli/runquorum"
 	"github.com/quorum-go/quorum/internal/report"
 	"github.com/quorum-go/quorum/quorum"
 	"github.com/spf13/cobra"
 )
 
-func (e *env) discussCmd(runF runWrapper) *cobra.Command {
-	return cmdutil.NewCommand(e.Factory, &cobra.Command{
+// DiscussOptions are what quorum discuss runs with: its invocation (the
+// participants, the run's limits, the connection, the output).
+type DiscussOptions struct {
+	*cmdutil.Invocation
+}
+
+// NewCmdDiscuss is quorum discuss; runF, when not nil, runs in place of the
+// command's own code with the options parsed (a test's, which may call
+// Run with an observer).
+func NewCmdDiscuss(f *cmdutil.Factory, runF func(*DiscussOptions) error) *cobra.Command {
+	return cmdutil.NewCommand(f, &cobra.Command{
 		Use:   "discuss <topic>",
 		Short: "A discussion: every model answers, they review each other, a moderator synthesises",
 		Long: `Every participant answers in its own session, all at once. The answers are
@@ -30,14 +42,28 @@ Text piped on stdin beside the topic (git diff | quorum discuss "…"), and
 --context files and folders (their text files, 256 KiB in all), are given
 with it as context, marked as material and not instructions; the report
 lists what was read and what was left out.
-` + outputHelp("DiscussResult", exitHelp),
+` + runquorum.OutputHelp("DiscussResult", runquorum.ExitHelp),
 		Example: `  $ quorum discuss "Should we shard the database?"
   $ quorum discuss -m gpt-5,claude-sonnet-4.5 --moderator gpt-5 "Tabs or spaces?"
   $ quorum discuss --show synthesis,ranking "Is Rust worth it for us?"
   $ git diff | quorum discuss -o markdown - > review.md`,
 		Args: cmdutil.ExactArgs("a topic (quote it; - reads it from stdin)"),
 	}, cmdutil.Spec{Quorum: true, TextContext: true, Moderated: true, PeerReview: true, Connects: true, Output: true, Progress: true, Timeout: true, Result: quorum.DiscussResult{}, Sections: report.DiscussSections},
-		runF.around(func(inv *cmdutil.Invocation, observe func(quorum.Event)) error {
-			return runQuorum(inv, discussKind, observe)
-		}))
+		func(inv *cmdutil.Invocation) error {
+			opts := &DiscussOptions{Invocation: inv}
+			if runF != nil {
+				return runF(opts)
+			}
+			return Run(opts, nil)
+		})
 }
+
+// Run runs the discussion. observe, when not nil, sees every quorum event after
+// the progress view; the command passes nil.
+func Run(opts *DiscussOptions, observe func(quorum.Event)) error {
+	return runquorum.Run(opts.Invocation, kind, observe)
+}
+
+// kind is what a discussion is to runquorum.
+var kind = runquorum.Kind{Noun: "discussion", Verb: "discussing", Moderated: true,
+	Input: runquorum.TextInput("topic", quorum.Discuss, report.Discuss, func(d *quorum.DiscussResult) *quorum.Outcome { return &d.Outcome })}

@@ -1,4 +1,4 @@
-package cli
+package runquorum
 
 import (
 	"bytes"
@@ -24,7 +24,7 @@ const (
 	quorumURI    = "https://github.com/quorum-go/quorum"
 )
 
-type sarifLog struct {
+type SARIFLog struct {
 	Schema  string     `json:"$schema"`
 	Version string     `json:"version"`
 	Runs    []sarifRun `json:"runs"`
@@ -117,11 +117,11 @@ var sarifLevels = map[quorum.Severity]string{
 	quorum.SeverityMinor:    "note",
 }
 
-// buildSARIF makes the SARIF log of a review; r nil is a review of
+// BuildSARIF makes the SARIF log of a review; r nil is a review of
 // nothing, with no results.
-func buildSARIF(r *quorum.ReviewResult, complete bool) sarifLog {
+func BuildSARIF(version string, r *quorum.ReviewResult, complete bool) SARIFLog {
 	run := sarifRun{
-		Tool:        sarifTool{Driver: sarifDriver{Name: "quorum", Version: buildVersion(), InformationURI: quorumURI, Rules: []sarifRule{}}},
+		Tool:        sarifTool{Driver: sarifDriver{Name: "quorum", Version: version, InformationURI: quorumURI, Rules: []sarifRule{}}},
 		Invocations: []sarifInvocation{{ExecutionSuccessful: complete, ToolExecutionNotifications: []sarifNotification{}}},
 		Results:     []sarifResult{},
 	}
@@ -153,7 +153,7 @@ func buildSARIF(r *quorum.ReviewResult, complete bool) sarifLog {
 			run.Results = append(run.Results, sarifFinding(f, id, idx, first))
 		}
 	}
-	return sarifLog{Schema: sarifSchema, Version: sarifVersion, Runs: []sarifRun{run}}
+	return SARIFLog{Schema: sarifSchema, Version: sarifVersion, Runs: []sarifRun{run}}
 }
 
 // sarifFinding is one merged finding as a SARIF result. Code scanning
@@ -165,7 +165,7 @@ func sarifFinding(f quorum.MergedFinding, rule string, idx int, first string) sa
 	if f.Suggestion != "" {
 		text += "\n\nSuggested fix: " + f.Suggestion
 	}
-	text += fmt.Sprintf("\n\n(%s, %s; reported by %s: %s)", f.ID, f.Severity, plural(f.Agreement, "model"), strings.Join(f.Models, ", "))
+	text += fmt.Sprintf("\n\n(%s, %s; reported by %s: %s)", f.ID, f.Severity, Plural(f.Agreement, "model"), strings.Join(f.Models, ", "))
 	file, scope := f.File, ""
 	if file == "" {
 		file, scope = first, "change"
@@ -185,10 +185,10 @@ func sarifFinding(f quorum.MergedFinding, rule string, idx int, first string) sa
 	}
 }
 
-// writeSARIF writes --sarif's file, if asked for. Models' text is kept
+// WriteSARIF writes --sarif's file, if asked for. Models' text is kept
 // whole; as in -o json, no control character is left raw, so the file is
 // safe to show on a terminal.
-func writeSARIF(inv *cmdutil.Invocation, r *quorum.ReviewResult, complete bool) error {
+func WriteSARIF(inv *cmdutil.Invocation, r *quorum.ReviewResult, complete bool) error {
 	path := inv.Opts.SARIF
 	if path == "" {
 		return nil
@@ -197,11 +197,19 @@ func writeSARIF(inv *cmdutil.Invocation, r *quorum.ReviewResult, complete bool) 
 	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(buildSARIF(r, complete)); err != nil {
+	if err := enc.Encode(BuildSARIF(inv.Version, r, complete)); err != nil {
 		return err
 	}
 	if err := os.WriteFile(path, []byte(cmdutil.EscapeC1(b.String())), 0o644); err != nil {
 		return fmt.Errorf("writing the SARIF file: %w", err)
 	}
 	return nil
+}
+
+// Plural is "1 file", "2 files".
+func Plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

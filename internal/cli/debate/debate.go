@@ -1,14 +1,26 @@
-package cli
+// Package debate is quorum debate: a structured debate with an objection ledger and a verdict. Its command is built once per run and used
+// by one goroutine.
+package debate
 
 import (
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
+	"github.com/quorum-go/quorum/internal/cli/runquorum"
 	"github.com/quorum-go/quorum/internal/report"
 	"github.com/quorum-go/quorum/quorum"
 	"github.com/spf13/cobra"
 )
 
-func (e *env) debateCmd(runF runWrapper) *cobra.Command {
-	return cmdutil.NewCommand(e.Factory, &cobra.Command{
+// DebateOptions are what quorum debate runs with: its invocation (the
+// participants, the run's limits, the connection, the output).
+type DebateOptions struct {
+	*cmdutil.Invocation
+}
+
+// NewCmdDebate is quorum debate; runF, when not nil, runs in place of the
+// command's own code with the options parsed (a test's, which may call
+// Run with an observer).
+func NewCmdDebate(f *cmdutil.Factory, runF func(*DebateOptions) error) *cobra.Command {
+	return cmdutil.NewCommand(f, &cobra.Command{
 		Use:   "debate <claim>",
 		Short: "A structured debate: proponents and opponents, an objection ledger, a moderator's verdict",
 		Long: `The participants take sides by their place in the list: the first, third, ...
@@ -37,13 +49,27 @@ Text piped on stdin beside the claim (git diff | quorum debate "…"), and
 --context files and folders (their text files, 256 KiB in all), are given
 with it as context, marked as material and not instructions; the report
 lists what was read and what was left out.
-` + outputHelp("DebateResult", exitHelp),
+` + runquorum.OutputHelp("DebateResult", runquorum.ExitHelp),
 		Example: `  $ quorum debate "We should rewrite the billing service in Rust"
   $ quorum debate -m gpt-5,claude-sonnet-4.5 --moderator gemini-2.5-pro --rounds 3 "Tabs beat spaces"
   $ quorum debate -q --json verdict,ledger "Monorepos scale" | jq .verdict.position`,
 		Args: cmdutil.ExactArgs("a claim (quote it; - reads it from stdin)"),
 	}, cmdutil.Spec{Quorum: true, TextContext: true, Moderated: true, Rounds: true, Connects: true, Output: true, Progress: true, Timeout: true, Result: quorum.DebateResult{}, Sections: report.DebateSections},
-		runF.around(func(inv *cmdutil.Invocation, observe func(quorum.Event)) error {
-			return runQuorum(inv, debateKind, observe)
-		}))
+		func(inv *cmdutil.Invocation) error {
+			opts := &DebateOptions{Invocation: inv}
+			if runF != nil {
+				return runF(opts)
+			}
+			return Run(opts, nil)
+		})
 }
+
+// Run runs the debate. observe, when not nil, sees every quorum event after
+// the progress view; the command passes nil.
+func Run(opts *DebateOptions, observe func(quorum.Event)) error {
+	return runquorum.Run(opts.Invocation, kind, observe)
+}
+
+// kind is what a debate is to runquorum.
+var kind = runquorum.Kind{Noun: "debate", Verb: "debating", Moderated: true, Sides: true,
+	Input: runquorum.TextInput("claim", quorum.Debate, report.Debate, func(d *quorum.DebateResult) *quorum.Outcome { return &d.Outcome })}

@@ -1,0 +1,11 @@
+package cli
+
+import (
+	"github.com/quorum-go/quorum/internal/cli/runquorum"
+)
+
+// The strategies' kinds, each carried by its command.
+var (
+	reviewKind = runquorum.Kind{Noun: "review", Verb: "reviewing", Input: reviewInput}
+	agentKind  = runquorum.Kind{Noun: "agent run", Verb: "planning", Input: agentInput}
+)
