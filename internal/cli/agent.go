@@ -16,6 +16,7 @@ import (
 	"github.com/quorum-go/quorum/internal/cli/input"
 	"github.com/quorum-go/quorum/internal/cli/iostreams"
 	"github.com/quorum-go/quorum/internal/cli/planfile"
+	"github.com/quorum-go/quorum/internal/cli/review"
 	"github.com/quorum-go/quorum/internal/cli/runquorum"
 	"github.com/quorum-go/quorum/internal/report"
 	"github.com/quorum-go/quorum/internal/sanitize"
@@ -163,7 +164,7 @@ func agentInput(inv *cmdutil.Invocation) (runquorum.Input, error) {
 			if !complete {
 				return nil
 			}
-			return gate(a.Findings, failOn)
+			return runquorum.Gate(a.Findings, failOn)
 		},
 	}, nil
 }
@@ -243,7 +244,7 @@ func agentContext(ctx context.Context, inv *cmdutil.Invocation, repo *workspace.
 	}
 	total := 0
 	for _, p := range inv.Opts.Context {
-		text, err := readFile(p, "the context file")
+		text, err := review.ReadFile(p, "the context file")
 		if err != nil {
 			return nil, nil, err
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/cli/connect"
 	"github.com/quorum-go/quorum/internal/cli/iostreams"
+	"github.com/quorum-go/quorum/internal/cli/review"
 	"github.com/quorum-go/quorum/internal/report"
 	"github.com/quorum-go/quorum/internal/sanitize"
 	"github.com/quorum-go/quorum/quorum"
@@ -151,7 +152,7 @@ func runChat(inv *cmdutil.Invocation, resume, approve string, plain bool) error 
 			if base == "" {
 				base = "HEAD~1"
 			}
-			diff, source, err := gitDiff(inv, base, head)
+			diff, source, err := review.GitDiff(inv, base, head)
 			if err != nil {
 				return quorum.Change{}, "", err
 			}

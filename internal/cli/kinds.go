@@ -6,6 +6,5 @@ import (
 
 // The strategies' kinds, each carried by its command.
 var (
-	reviewKind = runquorum.Kind{Noun: "review", Verb: "reviewing", Input: reviewInput}
-	agentKind  = runquorum.Kind{Noun: "agent run", Verb: "planning", Input: agentInput}
+	agentKind = runquorum.Kind{Noun: "agent run", Verb: "planning", Input: agentInput}
 )

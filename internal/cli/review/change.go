@@ -1,4 +1,4 @@
-package cli
+package review
 
 import (
 	"errors"
@@ -36,9 +36,9 @@ func readChange(inv *cmdutil.Invocation) (quorum.Change, string, error) {
 		ch.Diff, err = readLimited(inv.In, source)
 	case len(inv.Args) == 1:
 		source = inv.Args[0]
-		ch.Diff, err = readFile(source, "the diff file")
+		ch.Diff, err = ReadFile(source, "the diff file")
 	case o.Base != "":
-		ch.Diff, source, err = gitDiff(inv, o.Base, o.Head)
+		ch.Diff, source, err = GitDiff(inv, o.Base, o.Head)
 	default:
 		return ch, "", cmdutil.Usagef("quorum review needs a change: a diff file, - to read it from stdin, --base REV to review git diff REV..HEAD, or --pr N for a pull request")
 	}
@@ -46,7 +46,7 @@ func readChange(inv *cmdutil.Invocation) (quorum.Change, string, error) {
 		return ch, source, err
 	}
 	for _, p := range o.Context {
-		text, err := readFile(p, "the context file")
+		text, err := ReadFile(p, "the context file")
 		if err != nil {
 			return ch, source, err
 		}
@@ -67,9 +67,9 @@ func readLimited(r io.Reader, what string) (string, error) {
 	return string(b), nil
 }
 
-// readFile reads a file named on the command line; one that cannot be
+// ReadFile reads a file named on the command line; one that cannot be
 // read is a mistake on the command line.
-func readFile(path, what string) (string, error) {
+func ReadFile(path, what string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", cmdutil.Usagef("cannot read %s %s: %v", what, path, errors.Unwrap(err))
@@ -86,10 +86,10 @@ func tooLarge(what string) error {
 	return cmdutil.Usagef("%s is more than %d bytes (1 MiB), the most a review takes; review a smaller range or fewer files", what, quorum.MaxChangeBytes)
 }
 
-// gitDiff runs git diff base..head in the command's directory. A range
+// GitDiff runs git diff base..head in the command's directory. A range
 // git cannot make (not a repository, an unknown revision) is a mistake on
 // the command line, told in git's words.
-func gitDiff(inv *cmdutil.Invocation, base, head string) (diff, source string, err error) {
+func GitDiff(inv *cmdutil.Invocation, base, head string) (diff, source string, err error) {
 	if head == "" {
 		head = "HEAD"
 	}

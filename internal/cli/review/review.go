@@ -1,4 +1,9 @@
-package cli
+// Package review is quorum review: every model reviews a change (a diff
+// file, stdin, a git range or a pull request through gh), the findings
+// are merged and ranked, --fail-on gates CI and --sarif writes code
+// scanning's file. Its command is built once per run and used by one
+// goroutine.
+package review
 
 import (
 	"context"
@@ -20,8 +25,18 @@ too large diff); 3 degraded: some models dropped out and no finding
 reached --fail-on; 130 interrupted (Ctrl-C), 143 terminated (SIGTERM).
 An empty diff is nothing to review: exit 0, and an empty SARIF file.`
 
-func (e *env) reviewCmd(runF runWrapper) *cobra.Command {
-	return cmdutil.NewCommand(e.Factory, &cobra.Command{
+// ReviewOptions are what quorum review runs with: its invocation (the
+// change's source, --context, --fail-on, --sarif, the participants, the
+// connection, the output).
+type ReviewOptions struct {
+	*cmdutil.Invocation
+}
+
+// NewCmdReview is quorum review; runF, when not nil, runs in place of the
+// command's own code with the options parsed (a test's, which may call
+// Run with an observer).
+func NewCmdReview(f *cmdutil.Factory, runF func(*ReviewOptions) error) *cobra.Command {
+	return cmdutil.NewCommand(f, &cobra.Command{
 		Use:   "review [diff-file]",
 		Short: "Review a change: every model finds problems in a diff, the findings are merged and ranked",
 		Long: `Every participant reviews the change on its own and reports findings: file,
@@ -51,10 +66,23 @@ sim-alpha, sim-beta and sim-gamma).
   $ quorum review change.diff --context docs/design.md --sarif review.sarif -q`,
 		Args: maxArgs(1, "a diff file (- reads it from stdin)"),
 	}, cmdutil.Spec{Quorum: true, Change: true, Connects: true, Output: true, Progress: true, Timeout: true, Result: quorum.ReviewResult{}, Sections: report.ReviewSections},
-		runF.around(func(inv *cmdutil.Invocation, observe func(quorum.Event)) error {
-			return runquorum.Run(inv, reviewKind, observe)
-		}))
+		func(inv *cmdutil.Invocation) error {
+			opts := &ReviewOptions{Invocation: inv}
+			if runF != nil {
+				return runF(opts)
+			}
+			return Run(opts, nil)
+		})
 }
+
+// Run runs the review. observe, when not nil, sees every quorum event
+// after the progress view; the command passes nil.
+func Run(opts *ReviewOptions, observe func(quorum.Event)) error {
+	return runquorum.Run(opts.Invocation, kind, observe)
+}
+
+// kind is what a review is to runquorum.
+var kind = runquorum.Kind{Noun: "review", Verb: "reviewing", Input: reviewInput}
 
 // reviewInput reads the change, checks it, and returns the review's run,
 // which writes the SARIF file and applies --fail-on after the report.
@@ -94,40 +122,9 @@ func reviewInput(inv *cmdutil.Invocation) (runquorum.Input, error) {
 			if !complete {
 				return nil
 			}
-			return gate(r.Findings, failOn)
+			return runquorum.Gate(r.Findings, failOn)
 		},
 	}, nil
-}
-
-// findingsError is a review whose findings reach --fail-on: the gate is
-// closed, exit status 1.
-type findingsError struct {
-	failOn quorum.Severity
-	ids    []string
-}
-
-func (e *findingsError) Error() string {
-	return fmt.Sprintf("the review found %s at or above %s (--fail-on %s): %s",
-		runquorum.Plural(len(e.ids), "finding"), e.failOn, e.failOn, strings.Join(e.ids, ", "))
-}
-
-// gate returns a *findingsError when a finding is at least failOn ("none"
-// passes everything).
-func gate(fs []quorum.MergedFinding, failOn string) error {
-	if failOn == "none" {
-		return nil
-	}
-	level := quorum.Severity(failOn)
-	var ids []string
-	for _, f := range fs {
-		if f.Severity.AtLeast(level) {
-			ids = append(ids, f.ID)
-		}
-	}
-	if len(ids) == 0 {
-		return nil
-	}
-	return &findingsError{failOn: level, ids: ids}
 }
 
 // maxArgs is the Args of a command that takes at most n arguments, named
