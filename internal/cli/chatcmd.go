@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/quorum-go/quorum/internal/cli/agent"
 	"github.com/quorum-go/quorum/internal/cli/chat"
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/cli/connect"
@@ -77,7 +78,7 @@ func runChat(inv *cmdutil.Invocation, resume, approve string, plain bool) error 
 	}
 	// A person is at the chat, on its screen or its input lines: ask is
 	// always possible.
-	shell, err := shellMode(approve, true)
+	shell, err := agent.ShellMode(approve, true)
 	if err != nil {
 		return err
 	}
@@ -144,7 +145,7 @@ func runChat(inv *cmdutil.Invocation, resume, approve string, plain bool) error 
 			return quorum.NewChat(b, n)
 		},
 		Agent: func(ctx context.Context, task string) (quorum.AgentConfig, error) {
-			cfg, _, err := agentConfig(ctx, inv, task, shell, "")
+			cfg, _, err := agent.Config(ctx, inv, task, shell, "")
 			return cfg, err
 		},
 		Change: func(ctx context.Context, rng string) (quorum.Change, string, error) {

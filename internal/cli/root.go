@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/quorum-go/quorum/internal/cli/agent"
 	"github.com/quorum-go/quorum/internal/cli/ask"
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/cli/configcmd"
@@ -163,7 +164,7 @@ and exit codes for CI.`,
 	root.SetVersionTemplate("quorum {{.Version}}\n")
 	// --version alone: in the commands, -v is --verbose.
 	root.Flags().Bool("version", false, "print the version")
-	root.AddCommand(discuss.NewCmdDiscuss(e.Factory, wrapped(runF, func(o *discuss.DiscussOptions) *cmdutil.Invocation { return o.Invocation }, discuss.Run)), plan.NewCmdPlan(e.Factory, wrapped(runF, func(o *plan.PlanOptions) *cmdutil.Invocation { return o.Invocation }, plan.Run)), debate.NewCmdDebate(e.Factory, wrapped(runF, func(o *debate.DebateOptions) *cmdutil.Invocation { return o.Invocation }, debate.Run)), review.NewCmdReview(e.Factory, wrapped(runF, func(o *review.ReviewOptions) *cmdutil.Invocation { return o.Invocation }, review.Run)), e.agentCmd(runF), ask.NewCmdAsk(e.Factory, wrapped(runF, func(o *ask.AskOptions) *cmdutil.Invocation { return o.Invocation }, ask.Run)), e.chatCmd(), e.historyCmd(), e.showCmd(), models.NewCmdModels(e.Factory, nil), configcmd.NewCmdConfig(e.Factory, nil), version.NewCmdVersion(e.Factory, e.Version, nil))
+	root.AddCommand(discuss.NewCmdDiscuss(e.Factory, wrapped(runF, func(o *discuss.DiscussOptions) *cmdutil.Invocation { return o.Invocation }, discuss.Run)), plan.NewCmdPlan(e.Factory, wrapped(runF, func(o *plan.PlanOptions) *cmdutil.Invocation { return o.Invocation }, plan.Run)), debate.NewCmdDebate(e.Factory, wrapped(runF, func(o *debate.DebateOptions) *cmdutil.Invocation { return o.Invocation }, debate.Run)), review.NewCmdReview(e.Factory, wrapped(runF, func(o *review.ReviewOptions) *cmdutil.Invocation { return o.Invocation }, review.Run)), agent.NewCmdAgent(e.Factory, wrapped(runF, func(o *agent.AgentOptions) *cmdutil.Invocation { return o.Invocation }, agent.Run)), ask.NewCmdAsk(e.Factory, wrapped(runF, func(o *ask.AskOptions) *cmdutil.Invocation { return o.Invocation }, ask.Run)), e.chatCmd(), e.historyCmd(), e.showCmd(), models.NewCmdModels(e.Factory, nil), configcmd.NewCmdConfig(e.Factory, nil), version.NewCmdVersion(e.Factory, e.Version, nil))
 	root.AddCommand(mcpcmd.NewCmdMCP(e.Factory, e.Version, nil))
 	root.SetHelpCommand(e.helpCmd())
 	root.SetHelpFunc(func(cmd *cobra.Command, _ []string) { e.help(cmd, e.Out) })

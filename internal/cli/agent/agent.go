@@ -1,25 +1,23 @@
-package cli
+// Package agent is quorum agent: the models plan a change together, review
+// the plan, one carries it out in a git worktree through an action gate,
+// and the result is reviewed. Its command is built once per run and used
+// by one goroutine; the gate reads the person's answers on a goroutine of
+// its own, holding the progress view still (Invocation.Interject).
+package agent
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/cli/input"
 	"github.com/quorum-go/quorum/internal/cli/iostreams"
-	"github.com/quorum-go/quorum/internal/cli/planfile"
 	"github.com/quorum-go/quorum/internal/cli/review"
 	"github.com/quorum-go/quorum/internal/cli/runquorum"
 	"github.com/quorum-go/quorum/internal/report"
-	"github.com/quorum-go/quorum/internal/sanitize"
 	"github.com/quorum-go/quorum/internal/workspace"
 	"github.com/quorum-go/quorum/quorum"
 	"github.com/spf13/cobra"
@@ -35,8 +33,18 @@ way, an unknown flag); 3 degraded (some models dropped out); 130
 interrupted (Ctrl-C), 143 terminated (SIGTERM): the turn is aborted, the
 worktree and the branch keep the work so far, and the report says where.`
 
-func (e *env) agentCmd(runF runWrapper) *cobra.Command {
-	return cmdutil.NewCommand(e.Factory, &cobra.Command{
+// AgentOptions are what quorum agent runs with: its invocation (who plans
+// and who executes, the rounds and limits, consent and how shell commands
+// are decided, the worktree root, the output).
+type AgentOptions struct {
+	*cmdutil.Invocation
+}
+
+// NewCmdAgent is quorum agent; runF, when not nil, runs in place of the
+// command's own code with the options parsed (a test's, which may call
+// Run with an observer).
+func NewCmdAgent(f *cmdutil.Factory, runF func(*AgentOptions) error) *cobra.Command {
+	return cmdutil.NewCommand(f, &cobra.Command{
 		Use:   "agent <task>",
 		Short: "Plan a change with several models, review the plan, carry it out in a git worktree, review the result",
 		Long: `The models plan the task together and one of them carries the plan out, in a
@@ -77,10 +85,23 @@ SARIF.
   $ quorum agent --sim --yes "Document how we cut a release"`,
 		Args: cmdutil.ExactArgs("a task (quote it; - reads it from stdin)"),
 	}, cmdutil.Spec{Quorum: true, Agent: true, Connects: true, Output: true, Progress: true, Timeout: true, Result: quorum.AgentResult{}, Sections: report.AgentSections},
-		runF.around(func(inv *cmdutil.Invocation, observe func(quorum.Event)) error {
-			return runquorum.Run(inv, agentKind, observe)
-		}))
+		func(inv *cmdutil.Invocation) error {
+			opts := &AgentOptions{Invocation: inv}
+			if runF != nil {
+				return runF(opts)
+			}
+			return Run(opts, nil)
+		})
 }
+
+// Run runs the agent. observe, when not nil, sees every quorum event
+// after the progress view; the command passes nil.
+func Run(opts *AgentOptions, observe func(quorum.Event)) error {
+	return runquorum.Run(opts.Invocation, kind, observe)
+}
+
+// kind is what an agent run is to runquorum.
+var kind = runquorum.Kind{Noun: "agent run", Verb: "planning", Input: agentInput}
 
 // contextBudget bounds what quorum reads of the repository for the plan:
 // it goes into every proposal and vote prompt.
@@ -100,11 +121,11 @@ func agentInput(inv *cmdutil.Invocation) (runquorum.Input, error) {
 		return runquorum.Input{}, cmdutil.Usagef("--max-revisions and --fix-rounds take 0 or more, --max-tool-calls 1 or more")
 	}
 	interactive := interactive(inv)
-	shell, err := shellMode(o.Approve, interactive)
+	shell, err := ShellMode(o.Approve, interactive)
 	if err != nil {
 		return runquorum.Input{}, err
 	}
-	cfg, repo, err := agentConfig(ctx, inv, task, shell, o.WorktreeRoot)
+	cfg, repo, err := Config(ctx, inv, task, shell, o.WorktreeRoot)
 	if err != nil {
 		return runquorum.Input{}, err
 	}
@@ -169,9 +190,9 @@ func agentInput(inv *cmdutil.Invocation) (runquorum.Input, error) {
 	}, nil
 }
 
-// shellMode settles how shell commands are decided from --approve: ask
+// ShellMode settles how shell commands are decided from --approve: ask
 // where a person can answer, quorum elsewhere, by default.
-func shellMode(approve string, interactive bool) (quorum.ShellMode, error) {
+func ShellMode(approve string, interactive bool) (quorum.ShellMode, error) {
 	shell := quorum.ShellMode(approve)
 	switch shell {
 	case "":
@@ -190,13 +211,13 @@ func shellMode(approve string, interactive bool) (quorum.ShellMode, error) {
 	return shell, nil
 }
 
-// agentConfig is what every agent run of the command starts from, quorum
+// Config is what every agent run of the command starts from, quorum
 // agent's and quorum chat's /agent: the repository checked (a usage error
 // says what to do when it cannot take an agent), its context read, the
 // worktree of task to be made under root (default: the state
 // directory's), shell commands decided by shell, findings gated at
 // --fail-on (none: no fix rounds).
-func agentConfig(ctx context.Context, inv *cmdutil.Invocation, task string, shell quorum.ShellMode, root string) (quorum.AgentConfig, *workspace.Repo, error) {
+func Config(ctx context.Context, inv *cmdutil.Invocation, task string, shell quorum.ShellMode, root string) (quorum.AgentConfig, *workspace.Repo, error) {
 	repo, err := workspace.Open(ctx, inv.Dir)
 	if err != nil {
 		if errors.Is(err, workspace.ErrGitMissing) || ctx.Err() != nil {
@@ -262,167 +283,4 @@ func agentContext(ctx context.Context, inv *cmdutil.Invocation, repo *workspace.
 func interactive(inv *cmdutil.Invocation) bool {
 	tty, _ := iostreams.TerminalWidth(inv.ErrOut)
 	return tty && iostreams.IsTerminal(inv.In) && inv.Getenv("TERM") != "dumb"
-}
-
-// gatekeeper asks the person at the terminal: the plan at the gate, and
-// each shell command under --approve ask. Answers are read a line at a
-// time from stdin by one goroutine, so that a question honours its
-// context (Ctrl-C) while the read waits.
-type gatekeeper struct {
-	inv   *cmdutil.Invocation
-	once  sync.Once
-	lines chan string
-}
-
-// readLine returns the next line of stdin, or an error once ctx ends or
-// stdin does.
-func (g *gatekeeper) readLine(ctx context.Context) (string, error) {
-	g.once.Do(func() {
-		g.lines = make(chan string)
-		go func() {
-			defer close(g.lines)
-			sc := bufio.NewScanner(g.inv.In)
-			for sc.Scan() {
-				g.lines <- sc.Text()
-			}
-		}()
-	})
-	select {
-	case <-ctx.Done():
-		return "", context.Cause(ctx)
-	case line, ok := <-g.lines:
-		if !ok {
-			return "", io.EOF
-		}
-		return strings.TrimSpace(line), nil
-	}
-}
-
-// ask shows question (after text, if any) and returns the answer, asking
-// again until it is one of choices (first letters count); the progress
-// view holds still meanwhile.
-func (g *gatekeeper) ask(ctx context.Context, text, question string, choices []string) (string, error) {
-	var answer string
-	var err error
-	g.inv.Interject(func() {
-		w := g.inv.ErrOut
-		if text != "" {
-			fmt.Fprint(w, text)
-		}
-		for {
-			fmt.Fprint(w, question)
-			var line string
-			if line, err = g.readLine(ctx); err != nil {
-				fmt.Fprintln(w)
-				return
-			}
-			line = strings.ToLower(line)
-			for _, c := range choices {
-				if line != "" && strings.HasPrefix(c, line) {
-					answer = c
-					return
-				}
-			}
-			fmt.Fprintf(w, "Please answer %s.\n", strings.Join(choices, ", "))
-		}
-	})
-	return answer, err
-}
-
-// approve is the gate on a terminal: the plan, then approve, edit or
-// reject.
-func (g *gatekeeper) approve(ctx context.Context, plan quorum.AgentPlan) (quorum.Approval, error) {
-	for {
-		var b strings.Builder
-		inv := g.inv
-		rep, o := report.AgentPlan(plan, nil), report.Options{Simulated: inv.Simulated()}
-		var md strings.Builder
-		report.Markdown(&md, rep, o)
-		_, width := iostreams.TerminalWidth(inv.ErrOut)
-		if out, err := report.Terminal(md.String(), width, !inv.NoColor()); err == nil {
-			b.WriteString(out)
-		} else {
-			report.Text(&b, rep, o)
-		}
-		answer, err := g.ask(ctx, "\n"+b.String()+"\n", "Carry out this plan? [y]es, [e]dit, [n]o: ", []string{"yes", "edit", "no"})
-		if err != nil {
-			return quorum.Approval{}, fmt.Errorf("no answer at the gate: %w", err)
-		}
-		switch answer {
-		case "yes":
-			return quorum.Approval{Verdict: quorum.ApprovalApproved}, nil
-		case "no":
-			return quorum.Approval{Verdict: quorum.ApprovalRejected, Reason: "rejected at the terminal"}, nil
-		}
-		edited, err := g.edit(ctx, plan)
-		if err != nil {
-			fmt.Fprintln(inv.ErrOut, "quorum: "+sanitize.Line(err.Error()))
-			continue
-		}
-		plan = edited
-		answer, err = g.ask(ctx, "", "Carry out the edited plan? [y]es, [n]o: ", []string{"yes", "no"})
-		if err != nil {
-			return quorum.Approval{}, fmt.Errorf("no answer at the gate: %w", err)
-		}
-		if answer == "yes" {
-			return quorum.Approval{Verdict: quorum.ApprovalEdited, Plan: &plan}, nil
-		}
-	}
-}
-
-// edit opens the plan, as JSON, in $VISUAL or $EDITOR (vi if neither) and
-// reads it back; a plan that does not read, or has no step, is an error
-// and the plan stays as it was.
-func (g *gatekeeper) edit(ctx context.Context, plan quorum.AgentPlan) (quorum.AgentPlan, error) {
-	path, err := planfile.Write(plan)
-	if err != nil {
-		return plan, err
-	}
-	defer os.Remove(path)
-	editor := g.inv.Getenv("VISUAL")
-	if editor == "" {
-		editor = g.inv.Getenv("EDITOR")
-	}
-	if editor == "" {
-		editor = "vi"
-	}
-	var runErr error
-	g.inv.Interject(func() {
-		cmd := exec.CommandContext(ctx, "sh", "-c", editor+` "$1"`, "editor", path)
-		if in, ok := g.inv.In.(*os.File); ok {
-			cmd.Stdin = in
-		}
-		if out, ok := g.inv.ErrOut.(*os.File); ok {
-			cmd.Stdout, cmd.Stderr = out, out
-		}
-		runErr = cmd.Run()
-	})
-	if runErr != nil {
-		return plan, fmt.Errorf("the editor (%s) failed: %v; the plan is unchanged", editor, runErr)
-	}
-	edited, err := planfile.Read(path)
-	if err != nil {
-		return plan, err
-	}
-	return edited, nil
-}
-
-// askShell asks whether the executor may run a shell command: yes, no,
-// or always (this command, for the rest of the run).
-func (g *gatekeeper) askShell(ctx context.Context, a quorum.Action) (quorum.ActionDecision, error) {
-	text := "\nThe executor asks to run:\n  " + sanitize.Exact(sanitize.Line(a.Command)) + "\n"
-	if a.Intention != "" {
-		text += "to " + sanitize.Exact(sanitize.Line(a.Intention)) + "\n"
-	}
-	answer, err := g.ask(ctx, text, "Allow? [y]es, [n]o, [a]lways this command: ", []string{"yes", "no", "always"})
-	if err != nil {
-		return quorum.ActionDecision{}, err
-	}
-	switch answer {
-	case "yes":
-		return quorum.ActionDecision{Allow: true, Reason: "allowed at the terminal"}, nil
-	case "always":
-		return quorum.ActionDecision{Allow: true, Always: true, Reason: "allowed at the terminal, for the rest of the run"}, nil
-	}
-	return quorum.ActionDecision{Reason: "denied at the terminal"}, nil
 }
