@@ -1,8 +1,11 @@
-// Package cli is the quorum command, in production: its commands on cobra,
-// their flags, configuration (package config), results for people
-// (package report) and for programs (one JSON envelope), terminal output
-// and exit codes. cmd/quorum's main only calls Run and ExitCode, so every
+// Package cli is the root of the quorum command: it fills the factory
+// (cmdutil.Factory) for the process, builds the command tree from the
+// packages of the commands (discuss, plan, debate, review, agent, ask,
+// chatcmd, models, configcmd, version, mcpcmd), and owns what belongs to
+// the whole tree: help, completion, signals, how an error is printed and
+// the exit code. cmd/quorum's main only calls Run and ExitCode, so every
 // command runs in-process in tests with its own streams and environment.
+// A Run is one command line: it is not shared between goroutines.
 package cli
 
 import (
@@ -16,6 +19,7 @@ import (
 
 	"github.com/quorum-go/quorum/internal/cli/agent"
 	"github.com/quorum-go/quorum/internal/cli/ask"
+	"github.com/quorum-go/quorum/internal/cli/chatcmd"
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/cli/configcmd"
 	"github.com/quorum-go/quorum/internal/cli/debate"
@@ -31,8 +35,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// env is the root's hold on the factory (cmdutil.Factory): the commands
-// that still live in this package are built as its methods.
+// env is the root's hold on the factory (cmdutil.Factory): the tree, help
+// and completion are built as its methods.
 type env struct{ *cmdutil.Factory }
 
 // Run runs the quorum command with args (without the program name). It
@@ -135,8 +139,8 @@ func (e *env) printError(cmd *cobra.Command, err error) {
 	}
 }
 
-// newRoot builds the command tree; every command's code reaches e, and
-// runF stands around those that run models.
+// newRoot builds the command tree from e; runF stands around the commands
+// that run models (see wrapped).
 func (e *env) newRoot(runF runWrapper) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "quorum <command>",
@@ -164,7 +168,15 @@ and exit codes for CI.`,
 	root.SetVersionTemplate("quorum {{.Version}}\n")
 	// --version alone: in the commands, -v is --verbose.
 	root.Flags().Bool("version", false, "print the version")
-	root.AddCommand(discuss.NewCmdDiscuss(e.Factory, wrapped(runF, func(o *discuss.DiscussOptions) *cmdutil.Invocation { return o.Invocation }, discuss.Run)), plan.NewCmdPlan(e.Factory, wrapped(runF, func(o *plan.PlanOptions) *cmdutil.Invocation { return o.Invocation }, plan.Run)), debate.NewCmdDebate(e.Factory, wrapped(runF, func(o *debate.DebateOptions) *cmdutil.Invocation { return o.Invocation }, debate.Run)), review.NewCmdReview(e.Factory, wrapped(runF, func(o *review.ReviewOptions) *cmdutil.Invocation { return o.Invocation }, review.Run)), agent.NewCmdAgent(e.Factory, wrapped(runF, func(o *agent.AgentOptions) *cmdutil.Invocation { return o.Invocation }, agent.Run)), ask.NewCmdAsk(e.Factory, wrapped(runF, func(o *ask.AskOptions) *cmdutil.Invocation { return o.Invocation }, ask.Run)), e.chatCmd(), e.historyCmd(), e.showCmd(), models.NewCmdModels(e.Factory, nil), configcmd.NewCmdConfig(e.Factory, nil), version.NewCmdVersion(e.Factory, e.Version, nil))
+	root.AddCommand(
+		discuss.NewCmdDiscuss(e.Factory, wrapped(runF, func(o *discuss.DiscussOptions) *cmdutil.Invocation { return o.Invocation }, discuss.Run)),
+		plan.NewCmdPlan(e.Factory, wrapped(runF, func(o *plan.PlanOptions) *cmdutil.Invocation { return o.Invocation }, plan.Run)),
+		debate.NewCmdDebate(e.Factory, wrapped(runF, func(o *debate.DebateOptions) *cmdutil.Invocation { return o.Invocation }, debate.Run)),
+		review.NewCmdReview(e.Factory, wrapped(runF, func(o *review.ReviewOptions) *cmdutil.Invocation { return o.Invocation }, review.Run)),
+		agent.NewCmdAgent(e.Factory, wrapped(runF, func(o *agent.AgentOptions) *cmdutil.Invocation { return o.Invocation }, agent.Run)),
+		ask.NewCmdAsk(e.Factory, wrapped(runF, func(o *ask.AskOptions) *cmdutil.Invocation { return o.Invocation }, ask.Run)),
+		chatcmd.NewCmdChat(e.Factory, nil), chatcmd.NewCmdHistory(e.Factory, nil), chatcmd.NewCmdShow(e.Factory, nil),
+		models.NewCmdModels(e.Factory, nil), configcmd.NewCmdConfig(e.Factory, nil), version.NewCmdVersion(e.Factory, e.Version, nil))
 	root.AddCommand(mcpcmd.NewCmdMCP(e.Factory, e.Version, nil))
 	root.SetHelpCommand(e.helpCmd())
 	root.SetHelpFunc(func(cmd *cobra.Command, _ []string) { e.help(cmd, e.Out) })

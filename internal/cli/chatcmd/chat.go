@@ -1,10 +1,14 @@
-package cli
+// Package chatcmd is quorum chat, and quorum history and quorum show, which
+// list and print what it saved: the commands around the chat's terminal UI
+// (package chat), wired to the settings, the connection and the state
+// directory. Its commands are built once per run and used by one
+// goroutine; the UI runs on its own, as package chat says.
+package chatcmd
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
 
@@ -14,7 +18,6 @@ import (
 	"github.com/quorum-go/quorum/internal/cli/connect"
 	"github.com/quorum-go/quorum/internal/cli/iostreams"
 	"github.com/quorum-go/quorum/internal/cli/review"
-	"github.com/quorum-go/quorum/internal/report"
 	"github.com/quorum-go/quorum/internal/sanitize"
 	"github.com/quorum-go/quorum/quorum"
 	"github.com/spf13/cobra"
@@ -24,10 +27,22 @@ import (
 // conversation (quorum.Chat) behind a terminal UI (package chat), and the
 // conversations it saved.
 
-func (e *env) chatCmd() *cobra.Command {
-	var resume, approve string
-	var plain bool
-	c := cmdutil.NewCommand(e.Factory, &cobra.Command{
+// ChatOptions are what quorum chat runs with: its invocation (the
+// participants, the connection) and its own flags.
+type ChatOptions struct {
+	*cmdutil.Invocation
+	// Resume is the saved conversation to continue (--resume); Approve
+	// how /agent's shell commands are decided; Plain asks for line by
+	// line instead of the full screen.
+	Resume, Approve string
+	Plain           bool
+}
+
+// NewCmdChat is quorum chat; runF, when not nil, runs in place of the
+// command's own code with the options parsed (a test's).
+func NewCmdChat(f *cmdutil.Factory, runF func(*ChatOptions) error) *cobra.Command {
+	opts := &ChatOptions{}
+	c := cmdutil.NewCommand(f, &cobra.Command{
 		Use:   "chat",
 		Short: "Talk with the quorum: rounds of follow-ups in a terminal UI",
 		Long: `Talk with the quorum in a terminal UI: type a question for a discussion
@@ -59,18 +74,25 @@ or the end of input), its sessions deleted and the CLI stopped.`,
   $ printf 'Tabs or spaces?\n/ask sim-beta why?\n' | quorum chat --sim --plain`,
 		Args: cmdutil.NoArgs,
 	}, cmdutil.Spec{Quorum: true, Moderated: true, PeerReview: true, Connects: true, Progress: true, Timeout: true},
-		func(inv *cmdutil.Invocation) error { return runChat(inv, resume, approve, plain) })
-	c.Flags().StringVar(&resume, "resume", "", "continue the saved conversation `ID` (quorum history lists them)")
+		func(inv *cmdutil.Invocation) error {
+			opts.Invocation = inv
+			if runF != nil {
+				return runF(opts)
+			}
+			return chatRun(opts)
+		})
+	c.Flags().StringVar(&opts.Resume, "resume", "", "continue the saved conversation `ID` (quorum history lists them)")
 	cmdutil.Group(c.Flags().Lookup("resume"), cmdutil.GroupInput)
-	_ = c.RegisterFlagCompletionFunc("resume", e.completeChats)
-	c.Flags().StringVar(&approve, "approve", "", "how /agent's shell commands are decided: `mode` ask (you: the default), quorum (the other models vote), auto (all, in the worktree) or never")
+	_ = c.RegisterFlagCompletionFunc("resume", completeChats(f))
+	c.Flags().StringVar(&opts.Approve, "approve", "", "how /agent's shell commands are decided: `mode` ask (you: the default), quorum (the other models vote), auto (all, in the worktree) or never")
 	cmdutil.Group(c.Flags().Lookup("approve"), cmdutil.GroupRun)
-	c.Flags().BoolVar(&plain, "plain", false, "line by line instead of full screen (also with TERM=dumb, or off a terminal)")
+	c.Flags().BoolVar(&opts.Plain, "plain", false, "line by line instead of full screen (also with TERM=dumb, or off a terminal)")
 	cmdutil.Group(c.Flags().Lookup("plain"), cmdutil.GroupOutput)
 	return c
 }
 
-func runChat(inv *cmdutil.Invocation, resume, approve string, plain bool) error {
+func chatRun(opts *ChatOptions) error {
+	inv, resume, approve, plain := opts.Invocation, opts.Resume, opts.Approve, opts.Plain
 	ctx := inv.Cmd.Context()
 	state, err := inv.StateDir()
 	if err != nil {
@@ -202,110 +224,4 @@ func firstSet(s ...string) string {
 		}
 	}
 	return ""
-}
-
-func (e *env) historyCmd() *cobra.Command {
-	return cmdutil.NewCommand(e.Factory, &cobra.Command{
-		Use:   "history",
-		Short: "List the saved conversations of quorum chat",
-		Long: `List the conversations quorum chat saved (under $XDG_STATE_HOME/quorum/chats),
-the latest first: id, last change, rounds, models and the first question.
-quorum show ID prints one; quorum chat --resume ID continues it.`,
-		Args: cmdutil.NoArgs,
-	}, cmdutil.Spec{}, func(inv *cmdutil.Invocation) error {
-		state, err := inv.StateDir()
-		if err != nil {
-			return err
-		}
-		list, bad, err := quorum.ListChats(filepath.Join(state, "chats"))
-		if err != nil {
-			return err
-		}
-		for _, sc := range list {
-			fmt.Fprintln(inv.Out, chat.HistoryLine(sc))
-		}
-		for _, err := range bad {
-			fmt.Fprintln(inv.ErrOut, "quorum: "+sanitize.Line(err.Error()))
-		}
-		if len(list) == 0 && len(bad) == 0 {
-			fmt.Fprintln(inv.ErrOut, "quorum: no saved conversations yet; quorum chat starts one")
-		}
-		return nil
-	})
-}
-
-func (e *env) showCmd() *cobra.Command {
-	return cmdutil.NewCommand(e.Factory, &cobra.Command{
-		Use:   "show <id>",
-		Short: "Print a conversation quorum chat saved",
-		Long: `Print a conversation quorum chat saved, round by round, each with its
-report: rendered Markdown on a terminal, plain text otherwise, Markdown with
--o markdown. quorum history lists the ids.`,
-		Args: cmdutil.ExactArgs("a conversation id (quorum history lists them)"),
-		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-			if len(args) > 0 {
-				return nil, cobra.ShellCompDirectiveNoFileComp
-			}
-			return e.completeChats(cmd, args, toComplete)
-		},
-	}, cmdutil.Spec{}, func(inv *cmdutil.Invocation) error {
-		state, err := inv.StateDir()
-		if err != nil {
-			return err
-		}
-		sc, err := quorum.LoadChat(filepath.Join(state, "chats"), inv.Args[0])
-		if errors.Is(err, quorum.ErrInvalidConfig) {
-			return cmdutil.Usagef("%s", strings.TrimPrefix(err.Error(), "quorum: "))
-		}
-		if err != nil {
-			return err
-		}
-		return printSaved(inv, sc)
-	})
-}
-
-// completeChats completes the ids of the saved conversations, latest
-// first, each described by its first question.
-func (e *env) completeChats(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	state, err := e.StateDir()
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	list, _, _ := quorum.ListChats(filepath.Join(state, "chats"))
-	var out []string
-	for _, sc := range list {
-		if !strings.HasPrefix(sc.ID, toComplete) {
-			continue
-		}
-		desc := ""
-		if len(sc.Rounds) > 0 {
-			desc = "\t" + sanitize.Line(sc.Rounds[0].Prompt)
-		}
-		out = append(out, sc.ID+desc)
-	}
-	return out, cobra.ShellCompDirectiveNoFileComp
-}
-
-// printSaved prints a saved conversation: rendered on a terminal, plain
-// text otherwise.
-func printSaved(inv *cmdutil.Invocation, sc *quorum.SavedChat) error {
-	var md strings.Builder
-	fmt.Fprintf(&md, "# Conversation %s\n\n%s · %s\n\n", sc.ID, sc.CreatedAt.Local().Format("2006-01-02 15:04"), sanitize.Line(strings.Join(sc.Models, ", ")))
-	var text strings.Builder
-	fmt.Fprintf(&text, "Conversation %s, %s, with %s\n\n", sc.ID, sc.CreatedAt.Local().Format("2006-01-02 15:04"), sanitize.Line(strings.Join(sc.Models, ", ")))
-	for i := range sc.Rounds {
-		r := &sc.Rounds[i]
-		sim := strings.Contains(r.Conclusion, "[simulated") || inv.Simulated()
-		md.WriteString(chat.RoundMarkdown(r, sim) + "\n")
-		text.WriteString(chat.RoundText(r, sim) + "\n")
-	}
-	if tty, width := inv.StdoutTerminal(); tty {
-		out, err := report.Terminal(md.String(), width, !inv.Settings.NoColor)
-		if err == nil {
-			_, err = io.WriteString(inv.Out, out)
-			return err
-		}
-	}
-	_, err := io.WriteString(inv.Out, text.String())
-	return err
 }
