@@ -17,14 +17,6 @@ type modelRun func(inv *cmdutil.Invocation, observe func(quorum.Event)) error
 // chosen point (see env.run). Nothing in the command sets one.
 type runWrapper func(inv *cmdutil.Invocation, run modelRun) error
 
-// around is run, inside w when w is set, and with no observer otherwise.
-func (w runWrapper) around(run modelRun) func(*cmdutil.Invocation) error {
-	if w == nil {
-		return func(inv *cmdutil.Invocation) error { return run(inv, nil) }
-	}
-	return func(inv *cmdutil.Invocation) error { return w(inv, run) }
-}
-
 // wrapped is the run function of a command in a package of its own that
 // runs models, when w is set: w stands around the package's run, which
 // takes the observer w gives it. Without w the command runs its own code.
