@@ -84,7 +84,18 @@ SARIF.
   $ quorum agent --solo gpt-5 --executor claude-sonnet-4.5 "Document the config file"
   $ quorum agent --sim --yes "Document how we cut a release"`,
 		Args: cmdutil.ExactArgs("a task (quote it; - reads it from stdin)"),
-	}, cmdutil.Spec{Quorum: true, Agent: true, Connects: true, Output: true, Progress: true, Timeout: true, Result: quorum.AgentResult{}, Sections: report.AgentSections},
+	}, cmdutil.Spec{Flags: func(b cmdutil.FlagBuilder) {
+		b.Models()
+		b.Agent()
+		b.PhaseTimeout()
+		b.Timeout()
+		b.Sessions()
+		b.Output()
+		b.Show()
+		b.Findings()
+		b.Progress()
+		b.Connects()
+	}, Result: quorum.AgentResult{}, Sections: report.AgentSections},
 		func(inv *cmdutil.Invocation) error {
 			opts := &AgentOptions{Invocation: inv}
 			if runF != nil {

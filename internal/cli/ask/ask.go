@@ -57,7 +57,13 @@ Ctrl-C or a failure is still printed, in every format.`,
   $ quorum ask -m gpt-5 --json answer "Explain CRDTs in one paragraph" | jq -r .answer
   $ git diff | quorum ask "explain this change"`,
 		Args: cmdutil.ExactArgs("a question (quote it; - reads it from stdin)"),
-	}, cmdutil.Spec{One: true, Connects: true, Output: true, Progress: true, Timeout: true, Result: Result{}}, func(inv *cmdutil.Invocation) error {
+	}, cmdutil.Spec{Flags: func(b cmdutil.FlagBuilder) {
+		b.OneModel()
+		b.Timeout()
+		b.Output()
+		b.Progress()
+		b.Connects()
+	}, Result: Result{}}, func(inv *cmdutil.Invocation) error {
 		opts := &AskOptions{Invocation: inv}
 		if runF != nil {
 			return runF(opts)

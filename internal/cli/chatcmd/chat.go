@@ -73,7 +73,17 @@ or the end of input), its sessions deleted and the CLI stopped.`,
   $ quorum chat --resume 20261125-093001-1a2b3c
   $ printf 'Tabs or spaces?\n/ask sim-beta why?\n' | quorum chat --sim --plain`,
 		Args: cmdutil.NoArgs,
-	}, cmdutil.Spec{Quorum: true, Moderated: true, PeerReview: true, Connects: true, Progress: true, Timeout: true},
+	}, cmdutil.Spec{Flags: func(b cmdutil.FlagBuilder) {
+		b.Models()
+		b.Moderator("the `model` that writes the synthesis (default: the first participant)")
+		b.PeerReview()
+		b.PhaseTimeout()
+		b.Timeout()
+		b.Sessions()
+		b.Show()
+		b.Progress()
+		b.Connects()
+	}},
 		func(inv *cmdutil.Invocation) error {
 			opts.Invocation = inv
 			if runF != nil {

@@ -67,33 +67,14 @@ type Options struct {
 	Approve, WorktreeRoot   string
 }
 
-// Spec says which flags a command takes, in the one order that help,
-// completion and the goldens show them in, and what its result and
-// report are made of (Result, Sections).
+// Spec is what NewCommand needs to know of a command beyond cobra's: its
+// flags (Flags declares them, in the order help and completion show them),
+// and what its result and report are made of (Result, Sections).
 type Spec struct {
-	// Quorum: discuss, plan, debate or review (models, run limits,
-	// transcript, --show); Moderated: discuss and debate (--moderator);
-	// PeerReview: discuss (--no-review, --reviewers); Rounds: debate;
-	// Change: review (--base, --head, --context, --fail-on, --sarif).
-	// Agent: agent (--context, --solo, --executor, --yes, --approve, …,
-	// --fail-on, --sarif).
-	Quorum, Moderated, PeerReview, Rounds, Change, Agent bool
-	// TextContext: discuss, plan and debate (--context FILE|DIR, read
-	// with the question).
-	TextContext bool
-	// One: ask (one model).
-	One bool
-	// Connects: the command talks to the CLI (connection flags, --sim);
-	// CLIPath: it only looks for the CLI (--cli-path).
-	Connects, CLIPath bool
-	// Output: the command prints a result (-o, --json).
-	Output bool
-	// Progress: the command reports progress on stderr (-q, --no-color).
-	Progress bool
-	// Timeout: the command takes --timeout.
-	Timeout bool
+	// Flags declares the command's flags; nil for none but --config.
+	Flags func(FlagBuilder)
 	// Result is a zero result of the command, from which the fields that
-	// --json accepts are read (with Output).
+	// --json accepts are read; nil for a command that prints none.
 	Result any
 	// Sections are the sections of the command's report, for --show.
 	Sections []string
@@ -138,124 +119,177 @@ func Annotate(f *pflag.Flag, key, value string) {
 
 func Group(f *pflag.Flag, g string) { Annotate(f, AnnGroup, g) }
 
-// declare declares the flags spec asks for.
-func (b FlagBuilder) declare(spec Spec) {
+// The flags a command may take, each family a method, so that a command
+// declares its own in its NewCmd function. A command calls them in the
+// order they are declared here, which is the order help and completion
+// list them in; NewCommand adds --config last.
+
+// Models declares -m for several participants.
+func (b FlagBuilder) Models() {
+	b.FS.StringSliceP("model", "m", nil, "a participant `model`; repeat, or separate with commas, for several (default: the first three the CLI offers)")
+	f := b.FS.Lookup("model")
+	Annotate(f, AnnSetting, "models")
+	Group(f, GroupParticipants)
+}
+
+// OneModel declares -m for the one model asked, given once.
+func (b FlagBuilder) OneModel() {
+	b.FS.VarP(&onceValue{v: &b.o.Model}, "model", "m", "the `model` to ask (default: the first the CLI offers)")
+	f := b.FS.Lookup("model")
+	Annotate(f, AnnSetting, "models")
+	Group(f, GroupParticipants)
+}
+
+// Moderator declares --moderator, whose usage says what the moderator
+// writes.
+func (b FlagBuilder) Moderator(usage string) {
+	b.Setting("moderator", "moderator", "", usage, GroupParticipants)
+}
+
+// PeerReview declares --no-review and --reviewers.
+func (b FlagBuilder) PeerReview() {
+	b.FS.Bool("no-review", false, "skip peer review: the synthesis works from the answers alone")
+	f := b.FS.Lookup("no-review")
+	Annotate(f, AnnSetting, "review")
+	Annotate(f, AnnInvert, "true")
+	Group(f, GroupParticipants)
+	b.Setting("reviewers", "reviewers", "", "each reviewer scores `N` of the other answers; 0 for all of them", GroupParticipants)
+}
+
+// Rounds declares --rounds.
+func (b FlagBuilder) Rounds() {
+	b.Setting("rounds", "rounds", "", "at most `N` rounds after the opening (1 to 10); the debate ends sooner once no blocking objection stands", GroupRun)
+}
+
+// Change declares where a review's change comes from: --base, --head,
+// --pr, and its --context files.
+func (b FlagBuilder) Change() {
 	fs, o := b.FS, b.o
-	switch {
-	case spec.Quorum:
-		fs.StringSliceP("model", "m", nil, "a participant `model`; repeat, or separate with commas, for several (default: the first three the CLI offers)")
-		f := fs.Lookup("model")
-		Annotate(f, AnnSetting, "models")
-		Group(f, GroupParticipants)
-	case spec.One:
-		fs.VarP(&onceValue{v: &o.Model}, "model", "m", "the `model` to ask (default: the first the CLI offers)")
-		f := fs.Lookup("model")
-		Annotate(f, AnnSetting, "models")
-		Group(f, GroupParticipants)
-	}
-	if spec.Moderated {
-		usage := "the `model` that writes the synthesis (default: the first participant)"
-		if spec.Rounds {
-			usage = "the `model` that gives the verdict (default: the first participant)"
-		}
-		b.Setting("moderator", "moderator", "", usage, GroupParticipants)
-	}
-	if spec.PeerReview {
-		fs.Bool("no-review", false, "skip peer review: the synthesis works from the answers alone")
-		f := fs.Lookup("no-review")
-		Annotate(f, AnnSetting, "review")
-		Annotate(f, AnnInvert, "true")
-		Group(f, GroupParticipants)
-		b.Setting("reviewers", "reviewers", "", "each reviewer scores `N` of the other answers; 0 for all of them", GroupParticipants)
-	}
-	if spec.Rounds {
-		b.Setting("rounds", "rounds", "", "at most `N` rounds after the opening (1 to 10); the debate ends sooner once no blocking objection stands", GroupRun)
-	}
-	if spec.Change {
-		fs.StringVar(&o.Base, "base", "", "review git diff `rev`..HEAD in the current repository (with --head, rev..head)")
-		Group(fs.Lookup("base"), GroupInput)
-		fs.StringVar(&o.Head, "head", "", "the end of the --base range (default HEAD)")
-		Group(fs.Lookup("head"), GroupInput)
-		fs.StringVar(&o.PR, "pr", "", "review pull request `N` (a number, or its URL) through the GitHub CLI, gh: its diff, with its title and description as context")
-		Group(fs.Lookup("pr"), GroupInput)
-		fs.StringArrayVar(&o.Context, "context", nil, "a `file` that helps to understand the change, shown to the models but not reviewed; repeat for several")
-		Group(fs.Lookup("context"), GroupInput)
-	}
-	if spec.TextContext {
-		fs.StringArrayVar(&o.Context, "context", nil, "a `file` or folder the models read with the question (text files, 256 KiB in all); repeat for several")
-		Group(fs.Lookup("context"), GroupInput)
-	}
-	if spec.Agent {
-		fs.StringArrayVar(&o.Context, "context", nil, "a `file` the models read before planning, beside what quorum reads of the repository; repeat for several")
-		Group(fs.Lookup("context"), GroupInput)
-		fs.StringVar(&o.Solo, "solo", "", "this `model` plans alone: no other proposals, no vote")
-		Group(fs.Lookup("solo"), GroupParticipants)
-		fs.StringVar(&o.Executor, "executor", "", "the `model` that carries the plan out (default: the plan's author)")
-		Group(fs.Lookup("executor"), GroupParticipants)
-		fs.IntVar(&o.MaxRevisions, "max-revisions", quorum.DefaultMaxRevisions, "at most `N` rounds of plan review and revision; 0 for none")
-		Group(fs.Lookup("max-revisions"), GroupRun)
-		fs.BoolVarP(&o.Yes, "yes", "y", false, "approve the plan without asking (off a terminal, without it, quorum agent stops after planning)")
-		Group(fs.Lookup("yes"), GroupRun)
-		fs.StringVar(&o.Approve, "approve", "", "how shell commands are decided: `mode` ask (you, on a terminal: the default there), quorum (the other models vote: the default elsewhere), auto (all, in the worktree) or never")
-		Group(fs.Lookup("approve"), GroupRun)
-		fs.BoolVar(&o.AllowURL, "allow-url", false, "let the executor fetch URLs (denied by default)")
-		Group(fs.Lookup("allow-url"), GroupRun)
-		fs.IntVar(&o.MaxToolCalls, "max-tool-calls", quorum.DefaultMaxToolCalls, "stop the executor after `N` tool calls")
-		Group(fs.Lookup("max-tool-calls"), GroupRun)
-		fs.IntVar(&o.FixRounds, "fix-rounds", quorum.DefaultFixRounds, "at most `N` rounds of fixing the final review's findings; 0 for none")
-		Group(fs.Lookup("fix-rounds"), GroupRun)
-		fs.StringVar(&o.WorktreeRoot, "worktree-root", "", "make the agent's worktree under `dir` (default: $XDG_STATE_HOME/quorum/worktrees)")
-		Group(fs.Lookup("worktree-root"), GroupRun)
-	}
-	if spec.Quorum {
-		b.Setting("phase-timeout", "phase-timeout", "", "time limit of each phase; a model still running then is dropped", GroupRun)
-	}
-	if spec.Timeout {
-		b.Setting("timeout", "timeout", "", "time limit of the whole command", GroupRun)
-	}
-	if spec.Quorum {
-		b.Setting("concurrency", "concurrency", "j", "at most `N` sessions open at once", GroupRun)
-		fs.StringVar(&o.Transcript, "transcript", "", "write every prompt, reply and event as JSON lines to `file`")
-		Group(fs.Lookup("transcript"), GroupRun)
-	}
-	if spec.Output {
-		b.Setting("output", "output", "o", "result `format`: text, markdown or json", GroupOutput)
-		fs.StringSliceVar(&o.JSON, "json", nil, "print these `fields` of the result as JSON (a comma-separated list; --json with no list names them)")
-		Group(fs.Lookup("json"), GroupOutput)
-		fs.StringVar(&o.JQ, "jq", "", "filter the JSON output with a jq `expression` (built in, as gh's --jq; strings print as text)")
-		Group(fs.Lookup("jq"), GroupOutput)
-		fs.StringVar(&o.Template, "template", "", "format the JSON output with a Go `template`, as gh's --template ({{.status}}, {{range .result.models}}…{{end}}, join)")
-		Group(fs.Lookup("template"), GroupOutput)
-	}
-	if spec.Quorum {
-		fs.StringSliceVar(&o.Show, "show", nil, "show only these `sections` of the report, comma-separated (default: all)")
-		Group(fs.Lookup("show"), GroupOutput)
-	}
-	if spec.Change || spec.Agent {
-		b.Setting("fail-on", "fail-on", "", "exit 1 when a finding is at least this `severity`: blocking, major, minor, or none", GroupOutput)
-		fs.StringVar(&o.SARIF, "sarif", "", "also write the findings as SARIF 2.1.0 to `file`, for code scanning in CI")
-		Group(fs.Lookup("sarif"), GroupOutput)
-	}
-	if spec.Progress {
-		fs.BoolVarP(&o.Quiet, "quiet", "q", false, "no progress on stderr")
-		Group(fs.Lookup("quiet"), GroupOutput)
-		b.Setting("no-color", "no-color", "", "no colour (also: NO_COLOR set to anything)", GroupOutput)
-	}
-	if spec.Connects {
-		fs.BoolVar(&o.Sim, "sim", false, "run on the simulated Copilot server built into quorum: no CLI or login needed")
-		Group(fs.Lookup("sim"), GroupCLI)
-	}
-	if spec.Connects || spec.CLIPath {
-		b.Setting("cli-path", "cli-path", "", "the Copilot CLI `binary` (default: $COPILOT_CLI_PATH, then copilot on PATH)", GroupCLI)
-	}
-	if spec.Connects {
-		b.Setting("cli-args", "cli-args", "", "extra `arguments` for the Copilot CLI, separated by spaces", GroupCLI)
-		b.Setting("transport", "transport", "", "the `transport` to the CLI: stdio or tcp", GroupCLI)
-		fs.BoolVarP(&o.Verbose, "verbose", "v", false, "structured logs of the connection on stderr")
-		Group(fs.Lookup("verbose"), GroupCLI)
-	}
-	fs.StringVar(&o.ConfigPath, "config", "", "the config `file` (default: $QUORUM_CONFIG, then quorum/config.json in the user config directory)")
-	Group(fs.Lookup("config"), GroupConfig)
+	fs.StringVar(&o.Base, "base", "", "review git diff `rev`..HEAD in the current repository (with --head, rev..head)")
+	Group(fs.Lookup("base"), GroupInput)
+	fs.StringVar(&o.Head, "head", "", "the end of the --base range (default HEAD)")
+	Group(fs.Lookup("head"), GroupInput)
+	fs.StringVar(&o.PR, "pr", "", "review pull request `N` (a number, or its URL) through the GitHub CLI, gh: its diff, with its title and description as context")
+	Group(fs.Lookup("pr"), GroupInput)
+	fs.StringArrayVar(&o.Context, "context", nil, "a `file` that helps to understand the change, shown to the models but not reviewed; repeat for several")
+	Group(fs.Lookup("context"), GroupInput)
+}
+
+// TextContext declares --context, files and folders read with a question.
+func (b FlagBuilder) TextContext() {
+	b.FS.StringArrayVar(&b.o.Context, "context", nil, "a `file` or folder the models read with the question (text files, 256 KiB in all); repeat for several")
+	Group(b.FS.Lookup("context"), GroupInput)
+}
+
+// Agent declares the agent's flags: its --context, who plans and who
+// executes, the rounds and limits, consent, approval, URLs, worktrees.
+func (b FlagBuilder) Agent() {
+	fs, o := b.FS, b.o
+	fs.StringArrayVar(&o.Context, "context", nil, "a `file` the models read before planning, beside what quorum reads of the repository; repeat for several")
+	Group(fs.Lookup("context"), GroupInput)
+	fs.StringVar(&o.Solo, "solo", "", "this `model` plans alone: no other proposals, no vote")
+	Group(fs.Lookup("solo"), GroupParticipants)
+	fs.StringVar(&o.Executor, "executor", "", "the `model` that carries the plan out (default: the plan's author)")
+	Group(fs.Lookup("executor"), GroupParticipants)
+	fs.IntVar(&o.MaxRevisions, "max-revisions", quorum.DefaultMaxRevisions, "at most `N` rounds of plan review and revision; 0 for none")
+	Group(fs.Lookup("max-revisions"), GroupRun)
+	fs.BoolVarP(&o.Yes, "yes", "y", false, "approve the plan without asking (off a terminal, without it, quorum agent stops after planning)")
+	Group(fs.Lookup("yes"), GroupRun)
+	fs.StringVar(&o.Approve, "approve", "", "how shell commands are decided: `mode` ask (you, on a terminal: the default there), quorum (the other models vote: the default elsewhere), auto (all, in the worktree) or never")
+	Group(fs.Lookup("approve"), GroupRun)
+	fs.BoolVar(&o.AllowURL, "allow-url", false, "let the executor fetch URLs (denied by default)")
+	Group(fs.Lookup("allow-url"), GroupRun)
+	fs.IntVar(&o.MaxToolCalls, "max-tool-calls", quorum.DefaultMaxToolCalls, "stop the executor after `N` tool calls")
+	Group(fs.Lookup("max-tool-calls"), GroupRun)
+	fs.IntVar(&o.FixRounds, "fix-rounds", quorum.DefaultFixRounds, "at most `N` rounds of fixing the final review's findings; 0 for none")
+	Group(fs.Lookup("fix-rounds"), GroupRun)
+	fs.StringVar(&o.WorktreeRoot, "worktree-root", "", "make the agent's worktree under `dir` (default: $XDG_STATE_HOME/quorum/worktrees)")
+	Group(fs.Lookup("worktree-root"), GroupRun)
+}
+
+// PhaseTimeout declares --phase-timeout.
+func (b FlagBuilder) PhaseTimeout() {
+	b.Setting("phase-timeout", "phase-timeout", "", "time limit of each phase; a model still running then is dropped", GroupRun)
+}
+
+// Timeout declares --timeout.
+func (b FlagBuilder) Timeout() {
+	b.Setting("timeout", "timeout", "", "time limit of the whole command", GroupRun)
+}
+
+// Sessions declares -j and --transcript: how many sessions a run opens
+// at once, and where it writes every prompt and reply.
+func (b FlagBuilder) Sessions() {
+	b.Setting("concurrency", "concurrency", "j", "at most `N` sessions open at once", GroupRun)
+	b.FS.StringVar(&b.o.Transcript, "transcript", "", "write every prompt, reply and event as JSON lines to `file`")
+	Group(b.FS.Lookup("transcript"), GroupRun)
+}
+
+// Output declares the result's format: -o, --json, --jq, --template.
+func (b FlagBuilder) Output() {
+	fs, o := b.FS, b.o
+	b.Setting("output", "output", "o", "result `format`: text, markdown or json", GroupOutput)
+	fs.StringSliceVar(&o.JSON, "json", nil, "print these `fields` of the result as JSON (a comma-separated list; --json with no list names them)")
+	Group(fs.Lookup("json"), GroupOutput)
+	fs.StringVar(&o.JQ, "jq", "", "filter the JSON output with a jq `expression` (built in, as gh's --jq; strings print as text)")
+	Group(fs.Lookup("jq"), GroupOutput)
+	fs.StringVar(&o.Template, "template", "", "format the JSON output with a Go `template`, as gh's --template ({{.status}}, {{range .result.models}}…{{end}}, join)")
+	Group(fs.Lookup("template"), GroupOutput)
+}
+
+// Show declares --show, the report's sections.
+func (b FlagBuilder) Show() {
+	b.FS.StringSliceVar(&b.o.Show, "show", nil, "show only these `sections` of the report, comma-separated (default: all)")
+	Group(b.FS.Lookup("show"), GroupOutput)
+}
+
+// Findings declares --fail-on and --sarif: the gate on findings and
+// their SARIF file.
+func (b FlagBuilder) Findings() {
+	b.Setting("fail-on", "fail-on", "", "exit 1 when a finding is at least this `severity`: blocking, major, minor, or none", GroupOutput)
+	b.FS.StringVar(&b.o.SARIF, "sarif", "", "also write the findings as SARIF 2.1.0 to `file`, for code scanning in CI")
+	Group(b.FS.Lookup("sarif"), GroupOutput)
+}
+
+// Progress declares -q and --no-color, for progress on stderr.
+func (b FlagBuilder) Progress() {
+	b.FS.BoolVarP(&b.o.Quiet, "quiet", "q", false, "no progress on stderr")
+	Group(b.FS.Lookup("quiet"), GroupOutput)
+	b.Setting("no-color", "no-color", "", "no colour (also: NO_COLOR set to anything)", GroupOutput)
+}
+
+// Sim declares --sim.
+func (b FlagBuilder) Sim() {
+	b.FS.BoolVar(&b.o.Sim, "sim", false, "run on the simulated Copilot server built into quorum: no CLI or login needed")
+	Group(b.FS.Lookup("sim"), GroupCLI)
+}
+
+// CLIPath declares --cli-path.
+func (b FlagBuilder) CLIPath() {
+	b.Setting("cli-path", "cli-path", "", "the Copilot CLI `binary` (default: $COPILOT_CLI_PATH, then copilot on PATH)", GroupCLI)
+}
+
+// Connection declares how the CLI is started and talked to: --cli-args,
+// --transport, -v.
+func (b FlagBuilder) Connection() {
+	b.Setting("cli-args", "cli-args", "", "extra `arguments` for the Copilot CLI, separated by spaces", GroupCLI)
+	b.Setting("transport", "transport", "", "the `transport` to the CLI: stdio or tcp", GroupCLI)
+	b.FS.BoolVarP(&b.o.Verbose, "verbose", "v", false, "structured logs of the connection on stderr")
+	Group(b.FS.Lookup("verbose"), GroupCLI)
+}
+
+// Connects declares what a command that talks to the CLI takes: --sim,
+// --cli-path and the connection's flags.
+func (b FlagBuilder) Connects() {
+	b.Sim()
+	b.CLIPath()
+	b.Connection()
+}
+
+// config declares --config, which every command takes, last.
+func (b FlagBuilder) config() {
+	b.FS.StringVar(&b.o.ConfigPath, "config", "", "the config `file` (default: $QUORUM_CONFIG, then quorum/config.json in the user config directory)")
+	Group(b.FS.Lookup("config"), GroupConfig)
 }
 
 // flagValues are the settings given as flags on cmd's command line.

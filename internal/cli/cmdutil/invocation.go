@@ -82,15 +82,20 @@ const (
 // runs with the invocation prepared.
 func NewCommand(f *Factory, c *cobra.Command, spec Spec, run func(*Invocation) error) *cobra.Command {
 	o := &Options{}
-	FlagBuilder{FS: c.Flags(), o: o}.declare(spec)
+	b := FlagBuilder{FS: c.Flags(), o: o}
+	if spec.Flags != nil {
+		spec.Flags(b)
+	}
+	b.config()
 	c.Flags().SortFlags = false // help lists flags in the order they are declared
-	if spec.Output {
+	output := c.Flags().Lookup("output") != nil
+	if output {
 		c.MarkFlagsMutuallyExclusive("output", "json")
 	}
 	if c.Annotations == nil {
 		c.Annotations = map[string]string{}
 	}
-	if spec.Output {
+	if output {
 		c.Annotations[annJSONFields] = strings.Join(JSONFields(spec.Result), ",")
 	}
 	c.Annotations[annSections] = strings.Join(spec.Sections, ",")
@@ -103,7 +108,7 @@ func NewCommand(f *Factory, c *cobra.Command, spec Spec, run func(*Invocation) e
 			err = run(inv)
 		}
 		if err != nil {
-			if spec.Output && !cmdLine && inv.JSONOutput() && !inv.PrintedJSON {
+			if output && !cmdLine && inv.JSONOutput() && !inv.PrintedJSON {
 				inv.failedJSON(err)
 			}
 			return &CommandError{err}

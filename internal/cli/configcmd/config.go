@@ -77,7 +77,7 @@ value. config set refuses what a run would refuse.`,
   $ quorum config get timeout
   $ quorum config unset moderator`,
 		Args: cmdutil.NoArgs,
-	}, cmdutil.Spec{Output: true, Result: configResult{}}, run("list", runConfigList))
+	}, cmdutil.Spec{Flags: cmdutil.FlagBuilder.Output, Result: configResult{}}, run("list", runConfigList))
 	get := cmdutil.NewCommand(f, &cobra.Command{
 		Use:   "get <setting>",
 		Short: "Print one setting's effective value",
@@ -85,7 +85,7 @@ value. config set refuses what a run would refuse.`,
   {"command": "config get", "status", "result": {"key", "value", "source", "detail"}}`,
 		Args:              cmdutil.ExactArgs("a setting's name"),
 		ValidArgsFunction: completeSettings,
-	}, cmdutil.Spec{Output: true, Result: configGetResult{}}, run("get", runConfigGet))
+	}, cmdutil.Spec{Flags: cmdutil.FlagBuilder.Output, Result: configGetResult{}}, run("get", runConfigGet))
 	set := cmdutil.NewCommand(f, &cobra.Command{
 		Use:               "set <setting> <value>",
 		Short:             "Write a setting into the config file",

@@ -54,7 +54,19 @@ lists what was read and what was left out.
   $ quorum debate -m gpt-5,claude-sonnet-4.5 --moderator gemini-2.5-pro --rounds 3 "Tabs beat spaces"
   $ quorum debate -q --json verdict,ledger "Monorepos scale" | jq .verdict.position`,
 		Args: cmdutil.ExactArgs("a claim (quote it; - reads it from stdin)"),
-	}, cmdutil.Spec{Quorum: true, TextContext: true, Moderated: true, Rounds: true, Connects: true, Output: true, Progress: true, Timeout: true, Result: quorum.DebateResult{}, Sections: report.DebateSections},
+	}, cmdutil.Spec{Flags: func(b cmdutil.FlagBuilder) {
+		b.Models()
+		b.Moderator("the `model` that gives the verdict (default: the first participant)")
+		b.Rounds()
+		b.TextContext()
+		b.PhaseTimeout()
+		b.Timeout()
+		b.Sessions()
+		b.Output()
+		b.Show()
+		b.Progress()
+		b.Connects()
+	}, Result: quorum.DebateResult{}, Sections: report.DebateSections},
 		func(inv *cmdutil.Invocation) error {
 			opts := &DebateOptions{Invocation: inv}
 			if runF != nil {

@@ -48,7 +48,19 @@ lists what was read and what was left out.
   $ quorum discuss --show synthesis,ranking "Is Rust worth it for us?"
   $ git diff | quorum discuss -o markdown - > review.md`,
 		Args: cmdutil.ExactArgs("a topic (quote it; - reads it from stdin)"),
-	}, cmdutil.Spec{Quorum: true, TextContext: true, Moderated: true, PeerReview: true, Connects: true, Output: true, Progress: true, Timeout: true, Result: quorum.DiscussResult{}, Sections: report.DiscussSections},
+	}, cmdutil.Spec{Flags: func(b cmdutil.FlagBuilder) {
+		b.Models()
+		b.Moderator("the `model` that writes the synthesis (default: the first participant)")
+		b.PeerReview()
+		b.TextContext()
+		b.PhaseTimeout()
+		b.Timeout()
+		b.Sessions()
+		b.Output()
+		b.Show()
+		b.Progress()
+		b.Connects()
+	}, Result: quorum.DiscussResult{}, Sections: report.DiscussSections},
 		func(inv *cmdutil.Invocation) error {
 			opts := &DiscussOptions{Invocation: inv}
 			if runF != nil {

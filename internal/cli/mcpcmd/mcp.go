@@ -63,7 +63,9 @@ cancels the calls running, stops the CLI and exits 130 or 143.`,
   $ quorum mcp --http 127.0.0.1:8765          # Streamable HTTP at http://127.0.0.1:8765/
   $ claude mcp add quorum -- quorum mcp`,
 		Args: cmdutil.NoArgs,
-	}, cmdutil.Spec{Connects: true}, func(inv *cmdutil.Invocation) error {
+	}, cmdutil.Spec{Flags: func(b cmdutil.FlagBuilder) {
+		b.Connects()
+	}}, func(inv *cmdutil.Invocation) error {
 		opts.Invocation = inv
 		if runF != nil {
 			return runF(opts)

@@ -49,7 +49,11 @@ one request to each counts. With -o json:
 		Example: `  $ quorum models
   $ quorum models --json models | jq -r '.models[].id'`,
 		Args: cmdutil.NoArgs,
-	}, cmdutil.Spec{Connects: true, Output: true, Timeout: true, Result: modelsResult{}}, func(inv *cmdutil.Invocation) error {
+	}, cmdutil.Spec{Flags: func(b cmdutil.FlagBuilder) {
+		b.Timeout()
+		b.Output()
+		b.Connects()
+	}, Result: modelsResult{}}, func(inv *cmdutil.Invocation) error {
 		opts := &ModelsOptions{Invocation: inv}
 		if runF != nil {
 			return runF(opts)

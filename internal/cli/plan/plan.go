@@ -44,7 +44,17 @@ lists what was read and what was left out.
   $ quorum plan -m gpt-5 -m claude-sonnet-4.5 --show winner "Add SSO to the admin app"
   $ quorum plan -q --json winner,standings "Split the monolith" | jq .`,
 		Args: cmdutil.ExactArgs("a task (quote it; - reads it from stdin)"),
-	}, cmdutil.Spec{Quorum: true, TextContext: true, Connects: true, Output: true, Progress: true, Timeout: true, Result: quorum.PlanResult{}, Sections: report.PlanSections},
+	}, cmdutil.Spec{Flags: func(b cmdutil.FlagBuilder) {
+		b.Models()
+		b.TextContext()
+		b.PhaseTimeout()
+		b.Timeout()
+		b.Sessions()
+		b.Output()
+		b.Show()
+		b.Progress()
+		b.Connects()
+	}, Result: quorum.PlanResult{}, Sections: report.PlanSections},
 		func(inv *cmdutil.Invocation) error {
 			opts := &PlanOptions{Invocation: inv}
 			if runF != nil {

@@ -65,7 +65,18 @@ sim-alpha, sim-beta and sim-gamma).
   $ git diff HEAD~3 | quorum review - --fail-on major
   $ quorum review change.diff --context docs/design.md --sarif review.sarif -q`,
 		Args: maxArgs(1, "a diff file (- reads it from stdin)"),
-	}, cmdutil.Spec{Quorum: true, Change: true, Connects: true, Output: true, Progress: true, Timeout: true, Result: quorum.ReviewResult{}, Sections: report.ReviewSections},
+	}, cmdutil.Spec{Flags: func(b cmdutil.FlagBuilder) {
+		b.Models()
+		b.Change()
+		b.PhaseTimeout()
+		b.Timeout()
+		b.Sessions()
+		b.Output()
+		b.Show()
+		b.Findings()
+		b.Progress()
+		b.Connects()
+	}, Result: quorum.ReviewResult{}, Sections: report.ReviewSections},
 		func(inv *cmdutil.Invocation) error {
 			opts := &ReviewOptions{Invocation: inv}
 			if runF != nil {

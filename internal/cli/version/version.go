@@ -64,7 +64,10 @@ what version it says it is. With -o json:
    "revisionTime", "modified", "go", "platform", "cli": {"path", "from",
    "version", "error"}}}`,
 		Args: cmdutil.NoArgs,
-	}, cmdutil.Spec{Output: true, CLIPath: true, Result: versionResult{}}, func(inv *cmdutil.Invocation) error {
+	}, cmdutil.Spec{Flags: func(b cmdutil.FlagBuilder) {
+		b.Output()
+		b.CLIPath()
+	}, Result: versionResult{}}, func(inv *cmdutil.Invocation) error {
 		opts := &VersionOptions{Invocation: inv, Version: version}
 		if runF != nil {
 			return runF(opts)
