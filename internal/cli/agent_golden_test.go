@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/testing/gittest"
 )
 
@@ -57,7 +58,7 @@ func TestAgentReportGolden(t *testing.T) {
 			h.dir = repo
 			h.env["XDG_STATE_HOME"] = filepath.Join(base, "state")
 			o := h.run("agent", "--sim", "--yes", "-q", "-o", format, "Add a --verbose flag")
-			if o.code != ExitOK {
+			if o.code != cmdutil.ExitOK {
 				t.Fatalf("exit %d: %s", o.code, o.stderr)
 			}
 			out := goldenOutput(t, format, o.stdout)

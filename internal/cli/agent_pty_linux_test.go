@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/testing/gittest"
 )
 
@@ -193,7 +194,7 @@ func TestAgentSignalKeepsTheWork(t *testing.T) {
 	for _, c := range []struct {
 		sig  syscall.Signal
 		code int
-	}{{syscall.SIGINT, ExitInterrupted}, {syscall.SIGTERM, ExitTerminated}} {
+	}{{syscall.SIGINT, cmdutil.ExitInterrupted}, {syscall.SIGTERM, cmdutil.ExitTerminated}} {
 		t.Run(c.sig.String(), func(t *testing.T) {
 			repo := gittest.NewRepo(t, map[string]string{"README.md": "# demo\n"})
 			before := gittest.Take(t, repo)

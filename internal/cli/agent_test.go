@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/quorum-go/quorum/copilot"
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/testing/gittest"
 	"github.com/quorum-go/quorum/quorum"
 )
@@ -168,7 +169,7 @@ func TestAgentApproveModes(t *testing.T) {
 	}
 }
 
-// Interrupted while the executor works, the command exits 130, prints
+// cmdutil.Interrupted while the executor works, the command exits 130, prints
 // the report so far, and keeps the worktree and the branch with the work
 // done, which the report names.
 func TestAgentInterruptKeepsTheWork(t *testing.T) {
@@ -248,7 +249,7 @@ func TestAgentWithoutAStateDirectory(t *testing.T) {
 	h, before := agentHarness(t)
 	h.env["XDG_STATE_HOME"], h.env["HOME"] = "", ""
 	o := h.run("agent", "--sim", "--yes", "t")
-	if o.code != ExitFailure || !strings.Contains(o.stderr, "XDG_STATE_HOME") || !strings.Contains(o.stderr, "--worktree-root") {
+	if o.code != cmdutil.ExitFailure || !strings.Contains(o.stderr, "XDG_STATE_HOME") || !strings.Contains(o.stderr, "--worktree-root") {
 		t.Fatalf("exit %d: %s", o.code, o.stderr)
 	}
 	before.Unchanged(t)

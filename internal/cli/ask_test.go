@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quorum-go/quorum/internal/cli/ask"
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/sim"
 	"github.com/quorum-go/quorum/internal/simquorum"
 	"github.com/quorum-go/quorum/quorum"
@@ -16,7 +18,7 @@ import (
 func TestAskSimStreamsToStdout(t *testing.T) {
 	h := newHarness(t)
 	o := h.run("ask", "--sim", "What is a goroutine?")
-	if o.code != ExitOK {
+	if o.code != cmdutil.ExitOK {
 		t.Fatalf("code %d: %s", o.code, o.stderr)
 	}
 	if !strings.HasPrefix(o.stdout, "[simulated sim-alpha]") || !strings.Contains(o.stdout, "goroutine") || !strings.HasSuffix(o.stdout, "\n") {
@@ -36,12 +38,12 @@ func TestAskJSONAndStdinQuestion(t *testing.T) {
 	h := newHarness(t)
 	h.stdin = "  Why test?\n"
 	o := h.run("ask", "--sim", "-q", "-m", "sim-beta", "-o", "json", "-")
-	if o.code != ExitOK {
+	if o.code != cmdutil.ExitOK {
 		t.Fatalf("code %d: %s", o.code, o.stderr)
 	}
 	var r struct {
-		envelope
-		Result askResult `json:"result"`
+		cmdutil.Envelope
+		Result ask.Result `json:"result"`
 	}
 	if err := json.Unmarshal([]byte(o.stdout), &r); err != nil {
 		t.Fatalf("%v: %s", err, o.stdout)
@@ -54,7 +56,7 @@ func TestAskJSONAndStdinQuestion(t *testing.T) {
 		t.Errorf("field names:\n%s", o.stdout)
 	}
 	h.stdin = "   "
-	if o := h.run("ask", "--sim", "-"); o.code != ExitUsage || !strings.Contains(o.stderr, "the question on stdin is empty") {
+	if o := h.run("ask", "--sim", "-"); o.code != cmdutil.ExitUsage || !strings.Contains(o.stderr, "the question on stdin is empty") {
 		t.Errorf("empty stdin question: code %d, %q", o.code, o.stderr)
 	}
 }
@@ -64,10 +66,10 @@ func TestAskJSONAndStdinQuestion(t *testing.T) {
 func TestAskWithSeveralConfiguredModels(t *testing.T) {
 	h := newHarness(t)
 	h.env["QUORUM_MODELS"] = "sim-beta,sim-gamma"
-	if o := h.run("ask", "--sim", "q"); o.code != ExitUsage || !strings.Contains(o.stderr, "quorum ask asks one model, and the settings name 2 (sim-beta, sim-gamma, from QUORUM_MODELS); pick one with -m") {
+	if o := h.run("ask", "--sim", "q"); o.code != cmdutil.ExitUsage || !strings.Contains(o.stderr, "quorum ask asks one model, and the settings name 2 (sim-beta, sim-gamma, from QUORUM_MODELS); pick one with -m") {
 		t.Errorf("exit %d, %q", o.code, o.stderr)
 	}
-	if o := h.run("ask", "--sim", "-q", "-m", "sim-gamma", "q"); o.code != ExitOK || !strings.HasPrefix(o.stdout, "[simulated sim-gamma]") {
+	if o := h.run("ask", "--sim", "-q", "-m", "sim-gamma", "q"); o.code != cmdutil.ExitOK || !strings.HasPrefix(o.stdout, "[simulated sim-gamma]") {
 		t.Errorf("-m beats the setting: exit %d, %q", o.code, o.stdout)
 	}
 }
@@ -79,7 +81,7 @@ func TestAskInterruptedPrintsWhatCame(t *testing.T) {
 		h := newHarness(t)
 		h.simModels = func(p pace) []sim.Model {
 			return []sim.Model{simquorum.Model("slow").With(sim.Rule{Name: "hang", Match: func(sim.Turn) bool { return true },
-				Respond: sim.Always(sim.Reply{Text: "the first half of an answer", Hang: true})})}
+				Respond: sim.Always(sim.Response{Text: "the first half of an answer", Hang: true})})}
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		interrupt, ctrlC := context.WithCancel(ctx)
@@ -92,16 +94,16 @@ func TestAskInterruptedPrintsWhatCame(t *testing.T) {
 		o := h.runContext(interrupt, "ask", "--sim", "-q", "-o", format, "q")
 		ctrlC()
 		cancel()
-		if format == "text" && (o.code != ExitInterrupted || o.stdout != "the first half of an answer\n" || !strings.Contains(o.stderr, "interrupted (Ctrl-C)")) {
+		if format == "text" && (o.code != cmdutil.ExitInterrupted || o.stdout != "the first half of an answer\n" || !strings.Contains(o.stderr, "interrupted (Ctrl-C)")) {
 			t.Errorf("text: exit %d, stdout %q, stderr %q", o.code, o.stdout, o.stderr)
 		}
 		if format == "json" {
 			var r struct {
-				envelope
-				Result askResult `json:"result"`
+				cmdutil.Envelope
+				Result ask.Result `json:"result"`
 			}
 			err := json.Unmarshal([]byte(o.stdout), &r)
-			if err != nil || o.code != ExitInterrupted || r.Status != "interrupted" || r.Error == nil || *r.Error != "the answer was interrupted by Ctrl-C before it was complete" ||
+			if err != nil || o.code != cmdutil.ExitInterrupted || r.Status != "interrupted" || r.Error == nil || *r.Error != "the answer was interrupted by Ctrl-C before it was complete" ||
 				r.Result.Answer != "the first half of an answer" {
 				t.Errorf("json: exit %d, %v:\n%s", o.code, err, o.stdout)
 			}
@@ -114,10 +116,10 @@ func TestAskInterruptedPrintsWhatCame(t *testing.T) {
 func TestAskTimeoutSaysSo(t *testing.T) {
 	h := newHarness(t)
 	h.simModels = func(p pace) []sim.Model {
-		return []sim.Model{simquorum.Model("m").With(sim.Rule{Name: "hang", Match: func(sim.Turn) bool { return true }, Respond: sim.Always(sim.Reply{Text: "half", Hang: true})})}
+		return []sim.Model{simquorum.Model("m").With(sim.Rule{Name: "hang", Match: func(sim.Turn) bool { return true }, Respond: sim.Always(sim.Response{Text: "half", Hang: true})})}
 	}
 	o := h.run("ask", "--sim", "--timeout", "300ms", "q")
-	if o.code != ExitFailure || o.stdout != "half\n" || !strings.Contains(o.stderr, "quorum ask took longer than --timeout (300ms), and the answer was cut short; raise --timeout") {
+	if o.code != cmdutil.ExitFailure || o.stdout != "half\n" || !strings.Contains(o.stderr, "quorum ask took longer than --timeout (300ms), and the answer was cut short; raise --timeout") {
 		t.Errorf("exit %d, stdout %q, stderr %q", o.code, o.stdout, o.stderr)
 	}
 }

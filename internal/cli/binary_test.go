@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 )
 
 // The quorum binary, built once for every test that runs it as a
@@ -104,7 +106,7 @@ func TestBinary(t *testing.T) {
 	t.Run("discuss-json", func(t *testing.T) {
 		t.Parallel()
 		r := runBinary(t, command(t, "discuss", "--sim", "-o", "json", goldenTopic))
-		if r.code != ExitOK {
+		if r.code != cmdutil.ExitOK {
 			t.Fatalf("exit %d: %s", r.code, r.stderr)
 		}
 		var out jsonOut
@@ -129,7 +131,7 @@ func TestBinary(t *testing.T) {
 		t.Parallel()
 		for _, args := range [][]string{{"discuss", "--sim"}, {"plan", "--bogus", "x"}, {"frobnicate"}} {
 			r := runBinary(t, command(t, args...))
-			if r.code != ExitUsage || r.stdout != "" || !strings.Contains(r.stderr, "quorum") {
+			if r.code != cmdutil.ExitUsage || r.stdout != "" || !strings.Contains(r.stderr, "quorum") {
 				t.Errorf("%q: exit %d, stdout %q, stderr %q", args, r.code, r.stdout, r.stderr)
 			}
 		}
@@ -138,7 +140,7 @@ func TestBinary(t *testing.T) {
 	t.Run("ask", func(t *testing.T) {
 		t.Parallel()
 		r := runBinary(t, command(t, "ask", "--sim", "What is a goroutine?"))
-		if r.code != ExitOK || !strings.HasPrefix(r.stdout, "[simulated sim-alpha]") || !strings.Contains(r.stderr, "simulated") {
+		if r.code != cmdutil.ExitOK || !strings.HasPrefix(r.stdout, "[simulated sim-alpha]") || !strings.Contains(r.stderr, "simulated") {
 			t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 		}
 	})
@@ -150,7 +152,7 @@ func TestBinary(t *testing.T) {
 		sig  syscall.Signal
 		code int
 		says string
-	}{{syscall.SIGINT, ExitInterrupted, "interrupted by Ctrl-C"}, {syscall.SIGTERM, ExitTerminated, "terminated by SIGTERM"}} {
+	}{{syscall.SIGINT, cmdutil.ExitInterrupted, "interrupted by Ctrl-C"}, {syscall.SIGTERM, cmdutil.ExitTerminated, "terminated by SIGTERM"}} {
 		t.Run(c.sig.String(), func(t *testing.T) {
 			t.Parallel()
 			cmd := command(t, "discuss", "--sim", goldenTopic)

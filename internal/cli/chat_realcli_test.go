@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/testing/modelapi"
 	"github.com/quorum-go/quorum/quorum"
 )
@@ -42,7 +43,7 @@ func TestRealCLIChat(t *testing.T) {
 	}
 
 	r := chat("Should we adopt Go?\nAnd what about testing?\n")
-	if r.code != ExitOK || !strings.Contains(r.stdout, "Round 2 · discuss: And what about testing?") {
+	if r.code != cmdutil.ExitOK || !strings.Contains(r.stdout, "Round 2 · discuss: And what about testing?") {
 		t.Fatalf("exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	for _, m := range []string{"alpha", "beta", "gamma"} {
@@ -64,7 +65,7 @@ func TestRealCLIChat(t *testing.T) {
 	}
 
 	r = chat("Which framework?\n", "--resume", id[1])
-	if r.code != ExitOK || !strings.Contains(r.stdout, "2 earlier round(s)") || !strings.Contains(r.stdout, "Round 3 · discuss: Which framework?") {
+	if r.code != cmdutil.ExitOK || !strings.Contains(r.stdout, "2 earlier round(s)") || !strings.Contains(r.stdout, "Round 3 · discuss: Which framework?") {
 		t.Fatalf("--resume: exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	for _, m := range []string{"alpha", "beta", "gamma"} {

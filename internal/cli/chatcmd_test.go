@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/testing/gittest"
 )
 
@@ -16,7 +17,7 @@ func TestChatHistoryShowInProcess(t *testing.T) {
 	h.env["XDG_STATE_HOME"] = t.TempDir()
 	h.stdin = "Should we adopt Go?\n/ask sim-beta why?\n"
 	o := h.run("chat", "--sim")
-	if o.code != ExitOK || !strings.Contains(o.stdout, "Round 1 · discuss: Should we adopt Go?") || !strings.Contains(o.stdout, "Round 2 · ask: why?") {
+	if o.code != cmdutil.ExitOK || !strings.Contains(o.stdout, "Round 1 · discuss: Should we adopt Go?") || !strings.Contains(o.stdout, "Round 2 · ask: why?") {
 		t.Fatalf("chat: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
 	m := regexp.MustCompile(`conversation (\S+) saved; continue it with quorum chat --resume`).FindStringSubmatch(o.stderr)
@@ -25,10 +26,10 @@ func TestChatHistoryShowInProcess(t *testing.T) {
 	}
 	id := m[1]
 	h.stdin = ""
-	if o := h.run("history"); o.code != ExitOK || !strings.Contains(o.stdout, id) || !strings.Contains(o.stdout, "2 round(s)") {
+	if o := h.run("history"); o.code != cmdutil.ExitOK || !strings.Contains(o.stdout, id) || !strings.Contains(o.stdout, "2 round(s)") {
 		t.Errorf("history: exit %d\n%s%s", o.code, o.stdout, o.stderr)
 	}
-	if o := h.run("show", id); o.code != ExitOK || !strings.Contains(o.stdout, "Conversation "+id) || !strings.Contains(o.stdout, "SYNTHESIS") {
+	if o := h.run("show", id); o.code != cmdutil.ExitOK || !strings.Contains(o.stdout, "Conversation "+id) || !strings.Contains(o.stdout, "SYNTHESIS") {
 		t.Errorf("show: exit %d\n%s%s", o.code, o.stdout, o.stderr)
 	}
 	if o := h.run("__complete", "show", ""); !strings.Contains(o.stdout, id+"\tShould we adopt Go?") {
@@ -37,17 +38,17 @@ func TestChatHistoryShowInProcess(t *testing.T) {
 	if o := h.run("__complete", "chat", "--resume", id[:4]); !strings.Contains(o.stdout, id) {
 		t.Errorf("completion of --resume:\n%s", o.stdout)
 	}
-	if o := h.run("show", "nope"); o.code != ExitFailure || !strings.Contains(o.stderr, "no saved chat of that id") {
+	if o := h.run("show", "nope"); o.code != cmdutil.ExitFailure || !strings.Contains(o.stderr, "no saved chat of that id") {
 		t.Errorf("show of an unknown id: exit %d\n%s", o.code, o.stderr)
 	}
-	if o := h.run("show", "../etc"); o.code != ExitUsage {
+	if o := h.run("show", "../etc"); o.code != cmdutil.ExitUsage {
 		t.Errorf("show of a path: exit %d\n%s", o.code, o.stderr)
 	}
-	if o := h.run("chat", "--sim", "--resume", "nope"); o.code != ExitFailure || !strings.Contains(o.stderr, "--resume") {
+	if o := h.run("chat", "--sim", "--resume", "nope"); o.code != cmdutil.ExitFailure || !strings.Contains(o.stderr, "--resume") {
 		t.Errorf("chat --resume of an unknown id: exit %d\n%s", o.code, o.stderr)
 	}
 	h.env["XDG_STATE_HOME"], h.env["HOME"] = "", ""
-	if o := h.run("history"); o.code != ExitFailure || !strings.Contains(o.stderr, "XDG_STATE_HOME") {
+	if o := h.run("history"); o.code != cmdutil.ExitFailure || !strings.Contains(o.stderr, "XDG_STATE_HOME") {
 		t.Errorf("history without a state directory: exit %d\n%s", o.code, o.stderr)
 	}
 }
@@ -66,7 +67,7 @@ func TestChatAgentInProcess(t *testing.T) {
 	before := gittest.Take(t, h.dir)
 	h.stdin = "/agent Document the release process\ny\n"
 	o := h.run("chat", "--sim", "--approve", "quorum")
-	if o.code != ExitOK || !strings.Contains(o.stdout, "Carry out this plan?") || !strings.Contains(o.stdout, "Round 1 · agent: Document the release process") {
+	if o.code != cmdutil.ExitOK || !strings.Contains(o.stdout, "Carry out this plan?") || !strings.Contains(o.stdout, "Round 1 · agent: Document the release process") {
 		t.Fatalf("chat: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
 	if !strings.Contains(o.stdout, "allowed shell git status (quorum") {
@@ -83,10 +84,10 @@ func TestChatAgentInProcess(t *testing.T) {
 	before.Unchanged(t)
 
 	h.stdin = ""
-	if o := h.run("chat", "--sim", "--approve", "sometimes"); o.code != ExitUsage || !strings.Contains(o.stderr, "--approve takes ask, quorum, auto or never") {
+	if o := h.run("chat", "--sim", "--approve", "sometimes"); o.code != cmdutil.ExitUsage || !strings.Contains(o.stderr, "--approve takes ask, quorum, auto or never") {
 		t.Errorf("--approve sometimes: exit %d\n%s", o.code, o.stderr)
 	}
-	if o := h.run("chat", "--sim", "--approve", "auto"); o.code != ExitOK || !strings.Contains(o.stdout, "will run without asking") {
+	if o := h.run("chat", "--sim", "--approve", "auto"); o.code != cmdutil.ExitOK || !strings.Contains(o.stdout, "will run without asking") {
 		t.Errorf("--approve auto: exit %d\n%s", o.code, o.stderr)
 	}
 }

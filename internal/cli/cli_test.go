@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/sim"
 	"github.com/quorum-go/quorum/quorum"
 	"go.uber.org/goleak"
@@ -63,13 +63,13 @@ func (h *harness) run(args ...string) outcome {
 func (h *harness) runContext(ctx context.Context, args ...string) outcome {
 	h.t.Helper()
 	var out, errb bytes.Buffer
-	e := &env{
-		stdin: strings.NewReader(h.stdin), stdout: &out, stderr: &errb,
-		getenv:    func(k string) string { return h.env[k] },
-		configDir: func() (string, error) { return h.cfgDir, nil },
-		simModels: unpaced(h.simModels),
-		dir:       h.dir,
-	}
+	e := &env{&cmdutil.Factory{
+		In: strings.NewReader(h.stdin), Out: &out, ErrOut: &errb,
+		Getenv:    func(k string) string { return h.env[k] },
+		ConfigDir: func() (string, error) { return h.cfgDir, nil },
+		SimModels: unpaced(h.simModels),
+		Dir:       h.dir,
+	}}
 	err := e.run(ctx, args, h.runF())
 	return outcome{out.String(), errb.String(), ExitCode(err), err}
 }
@@ -95,10 +95,7 @@ func (h *harness) runF() runWrapper {
 	if h.onEvent == nil {
 		return nil
 	}
-	return func(inv *invocation, run func(*invocation) error) error {
-		inv.observe = h.onEvent
-		return run(inv)
-	}
+	return func(inv *cmdutil.Invocation, run modelRun) error { return run(inv, h.onEvent) }
 }
 
 // configFile is where the harness's config file is.
@@ -150,7 +147,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"completion", "tcsh"}, `unknown command "tcsh" for "quorum completion"`},
 	} {
 		o := h.run(c.args...)
-		if o.code != ExitUsage || !strings.Contains(o.stderr, c.want) {
+		if o.code != cmdutil.ExitUsage || !strings.Contains(o.stderr, c.want) {
 			t.Errorf("%q: exit %d, stderr:\n%s\nwant it to contain %q", c.args, o.code, o.stderr, c.want)
 		}
 		if lines := strings.Count(o.stderr, "\n"); len(c.args) > 0 && lines > 3 {
@@ -200,10 +197,10 @@ func TestHelp(t *testing.T) {
 			t.Errorf("root help lacks %q:\n%s", want, root.stdout)
 		}
 	}
-	if o := h.run("--version"); o.code != ExitOK || o.stdout != "quorum devel\n" {
+	if o := h.run("--version"); o.code != cmdutil.ExitOK || o.stdout != "quorum devel\n" {
 		t.Errorf("--version: exit %d, %q", o.code, o.stdout)
 	}
-	if o := h.run(); o.code != ExitUsage || !strings.Contains(o.stderr, "COMMANDS") {
+	if o := h.run(); o.code != cmdutil.ExitUsage || !strings.Contains(o.stderr, "COMMANDS") {
 		t.Errorf("quorum alone: exit %d, stderr %q", o.code, o.stderr)
 	}
 }
@@ -211,7 +208,7 @@ func TestHelp(t *testing.T) {
 // Short flags bundle, as with every pflag command: -qj1 is -q -j 1.
 func TestBundledShortFlags(t *testing.T) {
 	o := newHarness(t).run("discuss", "--sim", "-qj1", "-o", "json", goldenTopic)
-	if o.code != ExitOK || o.stderr != "" {
+	if o.code != cmdutil.ExitOK || o.stderr != "" {
 		t.Fatalf("exit %d, stderr %q", o.code, o.stderr)
 	}
 	if !strings.Contains(o.stdout, `"status": "ok"`) {
@@ -219,39 +216,18 @@ func TestBundledShortFlags(t *testing.T) {
 	}
 }
 
-func TestExitCodes(t *testing.T) {
-	cases := []struct {
-		err  error
-		want int
-	}{
-		{nil, ExitOK},
-		{usagef("x"), ExitUsage},
-		{ErrDegraded, ExitDegraded},
-		{&Interrupted{Signal: os.Interrupt}, ExitInterrupted},
-		{&Interrupted{Signal: syscall.SIGTERM}, ExitTerminated},
-		{context.Canceled, ExitInterrupted},
-		{os.ErrNotExist, ExitFailure},
-		{errors.Join(errors.New("x"), &Interrupted{Signal: syscall.SIGTERM}), ExitTerminated},
-	}
-	for _, c := range cases {
-		if got := ExitCode(c.err); got != c.want {
-			t.Errorf("ExitCode(%v) = %d, want %d", c.err, got, c.want)
-		}
-	}
-}
-
-// Cancelling Run's context with an *Interrupted cause (what WithSignals
+// Cancelling Run's context with an *cmdutil.Interrupted cause (what WithSignals
 // does on SIGTERM) gives that signal's exit status.
 func TestCancelCauseNamesTheSignal(t *testing.T) {
 	h := newHarness(t)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	h.onEvent = func(ev quorum.Event) {
 		if ev.Kind == quorum.PhaseStarted {
-			cancel(&Interrupted{Signal: syscall.SIGTERM})
+			cancel(&cmdutil.Interrupted{Signal: syscall.SIGTERM})
 		}
 	}
 	o := h.runContext(ctx, "discuss", "--sim", "-q", goldenTopic)
-	if o.code != ExitTerminated || !strings.Contains(o.stderr, "quorum: terminated (SIGTERM); turns were aborted") {
+	if o.code != cmdutil.ExitTerminated || !strings.Contains(o.stderr, "quorum: terminated (SIGTERM); turns were aborted") {
 		t.Errorf("exit %d, stderr %q", o.code, o.stderr)
 	}
 	cancel(nil)
@@ -281,15 +257,15 @@ func TestFirstHourMistakes(t *testing.T) {
 		{[]string{"completion", "tcsh"}, "bash, fish, powershell, zsh", "did you mean"},
 	} {
 		o := h.run(c.args...)
-		if o.code != ExitUsage || !strings.Contains(o.stderr, c.want) || c.without != "" && strings.Contains(o.stderr, c.without) || o.stdout != "" {
+		if o.code != cmdutil.ExitUsage || !strings.Contains(o.stderr, c.want) || c.without != "" && strings.Contains(o.stderr, c.without) || o.stdout != "" {
 			t.Errorf("%q: exit %d, stdout %q, stderr:\n%s\nwant %q", c.args, o.code, o.stdout, o.stderr, c.want)
 		}
 	}
-	if o := h.run("--version"); o.code != ExitOK || o.stdout != "quorum devel\n" {
+	if o := h.run("--version"); o.code != cmdutil.ExitOK || o.stdout != "quorum devel\n" {
 		t.Errorf("--version: exit %d, %q", o.code, o.stdout)
 	}
 	o := h.run("models", "--sim", "-o", "markdown")
-	if o.code != ExitOK || !strings.Contains(o.stdout, "| ID | Name | Premium requests per request |\n|---|---|---:|\n| sim-alpha | Simulated sim-alpha | - |") {
+	if o.code != cmdutil.ExitOK || !strings.Contains(o.stdout, "| ID | Name | Premium requests per request |\n|---|---|---:|\n| sim-alpha | Simulated sim-alpha | - |") {
 		t.Errorf("models -o markdown: exit %d:\n%s", o.code, o.stdout)
 	}
 }

@@ -6,7 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/quorum-go/quorum/internal/cli/config"
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
+	"github.com/quorum-go/quorum/internal/cli/connect"
+	"github.com/quorum-go/quorum/internal/config"
 	"github.com/quorum-go/quorum/quorum"
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
@@ -23,10 +25,10 @@ func (e *env) setupCompletion(root *cobra.Command) {
 		c.Short = "Print a shell completion script (bash, zsh, fish, powershell)"
 		// Cobra's completion command prints its help and exits 0 for a
 		// shell it does not know; that is a usage error.
-		c.Args = noArgs
+		c.Args = cmdutil.NoArgs
 		c.RunE = func(cmd *cobra.Command, _ []string) error {
-			e.help(cmd, e.stderr)
-			return usagef("name a shell: bash, zsh, fish or powershell")
+			e.help(cmd, e.ErrOut)
+			return cmdutil.Usagef("name a shell: bash, zsh, fish or powershell")
 		}
 	}
 	if bash, _, err := root.Find([]string{"completion", "bash"}); err == nil && bash.Name() == "bash" {
@@ -59,9 +61,9 @@ func (e *env) setupCompletion(root *cobra.Command) {
 			case "base", "head", "jq", "template", "pr":
 				fn = cobra.NoFileCompletions
 			case "show":
-				fn = fixed(sectionsOf(commandName(c))...)
+				fn = fixed(cmdutil.SectionsOf(c)...)
 			case "json":
-				fn = fixed(jsonFields(commandName(c))...)
+				fn = fixed(cmdutil.JSONFieldsOf(c)...)
 			}
 			if fn != nil {
 				_ = c.RegisterFlagCompletionFunc(f.Name, fn)
@@ -129,17 +131,17 @@ func commaList(values []string, toComplete string) []string {
 func (e *env) completeModels(cmd *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 	sim, _ := cmd.Flags().GetBool("sim")
 	path, _ := cmd.Flags().GetString("config")
-	loaded, _ := config.Load(config.Layers{Path: path, Getenv: e.getenv, ConfigDir: e.configDir, Flags: flagValues(cmd.Flags())})
-	inv := &invocation{e: e, cmd: cmd, o: &opts{sim: sim}, s: loaded.Settings, loaded: loaded, log: zerolog.Nop()}
+	loaded, _ := config.Load(config.Layers{Path: path, Getenv: e.Getenv, ConfigDir: e.ConfigDir, Flags: cmdutil.FlagValues(cmd.Flags())})
+	inv := &cmdutil.Invocation{Factory: e.Factory, Cmd: cmd, Opts: &cmdutil.Options{Sim: sim}, Settings: loaded.Settings, Loaded: loaded, Log: zerolog.Nop()}
 	ctx, cancel := context.WithTimeout(cmd.Context(), 15*time.Second)
 	defer cancel()
-	c, closeClient, err := inv.connect(ctx)
+	c, closeClient, err := connect.Connect(ctx, inv)
 	if err != nil {
 		cobra.CompDebugln("quorum: completing models: "+err.Error(), true)
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	defer closeClient()
-	ms, err := inv.listModels(ctx, c)
+	ms, err := connect.ListModels(ctx, inv, c)
 	if err != nil {
 		cobra.CompDebugln("quorum: completing models: "+err.Error(), true)
 		return nil, cobra.ShellCompDirectiveNoFileComp
@@ -157,12 +159,4 @@ func (e *env) completeModels(cmd *cobra.Command, _ []string, toComplete string) 
 		return commaList(values, toComplete), directive
 	}
 	return values, directive
-}
-
-// sectionsOf are the report sections of command, for --show.
-func sectionsOf(command string) []string {
-	if k, ok := quorumKinds[command]; ok {
-		return k.sections
-	}
-	return nil
 }

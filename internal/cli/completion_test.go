@@ -11,7 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/quorum-go/quorum/internal/cli/config"
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
+	"github.com/quorum-go/quorum/internal/config"
 )
 
 // complete runs `quorum __complete args…` in-process, as the shell
@@ -19,7 +20,7 @@ import (
 func complete(t *testing.T, args ...string) []string {
 	t.Helper()
 	o := newHarness(t).run(append([]string{"__complete"}, args...)...)
-	if o.code != ExitOK {
+	if o.code != cmdutil.ExitOK {
 		t.Fatalf("__complete %q: exit %d: %s", args, o.code, o.stderr)
 	}
 	var out []string

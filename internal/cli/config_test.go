@@ -6,7 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/quorum-go/quorum/internal/cli/config"
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
+	"github.com/quorum-go/quorum/internal/config"
 	"github.com/quorum-go/quorum/quorum"
 )
 
@@ -18,13 +19,16 @@ func TestConfigShowsWhereValuesComeFrom(t *testing.T) {
 	h.env["QUORUM_MODERATOR"] = "env-mod"
 	h.env["QUORUM_TIMEOUT"] = "30m"
 	o := h.run("config", "-o", "json")
-	if o.code != ExitOK {
+	if o.code != cmdutil.ExitOK {
 		t.Fatalf("exit %d: %s", o.code, o.stderr)
 	}
 	var r struct {
 		Command string
 		Status  string
-		Result  configResult
+		Result  struct {
+			File     string
+			Settings []config.Origin
+		}
 	}
 	if err := json.Unmarshal([]byte(o.stdout), &r); err != nil {
 		t.Fatal(err)
@@ -62,7 +66,7 @@ func TestConfigSetGetUnset(t *testing.T) {
 	h := newHarness(t)
 	h.writeConfig(`{"review": false}`)
 	for _, kv := range [][2]string{{"models", "sim-alpha,sim-gamma"}, {"timeout", "2m"}} {
-		if o := h.run("config", "set", kv[0], kv[1]); o.code != ExitOK || o.stdout != "" {
+		if o := h.run("config", "set", kv[0], kv[1]); o.code != cmdutil.ExitOK || o.stdout != "" {
 			t.Fatalf("set %s: exit %d: %s", kv[0], o.code, o.stderr)
 		}
 	}
@@ -80,7 +84,7 @@ func TestConfigSetGetUnset(t *testing.T) {
 	if o := h.run("discuss", "--sim", "-q", "--json", "models", goldenTopic); !strings.Contains(o.stdout, `"sim-alpha",`) || strings.Contains(o.stdout, "sim-beta") {
 		t.Errorf("models of a run after config set: %s", o.stdout)
 	}
-	if o := h.run("config", "unset", "timeout"); o.code != ExitOK {
+	if o := h.run("config", "unset", "timeout"); o.code != cmdutil.ExitOK {
 		t.Fatal(o.stderr)
 	}
 	if o := h.run("config", "get", "timeout"); o.stdout != "15m\n" {
@@ -88,7 +92,7 @@ func TestConfigSetGetUnset(t *testing.T) {
 	}
 	// The environment hides the file: set says so.
 	h.env["QUORUM_MODERATOR"] = "sim-beta"
-	if o := h.run("config", "set", "moderator", "sim-gamma"); o.code != ExitOK || !strings.Contains(o.stderr, "$QUORUM_MODERATOR is set, and beats the config file") {
+	if o := h.run("config", "set", "moderator", "sim-gamma"); o.code != cmdutil.ExitOK || !strings.Contains(o.stderr, "$QUORUM_MODERATOR is set, and beats the config file") {
 		t.Errorf("set under an env var: exit %d, %q", o.code, o.stderr)
 	}
 }
@@ -103,44 +107,44 @@ func TestMalformedConfigFile(t *testing.T) {
 	want := "the config file " + h.configFile() + ":3:18: concurrency: must be a whole number (got \"lots\")"
 	for _, args := range [][]string{{"discuss", "--sim", "q"}, {"plan", "--sim", "q"}} {
 		o := h.run(args...)
-		if o.code != ExitFailure || o.stderr != "quorum: "+want+"\nRepair it with quorum config set concurrency VALUE, or go back to the default with quorum config unset concurrency.\n" {
+		if o.code != cmdutil.ExitFailure || o.stderr != "quorum: "+want+"\nRepair it with quorum config set concurrency VALUE, or go back to the default with quorum config unset concurrency.\n" {
 			t.Errorf("%q: exit %d, stderr %q", args, o.code, o.stderr)
 		}
 	}
 	// ask and models open one session at most: concurrency is not theirs.
 	for _, args := range [][]string{{"ask", "--sim", "-m", "sim-alpha", "q"}, {"models", "--sim"}} {
 		o := h.run(args...)
-		if o.code != ExitOK || !strings.Contains(o.stderr, "quorum: warning: "+want+"; quorum "+args[0]+" does not use concurrency") {
+		if o.code != cmdutil.ExitOK || !strings.Contains(o.stderr, "quorum: warning: "+want+"; quorum "+args[0]+" does not use concurrency") {
 			t.Errorf("%q: exit %d, stderr %q", args, o.code, o.stderr)
 		}
 	}
-	if o := h.run("version"); o.code != ExitOK || !strings.HasPrefix(o.stdout, "quorum ") || !strings.Contains(o.stderr, "quorum: warning: "+want) {
+	if o := h.run("version"); o.code != cmdutil.ExitOK || !strings.HasPrefix(o.stdout, "quorum ") || !strings.Contains(o.stderr, "quorum: warning: "+want) {
 		t.Errorf("version: exit %d, stdout %q, stderr %q", o.code, o.stdout, o.stderr)
 	}
-	if o := h.run("help", "discuss"); o.code != ExitOK || !strings.Contains(o.stdout, "USAGE") {
+	if o := h.run("help", "discuss"); o.code != cmdutil.ExitOK || !strings.Contains(o.stdout, "USAGE") {
 		t.Errorf("help: exit %d", o.code)
 	}
 	o := h.run("config")
-	if o.code != ExitOK || !strings.Contains(o.stdout, "(its wrong values are not used, see below)") || !strings.Contains(o.stdout, "concurrency    8") || !strings.Contains(o.stderr, want) {
+	if o.code != cmdutil.ExitOK || !strings.Contains(o.stdout, "(its wrong values are not used, see below)") || !strings.Contains(o.stdout, "concurrency    8") || !strings.Contains(o.stderr, want) {
 		t.Errorf("config: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
-	if o := h.run("config", "set", "concurrency", "4"); o.code != ExitOK {
+	if o := h.run("config", "set", "concurrency", "4"); o.code != cmdutil.ExitOK {
 		t.Fatalf("set to repair: exit %d: %s", o.code, o.stderr)
 	}
-	if o := h.run("config", "get", "concurrency"); o.code != ExitOK || o.stdout != "4\n" || o.stderr != "" {
+	if o := h.run("config", "get", "concurrency"); o.code != cmdutil.ExitOK || o.stdout != "4\n" || o.stderr != "" {
 		t.Errorf("after the repair: exit %d, %q %q", o.code, o.stdout, o.stderr)
 	}
 	h.writeConfig("{\"review\": tru")
-	if o := h.run("discuss", "--sim", "q"); o.code != ExitFailure || !strings.Contains(o.stderr, h.configFile()+":1:15: not valid JSON: the JSON ends too soon") {
+	if o := h.run("discuss", "--sim", "q"); o.code != cmdutil.ExitFailure || !strings.Contains(o.stderr, h.configFile()+":1:15: not valid JSON: the JSON ends too soon") {
 		t.Errorf("syntax: exit %d, %q", o.code, o.stderr)
 	}
-	if o := h.run("config", "set", "review", "true"); o.code != ExitFailure || !strings.Contains(o.stderr, ":1:15:") {
+	if o := h.run("config", "set", "review", "true"); o.code != cmdutil.ExitFailure || !strings.Contains(o.stderr, ":1:15:") {
 		t.Errorf("set on broken JSON: exit %d, %q", o.code, o.stderr)
 	}
 	// A bad environment variable is a configuration problem too, not usage.
 	h.writeConfig("{}")
 	h.env["QUORUM_OUTPUT"] = "yaml"
-	if o := h.run("models", "--sim"); o.code != ExitFailure || !strings.Contains(o.stderr, `QUORUM_OUTPUT="yaml" must be one of text, markdown, json`) {
+	if o := h.run("models", "--sim"); o.code != cmdutil.ExitFailure || !strings.Contains(o.stderr, `QUORUM_OUTPUT="yaml" must be one of text, markdown, json`) {
 		t.Errorf("env: exit %d, %q", o.code, o.stderr)
 	}
 }
@@ -160,7 +164,7 @@ func TestConfigRefusesWhatARunRefuses(t *testing.T) {
 		{[]string{"config", "set", "concurrency", "-5"}, `concurrency="-5": must not be negative`},
 		{[]string{"config", "set", "reviewers", "-1"}, `reviewers="-1": must not be negative`},
 	} {
-		if o := h.run(c.args...); o.code != ExitUsage || !strings.Contains(o.stderr, c.want) {
+		if o := h.run(c.args...); o.code != cmdutil.ExitUsage || !strings.Contains(o.stderr, c.want) {
 			t.Errorf("%q: exit %d, stderr %q, want %q", c.args, o.code, o.stderr, c.want)
 		}
 	}
@@ -169,7 +173,7 @@ func TestConfigRefusesWhatARunRefuses(t *testing.T) {
 	}
 
 	// A value that starts with a dash is a value: the CLI's own flags.
-	if o := h.run("config", "set", "cli-args", "--disable-builtin-mcps --no-color"); o.code != ExitOK {
+	if o := h.run("config", "set", "cli-args", "--disable-builtin-mcps --no-color"); o.code != cmdutil.ExitOK {
 		t.Errorf("set cli-args: exit %d, %q", o.code, o.stderr)
 	}
 	if o := h.run("config", "get", "cli-args"); o.stdout != "--disable-builtin-mcps --no-color\n" {
@@ -178,25 +182,25 @@ func TestConfigRefusesWhatARunRefuses(t *testing.T) {
 
 	h.writeConfig(`{"rounds": 11}`)
 	o := h.run("discuss", "--sim", "-q", "-o", "json", "t")
-	if o.code != ExitOK || !strings.Contains(o.stderr, "quorum: warning: the config file "+h.configFile()+":1:12: rounds: must be 1 to 10 (got 11); quorum discuss does not use rounds") {
+	if o.code != cmdutil.ExitOK || !strings.Contains(o.stderr, "quorum: warning: the config file "+h.configFile()+":1:12: rounds: must be 1 to 10 (got 11); quorum discuss does not use rounds") {
 		t.Errorf("discuss: exit %d, stderr %q", o.code, o.stderr)
 	}
 	o = h.run("debate", "--sim", "-q", "t")
-	if o.code != ExitFailure || !strings.Contains(o.stderr, "the config file "+h.configFile()+":1:12: rounds: must be 1 to 10 (got 11)") ||
+	if o.code != cmdutil.ExitFailure || !strings.Contains(o.stderr, "the config file "+h.configFile()+":1:12: rounds: must be 1 to 10 (got 11)") ||
 		!strings.Contains(o.stderr, "quorum config set rounds VALUE") || strings.Contains(o.stderr, "Config.") {
 		t.Errorf("debate: exit %d, stderr %q", o.code, o.stderr)
 	}
 
 	h.writeConfig(`{"rounds": 0, "concurrency": -1, "output": "x"}`)
 	o = h.run("debate", "--sim", "-q", "t")
-	if o.code != ExitFailure || !strings.Contains(o.stderr, "3 problems in the settings:") ||
+	if o.code != cmdutil.ExitFailure || !strings.Contains(o.stderr, "3 problems in the settings:") ||
 		!strings.Contains(o.stderr, ":1:12: rounds") || !strings.Contains(o.stderr, ":1:30: concurrency") || !strings.Contains(o.stderr, ":1:44: output") {
 		t.Errorf("all at once: exit %d, stderr %q", o.code, o.stderr)
 	}
 
 	h.writeConfig("not json")
 	o = h.run("config", "set", "rounds", "3")
-	if o.code != ExitFailure || !strings.Contains(o.stderr, "fix it in an editor, or remove it (rm "+h.configFile()+")") {
+	if o.code != cmdutil.ExitFailure || !strings.Contains(o.stderr, "fix it in an editor, or remove it (rm "+h.configFile()+")") {
 		t.Errorf("set on a file that is not JSON: exit %d, stderr %q", o.code, o.stderr)
 	}
 }

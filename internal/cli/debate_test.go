@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/sim"
 	"github.com/quorum-go/quorum/internal/simquorum"
 	"github.com/quorum-go/quorum/quorum"
@@ -12,7 +13,7 @@ import (
 
 // debateOut is the envelope of debate -o json.
 type debateOut struct {
-	envelope
+	cmdutil.Envelope
 	Result quorum.DebateResult `json:"result"`
 }
 
@@ -21,7 +22,7 @@ type debateOut struct {
 func TestDebateFlags(t *testing.T) {
 	o := newHarness(t).run("debate", "--sim", "-o", "json", "-m", "sim-gamma,sim-beta", "--moderator", "sim-alpha", "--rounds", "1", goldenClaim)
 	var r debateOut
-	if err := json.Unmarshal([]byte(o.stdout), &r); err != nil || o.code != ExitOK {
+	if err := json.Unmarshal([]byte(o.stdout), &r); err != nil || o.code != cmdutil.ExitOK {
 		t.Fatalf("exit %d: %v\n%s", o.code, err, o.stderr)
 	}
 	d := r.Result
@@ -49,7 +50,7 @@ func TestDebateUsageErrors(t *testing.T) {
 		{[]string{"debate", "--sim", "--show", "ranking", "c"}, `--show: no section "ranking" in the debate report (sections: arguments, ledger, verdict, usage)`},
 	} {
 		o := h.run(c.args...)
-		if o.code != ExitUsage || !strings.Contains(o.stderr, c.want) {
+		if o.code != cmdutil.ExitUsage || !strings.Contains(o.stderr, c.want) {
 			t.Errorf("%q: exit %d, stderr %q", c.args, o.code, o.stderr)
 		}
 	}
@@ -62,12 +63,12 @@ func TestDebateDegradedAndFailed(t *testing.T) {
 	h := newHarness(t)
 	h.simModels = simWith(failing("sim-gamma", quorum.PhaseRound(1)))
 	o := h.run("debate", "--sim", "-q", goldenClaim)
-	if o.code != ExitDegraded || !strings.Contains(o.stdout, "sim-gamma (dropped out in the round-1 phase)") || !strings.Contains(o.stdout, "DEGRADED") {
+	if o.code != cmdutil.ExitDegraded || !strings.Contains(o.stdout, "sim-gamma (dropped out in the round-1 phase)") || !strings.Contains(o.stdout, "DEGRADED") {
 		t.Errorf("exit %d\n%s%s", o.code, o.stdout, o.stderr)
 	}
 	h.simModels = simWith(failing("sim-beta", quorum.PhaseOpening))
 	o = h.run("debate", "--sim", "-q", goldenClaim)
-	if o.code != ExitFailure || !strings.Contains(o.stderr, "the debate failed: no opponent was left after the opening phase") ||
+	if o.code != cmdutil.ExitFailure || !strings.Contains(o.stderr, "the debate failed: no opponent was left after the opening phase") ||
 		!strings.Contains(o.stdout, "INCOMPLETE") || !strings.Contains(o.stdout, "Proponent") {
 		t.Errorf("exit %d\n%s%s", o.code, o.stdout, o.stderr)
 	}
@@ -80,7 +81,7 @@ func TestSimDemoHasNoParseProblems(t *testing.T) {
 	h := newHarness(t)
 	for _, args := range [][]string{{"debate", "--sim", goldenClaim}, {"review", "--sim", "--fail-on", "none", goldenDiff}} {
 		o := h.run(args...)
-		if o.code != ExitOK || strings.Contains(o.stdout, "Parse problems") {
+		if o.code != cmdutil.ExitOK || strings.Contains(o.stdout, "Parse problems") {
 			t.Errorf("%s: exit %d, parse problems in the demo:\n%s", args[0], o.code, o.stdout)
 		}
 	}
@@ -88,7 +89,7 @@ func TestSimDemoHasNoParseProblems(t *testing.T) {
 		return sim.Paced(simquorum.Models("sim-alpha", "sim-beta"+simquorum.MarkdownSuffix, simquorum.Moderator), p.first, p.chunk)
 	}
 	o := h.run("debate", "--sim", "-m", "sim-alpha,sim-beta"+simquorum.MarkdownSuffix, goldenClaim)
-	if o.code != ExitOK || !strings.Contains(o.stdout, "Parse problems: no JSON reply found; read as Markdown") {
+	if o.code != cmdutil.ExitOK || !strings.Contains(o.stdout, "Parse problems: no JSON reply found; read as Markdown") {
 		t.Errorf("a Markdown debater: exit %d:\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
 }

@@ -14,7 +14,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/quorum-go/quorum/internal/cli/report"
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
+	"github.com/quorum-go/quorum/internal/report"
 	"github.com/quorum-go/quorum/internal/sim"
 	"github.com/quorum-go/quorum/internal/simquorum"
 	"github.com/quorum-go/quorum/quorum"
@@ -108,7 +109,7 @@ func failing(id string, phase quorum.Phase) sim.Model {
 // after streaming a text that ends in hangingText.
 func hanging(id string, phase quorum.Phase) sim.Model {
 	return simquorum.Model(id).With(sim.Rule{Name: "hang", Match: simquorum.Is(phase),
-		Respond: sim.Always(sim.Reply{Text: "[simulated " + id + "] " + hangingText, Hang: true})})
+		Respond: sim.Always(sim.Response{Text: "[simulated " + id + "] " + hangingText, Hang: true})})
 }
 
 const hangingText = "thinking…"
@@ -124,7 +125,7 @@ func goldenOutput(t *testing.T, format, stdout string) string {
 	return stdout
 }
 
-// The full reports of every strategy in every format are golden files:
+// The full reports of every runquorum.Strategy in every format are golden files:
 // every answer, plan, turn or inspection under its model, every review,
 // vote, ruling or finding, the ranking, ledger or merged findings, the
 // synthesis, winner or verdict, usage per model.
@@ -133,7 +134,7 @@ func TestFullReportGolden(t *testing.T) {
 		for _, format := range formats {
 			t.Run(c.cmd+"-"+format, func(t *testing.T) {
 				o := newHarness(t).run(append([]string{c.cmd, "--sim", "-o", format}, c.args...)...)
-				if o.code != ExitOK {
+				if o.code != cmdutil.ExitOK {
 					t.Fatalf("exit %d: %s", o.code, o.stderr)
 				}
 				golden(t, c.cmd+"."+format+".golden", goldenOutput(t, format, o.stdout))
@@ -150,7 +151,7 @@ func TestFailedRunPrintsWhatItCollected(t *testing.T) {
 			h := newHarness(t)
 			h.simModels = simWith(failing("sim-alpha", quorum.PhaseAnswer), failing("sim-gamma", quorum.PhaseAnswer))
 			o := h.run("discuss", "--sim", "-q", "-o", format, goldenTopic)
-			if o.code != ExitFailure {
+			if o.code != cmdutil.ExitFailure {
 				t.Fatalf("exit %d: %s", o.code, o.stderr)
 			}
 			golden(t, "discuss-failed."+format+".golden", goldenOutput(t, format, o.stdout))
@@ -178,7 +179,7 @@ func TestInterruptedRunPrintsWhatItCollected(t *testing.T) {
 				}
 				h.simModels = simWith(hanging("sim-gamma", phase))
 				o := interruptAfter(h, phase, before, append([]string{c.cmd, "--sim", "-q", "-o", format}, c.args...)...)
-				if o.code != ExitInterrupted || !strings.Contains(o.stderr, "interrupted (Ctrl-C)") {
+				if o.code != cmdutil.ExitInterrupted || !strings.Contains(o.stderr, "interrupted (Ctrl-C)") {
 					t.Fatalf("exit %d: %s", o.code, o.stderr)
 				}
 				golden(t, c.cmd+"-interrupted."+format+".golden", goldenOutput(t, format, o.stdout))
@@ -245,7 +246,7 @@ func TestTerminalReportGolden(t *testing.T) {
 	for _, c := range goldenRuns {
 		t.Run(c.cmd, func(t *testing.T) {
 			o := newHarness(t).run(append([]string{c.cmd, "--sim", "-o", "markdown"}, c.args...)...)
-			if o.code != ExitOK {
+			if o.code != cmdutil.ExitOK {
 				t.Fatalf("exit %d: %s", o.code, o.stderr)
 			}
 			for _, width := range []int{50, 80, 120} {

@@ -6,7 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/quorum-go/quorum/internal/cli/config"
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
+	"github.com/quorum-go/quorum/internal/config"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -46,11 +47,11 @@ func (e *env) help(cmd *cobra.Command, w io.Writer) {
 	}
 	// Flags of cobra's own commands (completion's --no-descriptions) have
 	// no group: they are listed as FLAGS.
-	for _, g := range append([]string{""}, flagGroups...) {
+	for _, g := range append([]string{""}, cmdutil.FlagGroups...) {
 		fs := pflag.NewFlagSet(g, pflag.ContinueOnError)
 		fs.SortFlags = false
 		cmd.Flags().VisitAll(func(f *pflag.Flag) {
-			if first(f.Annotations[annGroup]) == g && f.Name != "help" {
+			if cmdutil.First(f.Annotations[cmdutil.AnnGroup]) == g && f.Name != "help" {
 				fs.AddFlag(f)
 			}
 		})
@@ -97,71 +98,12 @@ func (e *env) helpCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			target, rest, err := cmd.Root().Find(args)
 			if err != nil || target == nil || len(rest) > 0 || len(args) > 0 && target == cmd.Root() {
-				return unknownCommand(cmd.Root(), strings.Join(args, " "))
+				return cmdutil.UnknownCommand(cmd.Root(), strings.Join(args, " "))
 			}
-			e.help(target, e.stdout)
+			e.help(target, e.Out)
 			return nil
 		},
 	}
-}
-
-// unknownCommand is the usage error for a command that does not exist,
-// with the commands it could have meant.
-func unknownCommand(parent *cobra.Command, name string) error {
-	msg := fmt.Sprintf("unknown command %q for %q", name, parent.CommandPath())
-	if parent.SuggestionsMinimumDistance <= 0 {
-		parent.SuggestionsMinimumDistance = 2 // cobra's own default, which it sets only on its own path
-	}
-	if s := parent.SuggestionsFor(name); len(s) > 0 && parent.Name() != "completion" {
-		msg += "; did you mean " + strings.Join(s, " or ") + "?"
-	} else {
-		var names []string
-		for _, c := range parent.Commands() {
-			if c.IsAvailableCommand() {
-				names = append(names, c.Name())
-			}
-		}
-		msg += " (commands: " + strings.Join(names, ", ") + ")"
-	}
-	return &UsageError{Msg: msg, cmd: parent.CommandPath()}
-}
-
-// noArgs is the Args of a command that takes none and may have
-// subcommands: an argument is an unknown subcommand or a stray word.
-func noArgs(cmd *cobra.Command, args []string) error {
-	if len(args) == 0 {
-		return nil
-	}
-	if cmd.HasAvailableSubCommands() {
-		return unknownCommand(cmd, args[0])
-	}
-	return usagef("%s takes no arguments, got %q", cmd.CommandPath(), strings.Join(args, " "))
-}
-
-// exactArgs is the Args of a command that takes n arguments, named
-// names in messages.
-func exactArgs(names ...string) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, args []string) error {
-		if len(args) == len(names) {
-			return nil
-		}
-		what := strings.Join(names, " and ")
-		if len(args) < len(names) {
-			return usagef("%s needs %s", cmd.CommandPath(), what)
-		}
-		return usagef("%s takes %s, got %d arguments (%s); quote an argument that has spaces", cmd.CommandPath(), what, len(args), quoteAll(args))
-	}
-}
-
-func quoteAll(args []string) string {
-	q := make([]string, len(args))
-	for i, a := range args {
-		if len(a) > 40 {
-			a = a[:37] + "..."
-		}
-		q[i] = fmt.Sprintf("%q", a)
-	}
-	return strings.Join(q, " ")
 }
 
 // flagError turns pflag's complaints into usage errors that say what to
@@ -172,8 +114,8 @@ func (e *env) flagError(cmd *cobra.Command, err error) error {
 	if !cmd.HasParent() {
 		// cobra found no command, so it read the flags as the root's: the
 		// command is what is wrong ("quorum discus --sim t").
-		if w := firstWord(e.args); w != "" {
-			return unknownCommand(cmd, w)
+		if w := firstWord(e.CommandLine); w != "" {
+			return cmdutil.UnknownCommand(cmd, w)
 		}
 		if strings.HasPrefix(msg, "unknown shorthand flag: 'v'") {
 			msg += "; for the version, quorum --version or quorum version (in the commands, -v is --verbose)"
@@ -191,11 +133,11 @@ func (e *env) flagError(cmd *cobra.Command, err error) error {
 		}
 	}
 	if strings.HasPrefix(msg, "flag needs an argument: --json") {
-		if fields := jsonFields(commandName(cmd)); len(fields) > 0 {
+		if fields := cmdutil.JSONFieldsOf(cmd); len(fields) > 0 {
 			msg = "--json needs the fields to print, comma-separated; " + cmd.CommandPath() + " has: " + strings.Join(fields, ", ")
 		}
 	}
-	return &UsageError{Msg: msg, cmd: cmd.CommandPath()}
+	return &cmdutil.UsageError{Msg: msg, Cmd: cmd.CommandPath()}
 }
 
 // firstWord is the first argument that is not a flag; the value of a

@@ -1,33 +1,32 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/quorum-go/quorum/copilot"
-	"github.com/quorum-go/quorum/internal/sim"
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
+	"github.com/quorum-go/quorum/internal/cli/input"
+	"github.com/quorum-go/quorum/internal/cli/runquorum"
 	"github.com/quorum-go/quorum/quorum"
 )
 
-// A topic on stdin up to MaxTopic is taken whole; one byte more is
+// A topic on stdin up to input.MaxTopic is taken whole; one byte more is
 // refused with the limit, never cut; the report does not echo a long
 // topic back in full.
 func TestStdinTopicLimit(t *testing.T) {
 	h := newHarness(t)
-	h.stdin = strings.Repeat("x", MaxTopic+1)
-	if o := h.run("discuss", "--sim", "-q", "-"); o.code != ExitUsage || !strings.Contains(o.stderr, "the topic on stdin is longer than 1048576 bytes (1 MiB)") {
+	h.stdin = strings.Repeat("x", input.MaxTopic+1)
+	if o := h.run("discuss", "--sim", "-q", "-"); o.code != cmdutil.ExitUsage || !strings.Contains(o.stderr, "the topic on stdin is longer than 1048576 bytes (1 MiB)") {
 		t.Errorf("over the limit: exit %d, %q", o.code, o.stderr)
 	}
 	topic := "Should we rewrite it? " + strings.Repeat("Some more context. ", 5000) // about 95 KB
 	h.stdin = topic
 	o := h.run("discuss", "--sim", "-q", "-")
-	if o.code != ExitOK {
+	if o.code != cmdutil.ExitOK {
 		t.Fatalf("exit %d: %s", o.code, o.stderr)
 	}
 	if strings.Count(o.stdout, "Some more context.") > 30 || !strings.Contains(o.stdout, "more characters, left out here; -o json has the whole text)") {
@@ -43,7 +42,7 @@ func TestStdinTopicLimit(t *testing.T) {
 // command line: exit 1.
 func TestTranscriptPathIsNotAUsageError(t *testing.T) {
 	o := newHarness(t).run("discuss", "--sim", "-q", "--transcript", filepath.Join(t.TempDir(), "no", "such", "dir", "t.jsonl"), "q")
-	if o.code != ExitFailure || !strings.Contains(o.stderr, "cannot create the transcript file") {
+	if o.code != cmdutil.ExitFailure || !strings.Contains(o.stderr, "cannot create the transcript file") {
 		t.Errorf("exit %d, %q", o.code, o.stderr)
 	}
 }
@@ -54,12 +53,12 @@ func TestStartupErrorsNameFlagsAndSim(t *testing.T) {
 	h := newHarness(t)
 	t.Setenv("PATH", t.TempDir())
 	o := h.run("ask", "q")
-	if o.code != ExitFailure || !strings.Contains(o.stderr, "the GitHub Copilot CLI was not found on PATH; install it with npm install -g @github/copilot, or name its binary with --cli-path") ||
+	if o.code != cmdutil.ExitFailure || !strings.Contains(o.stderr, "the GitHub Copilot CLI was not found on PATH; install it with npm install -g @github/copilot, or name its binary with --cli-path") ||
 		!strings.Contains(o.stderr, "add --sim") || strings.Contains(o.stderr, "Options.") {
 		t.Errorf("no CLI: exit %d, %q", o.code, o.stderr)
 	}
 	o = h.run("models", "--cli-path", "/nonexistent/copilot")
-	if o.code != ExitFailure || !strings.Contains(o.stderr, "the Copilot CLI named by --cli-path (/nonexistent/copilot) cannot be run") || !strings.Contains(o.stderr, "add --sim") {
+	if o.code != cmdutil.ExitFailure || !strings.Contains(o.stderr, "the Copilot CLI named by --cli-path (/nonexistent/copilot) cannot be run") || !strings.Contains(o.stderr, "add --sim") {
 		t.Errorf("bad --cli-path: exit %d, %q", o.code, o.stderr)
 	}
 	h.env["COPILOT_CLI_PATH"] = "/nonexistent/copilot"
@@ -69,7 +68,7 @@ func TestStartupErrorsNameFlagsAndSim(t *testing.T) {
 	// A CLI that exits at once: a start-up failure, with the hint.
 	fake := filepath.Join(t.TempDir(), "copilot")
 	os.WriteFile(fake, []byte("#!/bin/sh\necho broken >&2\nexit 3\n"), 0o755)
-	if o := h.run("models", "--cli-path", fake); o.code != ExitFailure || !strings.Contains(o.stderr, "starting the Copilot CLI: ") || !strings.Contains(o.stderr, "add --sim") {
+	if o := h.run("models", "--cli-path", fake); o.code != cmdutil.ExitFailure || !strings.Contains(o.stderr, "starting the Copilot CLI: ") || !strings.Contains(o.stderr, "add --sim") {
 		t.Errorf("CLI that exits: exit %d, %q", o.code, o.stderr)
 	}
 }
@@ -80,7 +79,7 @@ func TestVersion(t *testing.T) {
 	h := newHarness(t)
 	t.Setenv("PATH", t.TempDir())
 	o := h.run("version")
-	if o.code != ExitOK || !strings.HasPrefix(o.stdout, "quorum devel, ") || !strings.Contains(o.stdout, "Copilot CLI: none found (the GitHub Copilot CLI was not found on PATH") {
+	if o.code != cmdutil.ExitOK || !strings.HasPrefix(o.stdout, "quorum devel, ") || !strings.Contains(o.stdout, "Copilot CLI: none found (the GitHub Copilot CLI was not found on PATH") {
 		t.Errorf("exit %d:\n%s%s", o.code, o.stdout, o.stderr)
 	}
 	fake := filepath.Join(t.TempDir(), "copilot")
@@ -88,58 +87,6 @@ func TestVersion(t *testing.T) {
 	o = h.run("version", "--cli-path", fake, "--json", "cli")
 	if !strings.Contains(o.stdout, `"version": "9.8.7"`) || !strings.Contains(o.stdout, `"from": "flag --cli-path"`) || !strings.Contains(o.stdout, `"path": "`+fake+`"`) {
 		t.Errorf("version --json cli:\n%s%s", o.stdout, o.stderr)
-	}
-}
-
-// The CLI's failures to reach GitHub, as CLI 1.0.102 words them, become
-// messages about the token or the network, each with the --sim hint.
-func TestAPIErrorsExplained(t *testing.T) {
-	refused := errors.New(`models.list: Request models.list failed with message: GenericFailure, {"kind":"http","status":401,"statusText":"Unauthorized","body":"{\"message\": \"Bad credentials\"}","hasRequestId":false} (code -32603)`)
-	offline := errors.New(`models.list: Request models.list failed with message: GenericFailure, {"kind":"network","message":"error sending request for url (https://api.githubcopilot.com/models): dns error"} (code -32603)`)
-	h := newHarness(t)
-	inv := &invocation{e: &env{getenv: func(k string) string { return h.env[k] }}}
-	for _, c := range []struct {
-		env  map[string]string
-		err  error
-		want string
-	}{
-		{map[string]string{"GH_TOKEN": "x"}, refused, "listing: GitHub refused the token in $GH_TOKEN (HTTP 401 Unauthorized: Bad credentials): it is invalid or expired"},
-		{nil, refused, "listing: GitHub refused the Copilot CLI's login (HTTP 401 Unauthorized: Bad credentials); run copilot login again"},
-		{nil, offline, "listing: the Copilot CLI could not reach GitHub Copilot (error sending request for url (https://api.githubcopilot.com/models): dns error); check the network"},
-	} {
-		h.env = c.env
-		msg, ok := inv.explainAPIError("listing", c.err)
-		if !ok || !strings.HasPrefix(msg, c.want) || !strings.HasSuffix(msg, simHint) {
-			t.Errorf("%v, %v: %q", c.env, ok, msg)
-		}
-	}
-	if _, ok := inv.explainAPIError("listing", errors.New("session: boom")); ok {
-		t.Errorf("an ordinary error was explained as an API failure")
-	}
-}
-
-// A CLI that is not logged in: the message says to log in, or, when a
-// token was given, that the token or the network failed.
-func TestNotLoggedIn(t *testing.T) {
-	srv := sim.NewServer(sim.Options{Models: simModels(pace{}), Unauthenticated: true})
-	defer srv.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c, err := copilot.Connect(ctx, srv.Dial(), copilot.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	vars := map[string]string{}
-	inv := &invocation{e: &env{getenv: func(k string) string { return vars[k] }}}
-	err = inv.requireAuth(ctx, c)
-	if err == nil || !strings.Contains(err.Error(), "the Copilot CLI is not logged in (the CLI says: not authenticated (simulated)), or could not reach GitHub to check its login; run copilot login") ||
-		!strings.HasSuffix(err.Error(), simHint) {
-		t.Errorf("no token: %v", err)
-	}
-	vars["GITHUB_TOKEN"] = "x"
-	if err := inv.requireAuth(ctx, c); err == nil || !strings.Contains(err.Error(), "could not log in with the token in $GITHUB_TOKEN") {
-		t.Errorf("with a token: %v", err)
 	}
 }
 
@@ -151,11 +98,11 @@ func TestSARIFPathCheckedBeforeTheRun(t *testing.T) {
 	h.onEvent = func(quorum.Event) { asked++ }
 	diff := writeFile(t, "c.diff", minorDiff)
 	o := h.run("review", "--sim", "-q", "--sarif", filepath.Join(t.TempDir(), "no", "such", "dir", "r.sarif"), diff)
-	if o.code != ExitFailure || !strings.Contains(o.stderr, "cannot write the SARIF file:") || !strings.Contains(o.stderr, "choose another --sarif path") || asked != 0 || o.stdout != "" {
+	if o.code != cmdutil.ExitFailure || !strings.Contains(o.stderr, "cannot write the SARIF file:") || !strings.Contains(o.stderr, "choose another --sarif path") || asked != 0 || o.stdout != "" {
 		t.Errorf("exit %d, %d events, stdout %q, stderr %q", o.code, asked, o.stdout, o.stderr)
 	}
 	ok := filepath.Join(t.TempDir(), "r.sarif")
-	if err := checkWritable(ok); err != nil {
+	if err := runquorum.CheckWritable(ok); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(ok); !errors.Is(err, fs.ErrNotExist) {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/sim"
 	"github.com/quorum-go/quorum/internal/simquorum"
 )
@@ -27,7 +28,7 @@ func TestOneEnvelopeForEveryCommand(t *testing.T) {
 	} {
 		args, name := c.args, c.name
 		o := h.run(args...)
-		if o.code != ExitOK {
+		if o.code != cmdutil.ExitOK {
 			t.Errorf("%q: exit %d: %s", args, o.code, o.stderr)
 			continue
 		}
@@ -53,7 +54,7 @@ func TestOneEnvelopeForEveryCommand(t *testing.T) {
 func TestJSONFieldSelection(t *testing.T) {
 	h := newHarness(t)
 	o := h.run("discuss", "--sim", "-q", "--json", "status,synthesis,models", goldenTopic)
-	if o.code != ExitOK {
+	if o.code != cmdutil.ExitOK {
 		t.Fatalf("exit %d: %s", o.code, o.stderr)
 	}
 	var got map[string]json.RawMessage
@@ -83,7 +84,7 @@ func TestJSONEscapesControls(t *testing.T) {
 		return []sim.Model{simquorum.Model("m").With(sim.Rule{Name: "evil", Match: func(sim.Turn) bool { return true }, Respond: sim.Always(sim.Text(evil))})}
 	}
 	o := h.run("ask", "--sim", "-q", "--json", "answer", "q")
-	if o.code != ExitOK {
+	if o.code != cmdutil.ExitOK {
 		t.Fatalf("exit %d: %s", o.code, o.stderr)
 	}
 	for _, r := range o.stdout {
@@ -111,11 +112,11 @@ func TestEnvelopeWhenThereIsNoResult(t *testing.T) {
 		status string
 		err    string
 	}{
-		{[]string{"review", "--sim", "-q", "-o", "json", empty}, nil, ExitOK, "ok", ""},
-		{[]string{"review", "--sim", "-q", "-o", "json", bad}, nil, ExitUsage, "failed", "it has no file header"},
-		{[]string{"discuss", "-q", "-o", "json", "--cli-path", "/no/such/copilot", "t"}, nil, ExitFailure, "failed", "cannot be run"},
-		{[]string{"plan", "--sim", "-q", "-o", "json", "t"}, func() { h.writeConfig(`{"concurrency": 0}`) }, ExitFailure, "failed", "concurrency: must be at least 1"},
-		{[]string{"ask", "--sim", "-q", "--json", "answer,status,error", "-m", "nope", "q"}, func() { h.writeConfig(`{}`) }, ExitUsage, "failed", "unknown model nope"},
+		{[]string{"review", "--sim", "-q", "-o", "json", empty}, nil, cmdutil.ExitOK, "ok", ""},
+		{[]string{"review", "--sim", "-q", "-o", "json", bad}, nil, cmdutil.ExitUsage, "failed", "it has no file header"},
+		{[]string{"discuss", "-q", "-o", "json", "--cli-path", "/no/such/copilot", "t"}, nil, cmdutil.ExitFailure, "failed", "cannot be run"},
+		{[]string{"plan", "--sim", "-q", "-o", "json", "t"}, func() { h.writeConfig(`{"concurrency": 0}`) }, cmdutil.ExitFailure, "failed", "concurrency: must be at least 1"},
+		{[]string{"ask", "--sim", "-q", "--json", "answer,status,error", "-m", "nope", "q"}, func() { h.writeConfig(`{}`) }, cmdutil.ExitUsage, "failed", "unknown model nope"},
 	} {
 		if c.setup != nil {
 			c.setup()
@@ -142,7 +143,7 @@ func TestPlanJSONWinnerIsThePlan(t *testing.T) {
 		}
 		Standings []struct{ Label string }
 	}
-	if err := json.Unmarshal([]byte(o.stdout), &got); err != nil || o.code != ExitOK {
+	if err := json.Unmarshal([]byte(o.stdout), &got); err != nil || o.code != cmdutil.ExitOK {
 		t.Fatalf("exit %d, %v:\n%s", o.code, err, o.stdout)
 	}
 	w := got.Winner
@@ -162,14 +163,14 @@ func TestJQ(t *testing.T) {
 		code int
 		out  string
 	}{
-		{[]string{"models", "--sim", "--jq", ".result.models[].id"}, ExitOK, "sim-alpha\nsim-beta\nsim-gamma\nsim-moderator\n"},
-		{[]string{"models", "--sim", "--jq", "{n: (.result.models | length), s: .simulated}"}, ExitOK, "{\n  \"n\": 4,\n  \"s\": true\n}\n"},
-		{[]string{"plan", "--sim", "-q", "--json", "winner", "--jq", ".winner.model", goldenTask}, ExitOK, "sim-"},
-		{[]string{"config", "get", "timeout", "--jq", ".result.value"}, ExitOK, "15m\n"},
-		{[]string{"ask", "--sim", "-q", "--jq", ".error, .status", "q"}, ExitOK, "null\nok\n"},
-		{[]string{"models", "--sim", "--jq", ".result.models["}, ExitUsage, ""},
-		{[]string{"models", "--sim", "-o", "text", "--jq", "."}, ExitUsage, ""},
-		{[]string{"models", "--sim", "--jq", `error("boom")`}, ExitFailure, ""},
+		{[]string{"models", "--sim", "--jq", ".result.models[].id"}, cmdutil.ExitOK, "sim-alpha\nsim-beta\nsim-gamma\nsim-moderator\n"},
+		{[]string{"models", "--sim", "--jq", "{n: (.result.models | length), s: .simulated}"}, cmdutil.ExitOK, "{\n  \"n\": 4,\n  \"s\": true\n}\n"},
+		{[]string{"plan", "--sim", "-q", "--json", "winner", "--jq", ".winner.model", goldenTask}, cmdutil.ExitOK, "sim-"},
+		{[]string{"config", "get", "timeout", "--jq", ".result.value"}, cmdutil.ExitOK, "15m\n"},
+		{[]string{"ask", "--sim", "-q", "--jq", ".error, .status", "q"}, cmdutil.ExitOK, "null\nok\n"},
+		{[]string{"models", "--sim", "--jq", ".result.models["}, cmdutil.ExitUsage, ""},
+		{[]string{"models", "--sim", "-o", "text", "--jq", "."}, cmdutil.ExitUsage, ""},
+		{[]string{"models", "--sim", "--jq", `error("boom")`}, cmdutil.ExitFailure, ""},
 	} {
 		o := h.run(c.args...)
 		if o.code != c.code || !strings.HasPrefix(o.stdout, c.out) || c.out == "" && o.stdout != "" {
@@ -194,12 +195,12 @@ func TestTemplate(t *testing.T) {
 		code int
 		out  string
 	}{
-		{[]string{"models", "--sim", "--template", `{{range .result.models}}{{.id}}{{"\n"}}{{end}}`}, ExitOK, "sim-alpha\nsim-beta\nsim-gamma\nsim-moderator\n"},
-		{[]string{"config", "--template", `{{.command}} {{.status}} {{if .error}}{{.error}}{{else}}no error{{end}}`}, ExitOK, "config ok no error"},
-		{[]string{"discuss", "--sim", "-q", "--json", "models", "--template", `{{join ", " .models}}`, "q"}, ExitOK, "sim-alpha, sim-beta, sim-gamma"},
-		{[]string{"models", "--sim", "--template", "{{.nope"}, ExitUsage, ""},
-		{[]string{"models", "--sim", "--template", "x", "--jq", "."}, ExitUsage, ""},
-		{[]string{"models", "--sim", "-o", "markdown", "--template", "x"}, ExitUsage, ""},
+		{[]string{"models", "--sim", "--template", `{{range .result.models}}{{.id}}{{"\n"}}{{end}}`}, cmdutil.ExitOK, "sim-alpha\nsim-beta\nsim-gamma\nsim-moderator\n"},
+		{[]string{"config", "--template", `{{.command}} {{.status}} {{if .error}}{{.error}}{{else}}no error{{end}}`}, cmdutil.ExitOK, "config ok no error"},
+		{[]string{"discuss", "--sim", "-q", "--json", "models", "--template", `{{join ", " .models}}`, "q"}, cmdutil.ExitOK, "sim-alpha, sim-beta, sim-gamma"},
+		{[]string{"models", "--sim", "--template", "{{.nope"}, cmdutil.ExitUsage, ""},
+		{[]string{"models", "--sim", "--template", "x", "--jq", "."}, cmdutil.ExitUsage, ""},
+		{[]string{"models", "--sim", "-o", "markdown", "--template", "x"}, cmdutil.ExitUsage, ""},
 	} {
 		o := h.run(c.args...)
 		if o.code != c.code || o.stdout != c.out {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 )
 
 // quorum mcp stopped by a signal, serving over stdio (its stdin still
@@ -18,9 +20,9 @@ func TestMCPStoppedByASignal(t *testing.T) {
 		code int
 		args []string
 	}{
-		{syscall.SIGINT, ExitInterrupted, []string{"mcp", "--sim", "--http", "127.0.0.1:0"}},
-		{syscall.SIGTERM, ExitTerminated, []string{"mcp", "--sim", "--http", "127.0.0.1:0"}},
-		{syscall.SIGTERM, ExitTerminated, []string{"mcp", "--sim"}},
+		{syscall.SIGINT, cmdutil.ExitInterrupted, []string{"mcp", "--sim", "--http", "127.0.0.1:0"}},
+		{syscall.SIGTERM, cmdutil.ExitTerminated, []string{"mcp", "--sim", "--http", "127.0.0.1:0"}},
+		{syscall.SIGTERM, cmdutil.ExitTerminated, []string{"mcp", "--sim"}},
 	} {
 		t.Run(strings.Join(c.args[1:], " ")+" "+c.sig.String(), func(t *testing.T) {
 			cmd := commandFor(t, bin, nil, c.args...)
@@ -59,7 +61,7 @@ func TestMCPStoppedByASignal(t *testing.T) {
 			}
 			rest, _ := io.ReadAll(stderr)
 			err = cmd.Wait()
-			if code := cmd.ProcessState.ExitCode(); code != c.code || !strings.Contains(string(rest), "quorum: "+(&Interrupted{Signal: c.sig}).Error()) {
+			if code := cmd.ProcessState.ExitCode(); code != c.code || !strings.Contains(string(rest), "quorum: "+(&cmdutil.Interrupted{Signal: c.sig}).Error()) {
 				t.Errorf("exit %d (%v), want %d; stderr %q", code, err, c.code, rest)
 			}
 		})

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/quorum-go/quorum/internal/cli/ask"
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/mcpserver"
 	"github.com/quorum-go/quorum/quorum"
 )
@@ -113,7 +115,7 @@ func TestMCPBinary(t *testing.T) {
 		c := exec.CommandContext(ctx, bin, args...)
 		c.Env, c.Dir = env, t.TempDir()
 		r := runBinary(t, c)
-		if r.code != ExitOK {
+		if r.code != cmdutil.ExitOK {
 			t.Fatalf("%v: exit %d: %s", args, r.code, r.stderr)
 		}
 		var out struct{ Result any }
@@ -158,12 +160,12 @@ func TestMCPBinary(t *testing.T) {
 	}
 }
 
-// The JSON shapes of ask and models are internal/cli's and mcpserver's
-// both: the same fields, so that -o json and the MCP result never drift.
+// The JSON shape of ask is internal/cli's and mcpserver's both: the same
+// fields, so that -o json and the MCP result never drift (models's is
+// checked in its package).
 func TestMCPResultShapes(t *testing.T) {
 	for _, c := range []struct{ cli, mcp any }{
-		{askResult{}, mcpserver.AskResult{}},
-		{modelsResult{Models: []modelInfo{{}}}, mcpserver.ModelsResult{Models: []mcpserver.ModelInfo{{}}}},
+		{ask.Result{}, mcpserver.AskResult{}},
 	} {
 		a, _ := json.Marshal(c.cli)
 		b, _ := json.Marshal(c.mcp)
@@ -416,7 +418,7 @@ func TestMCPHTTPRefusesRemote(t *testing.T) {
 		c.Env, c.Dir = cleanEnv(t), t.TempDir()
 		return c
 	}())
-	if r.code != ExitUsage || !strings.Contains(r.stderr, "--allow-remote") || r.stdout != "" {
+	if r.code != cmdutil.ExitUsage || !strings.Contains(r.stderr, "--allow-remote") || r.stdout != "" {
 		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 }

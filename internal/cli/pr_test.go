@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/sim"
 	"github.com/quorum-go/quorum/quorum"
 )
@@ -54,7 +55,7 @@ esac`)
 	for _, pr := range []string{"42", "https://github.com/o/r/pull/42"} {
 		inspected = nil
 		o := h.run("review", "--sim", "-q", "--fail-on", "none", "--pr", pr)
-		if o.code != ExitOK || !strings.Contains(o.stdout, "notes.go") {
+		if o.code != cmdutil.ExitOK || !strings.Contains(o.stdout, "notes.go") {
 			t.Fatalf("--pr %s: exit %d, stdout:\n%s\nstderr:\n%s", pr, o.code, o.stdout, o.stderr)
 		}
 		if len(inspected) != 3 || !strings.Contains(inspected[0], "Why: we need notes.") || !strings.Contains(inspected[0], "pull request #42") {
@@ -72,7 +73,7 @@ esac`)
 		{[]string{"review", "--sim", "--pr", "42", diff}, "give the change as a diff file, as --base or as --pr, one of them"},
 		{[]string{"review", "--sim", "--pr", "forty-two"}, "--pr takes a pull request's number or URL"},
 	} {
-		if o := h.run(c.args...); o.code != ExitUsage || !strings.Contains(o.stderr, c.want) {
+		if o := h.run(c.args...); o.code != cmdutil.ExitUsage || !strings.Contains(o.stderr, c.want) {
 			t.Errorf("%q: exit %d, %q", c.args, o.code, o.stderr)
 		}
 	}
@@ -83,15 +84,15 @@ func TestReviewPullRequestWithoutGH(t *testing.T) {
 	h := newHarness(t)
 	fakeGH(t, `echo 'To get started with GitHub CLI, please run:  gh auth login' >&2; exit 4`)
 	o := h.run("review", "--sim", "--pr", "7")
-	if o.code != ExitFailure || !strings.Contains(o.stderr, "the GitHub CLI is not logged in; run gh auth login, or set GH_TOKEN") {
+	if o.code != cmdutil.ExitFailure || !strings.Contains(o.stderr, "the GitHub CLI is not logged in; run gh auth login, or set GH_TOKEN") {
 		t.Errorf("not logged in: exit %d, %q", o.code, o.stderr)
 	}
 	fakeGH(t, `echo 'GraphQL: Could not resolve to a PullRequest with the number of 7. (repository.pullRequest)' >&2; exit 1`)
-	if o := h.run("review", "--sim", "--pr", "7"); o.code != ExitUsage || !strings.Contains(o.stderr, "gh pr diff 7 failed: GraphQL: Could not resolve to a PullRequest") {
+	if o := h.run("review", "--sim", "--pr", "7"); o.code != cmdutil.ExitUsage || !strings.Contains(o.stderr, "gh pr diff 7 failed: GraphQL: Could not resolve to a PullRequest") {
 		t.Errorf("no such pull request: exit %d, %q", o.code, o.stderr)
 	}
 	t.Setenv("PATH", t.TempDir())
-	if o := h.run("review", "--sim", "--pr", "7"); o.code != ExitFailure || !strings.Contains(o.stderr, "the GitHub CLI, gh, which is not on PATH; install it (https://cli.github.com)") {
+	if o := h.run("review", "--sim", "--pr", "7"); o.code != cmdutil.ExitFailure || !strings.Contains(o.stderr, "the GitHub CLI, gh, which is not on PATH; install it (https://cli.github.com)") {
 		t.Errorf("no gh: exit %d, %q", o.code, o.stderr)
 	}
 }

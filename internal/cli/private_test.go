@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/quorum-go/quorum/internal/cli/runquorum"
 )
 
 // A transcript holds every answer: only its owner may read it, also when
@@ -16,7 +18,7 @@ func TestTranscriptIsPrivate(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range []string{fresh, existing} {
-		f, err := createPrivate(p)
+		f, err := runquorum.CreatePrivate(p)
 		if err != nil {
 			t.Fatal(err)
 		}

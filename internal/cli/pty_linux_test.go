@@ -14,8 +14,11 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
+	"github.com/quorum-go/quorum/internal/cli/progress"
 	"github.com/quorum-go/quorum/internal/sim"
 	"github.com/quorum-go/quorum/internal/simquorum"
+	"github.com/quorum-go/quorum/internal/testing/vtscreen"
 	"github.com/quorum-go/quorum/quorum"
 	"golang.org/x/sys/unix"
 )
@@ -141,9 +144,9 @@ func TestTerminalView(t *testing.T) {
 				t.Errorf("the report is not rendered in colour on a terminal")
 			}
 
-			scr := &screen{}
+			scr := &vtscreen.Screen{}
 			scr.Write(out)
-			screenLines := scr.text()
+			screenLines := scr.Text()
 			final := strings.Join(screenLines, "\n")
 			for _, l := range screenLines {
 				if isSpinner(l) {
@@ -203,13 +206,13 @@ func TestRenderedReportNeutralisesModelText(t *testing.T) {
 	for _, colour := range []bool{true, false} {
 		slave, finish := capturePTY(t, 100, 40)
 		var stderr strings.Builder
-		e := &env{
-			stdin: strings.NewReader(""), stdout: slave, stderr: &stderr,
-			getenv:    func(k string) string { return map[string]string{"TERM": "xterm-256color"}[k] },
-			configDir: func() (string, error) { return t.TempDir(), nil },
-			simModels: unpaced(simWith(simquorum.Model("sim-beta").With(sim.Rule{Name: "evil", Match: simquorum.Is(quorum.PhaseAnswer),
+		e := &env{&cmdutil.Factory{
+			In: strings.NewReader(""), Out: slave, ErrOut: &stderr,
+			Getenv:    func(k string) string { return map[string]string{"TERM": "xterm-256color"}[k] },
+			ConfigDir: func() (string, error) { return t.TempDir(), nil },
+			SimModels: unpaced(simWith(simquorum.Model("sim-beta").With(sim.Rule{Name: "evil", Match: simquorum.Is(quorum.PhaseAnswer),
 				Respond: sim.Always(sim.Text(evil))}))),
-		}
+		}}
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		args := []string{"discuss", "--sim", "-q", goldenTopic}
 		if !colour {
@@ -251,26 +254,26 @@ var sgrRE = regexp.MustCompile(`\x1b\[[0-9;]*m`)
 func TestLiveViewInProcess(t *testing.T) {
 	slave, finish := capturePTY(t, 80, 40)
 	var stdout strings.Builder
-	e := &env{
-		stdin: strings.NewReader(""), stdout: &stdout, stderr: slave,
-		getenv:    func(string) string { return "" },
-		configDir: func() (string, error) { return t.TempDir(), nil },
+	e := &env{&cmdutil.Factory{
+		In: strings.NewReader(""), Out: &stdout, ErrOut: slave,
+		Getenv:    func(string) string { return "" },
+		ConfigDir: func() (string, error) { return t.TempDir(), nil },
 		// Slow enough for the spinner to turn a few times.
-		simModels: paced(pace{first: 50 * time.Millisecond, chunk: 10 * time.Millisecond}, simWith(failing("sim-gamma", quorum.PhaseReview))),
-	}
+		SimModels: paced(pace{first: 50 * time.Millisecond, chunk: 10 * time.Millisecond}, simWith(failing("sim-gamma", quorum.PhaseReview))),
+	}}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	err := e.run(ctx, []string{"discuss", "--sim", "--no-color", goldenTopic}, nil)
 	out := finish()
-	if ExitCode(err) != ExitDegraded || !strings.Contains(stdout.String(), "DEGRADED") {
+	if ExitCode(err) != cmdutil.ExitDegraded || !strings.Contains(stdout.String(), "DEGRADED") {
 		t.Fatalf("exit %d (%v):\n%s", ExitCode(err), err, stdout.String())
 	}
 	if strings.Contains(string(out), "m✓") || strings.Contains(string(out), "\x1b[0m") {
 		t.Errorf("colour despite --no-color:\n%q", out)
 	}
-	scr := &screen{}
+	scr := &vtscreen.Screen{}
 	scr.Write(out)
-	final := strings.Join(scr.text(), "\n")
+	final := strings.Join(scr.Text(), "\n")
 	for _, want := range []string{"✓ answer    sim-alpha      done ", "✗ review    sim-gamma      failed after ",
 		"✓ synthesis sim-moderator  done ", "quorum: the run was degraded"} {
 		if !strings.Contains(final, want) {
@@ -287,12 +290,12 @@ func TestLiveViewInProcess(t *testing.T) {
 func TestLiveViewDebate(t *testing.T) {
 	slave, finish := capturePTY(t, 100, 40)
 	var stdout strings.Builder
-	e := &env{
-		stdin: strings.NewReader(""), stdout: &stdout, stderr: slave,
-		getenv:    func(string) string { return "" },
-		configDir: func() (string, error) { return t.TempDir(), nil },
-		simModels: paced(pace{first: 20 * time.Millisecond, chunk: 5 * time.Millisecond}, nil),
-	}
+	e := &env{&cmdutil.Factory{
+		In: strings.NewReader(""), Out: &stdout, ErrOut: slave,
+		Getenv:    func(string) string { return "" },
+		ConfigDir: func() (string, error) { return t.TempDir(), nil },
+		SimModels: paced(pace{first: 20 * time.Millisecond, chunk: 5 * time.Millisecond}, nil),
+	}}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	err := e.run(ctx, []string{"debate", "--sim", "--no-color", goldenClaim}, nil)
@@ -300,9 +303,9 @@ func TestLiveViewDebate(t *testing.T) {
 	if err != nil {
 		t.Fatalf("exit %d (%v)", ExitCode(err), err)
 	}
-	scr := &screen{}
+	scr := &vtscreen.Screen{}
 	scr.Write(out)
-	final := strings.Join(scr.text(), "\n")
+	final := strings.Join(scr.Text(), "\n")
 	for _, want := range []string{"✓ opening   sim-beta       done ", "✓ round-2   sim-gamma      done ", "  All 2 rounds were held",
 		"✓ verdict   sim-moderator  done "} {
 		if !strings.Contains(final, want) {
@@ -312,4 +315,14 @@ func TestLiveViewDebate(t *testing.T) {
 	if strings.Index(final, "All 2 rounds were held") > strings.Index(final, "verdict   sim-moderator") {
 		t.Errorf("the settle line is not between the rounds and the verdict:\n%s", final)
 	}
+}
+
+// isSpinner says whether s shows a frame of the live view's spinner.
+func isSpinner(s string) bool {
+	for _, f := range progress.Spinner {
+		if strings.Contains(s, f) {
+			return true
+		}
+	}
+	return false
 }

@@ -9,7 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/quorum-go/quorum/internal/cli/report"
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
+	"github.com/quorum-go/quorum/internal/report"
 	"github.com/quorum-go/quorum/internal/sim"
 	"github.com/quorum-go/quorum/internal/simquorum"
 	"github.com/quorum-go/quorum/quorum"
@@ -17,7 +18,7 @@ import (
 
 // jsonOut is the envelope of discuss -o json.
 type jsonOut struct {
-	envelope
+	cmdutil.Envelope
 	Result quorum.DiscussResult `json:"result"`
 }
 
@@ -26,7 +27,7 @@ type jsonOut struct {
 func TestQuorumJSONSchema(t *testing.T) {
 	h := newHarness(t)
 	o := h.run("discuss", "--sim", "-q", "--output=json", goldenTopic)
-	if o.code != ExitOK || o.stderr != "" {
+	if o.code != cmdutil.ExitOK || o.stderr != "" {
 		t.Fatalf("exit %d, stderr %q", o.code, o.stderr)
 	}
 	var d struct {
@@ -61,10 +62,10 @@ func TestQuorumJSONSchema(t *testing.T) {
 
 	o = h.run("plan", "--sim", "-q", "-o", "json", goldenTask)
 	var p struct {
-		envelope
+		cmdutil.Envelope
 		Result quorum.PlanResult `json:"result"`
 	}
-	if err := json.Unmarshal([]byte(o.stdout), &p); err != nil || o.code != ExitOK {
+	if err := json.Unmarshal([]byte(o.stdout), &p); err != nil || o.code != cmdutil.ExitOK {
 		t.Fatalf("exit %d: %v", o.code, err)
 	}
 	if !p.Simulated || p.Command != "plan" || len(p.Result.Proposals) != 3 || len(p.Result.Votes) != 6 ||
@@ -80,7 +81,7 @@ func TestDegradedRunExitsThree(t *testing.T) {
 	h := newHarness(t)
 	h.simModels = simWith(failing("sim-beta", quorum.PhaseAnswer), failing(simquorum.Moderator, quorum.PhaseSynthesis))
 	o := h.run("discuss", "--sim", goldenTopic)
-	if o.code != ExitDegraded {
+	if o.code != cmdutil.ExitDegraded {
 		t.Fatalf("exit %d: %s", o.code, o.stderr)
 	}
 	golden(t, "discuss-degraded.text.golden", o.stdout)
@@ -96,14 +97,14 @@ func TestDegradedRunExitsThree(t *testing.T) {
 
 	o = h.run("discuss", "--sim", "-q", "-o", "json", goldenTopic)
 	var r jsonOut
-	if err := json.Unmarshal([]byte(o.stdout), &r); err != nil || o.code != ExitDegraded {
+	if err := json.Unmarshal([]byte(o.stdout), &r); err != nil || o.code != cmdutil.ExitDegraded {
 		t.Fatalf("exit %d: %v", o.code, err)
 	}
 	if r.Status != "degraded" || !r.Result.Degraded || len(r.Result.Failures) != 2 || r.Result.Failures[0].Model != "sim-beta" || !r.Result.Synthesis.Substituted {
 		t.Errorf("result = %+v", r.Result.Outcome)
 	}
 	o = h.run("discuss", "--sim", "-q", "-o", "markdown", goldenTopic)
-	if o.code != ExitDegraded || !strings.Contains(o.stdout, "## Degraded") {
+	if o.code != cmdutil.ExitDegraded || !strings.Contains(o.stdout, "## Degraded") {
 		t.Errorf("markdown: exit %d\n%s", o.code, o.stdout)
 	}
 }
@@ -115,7 +116,7 @@ func TestFailedRunExitsOne(t *testing.T) {
 	h := newHarness(t)
 	h.simModels = simWith(failing("sim-alpha", quorum.PhaseAnswer), failing("sim-gamma", quorum.PhaseAnswer))
 	o := h.run("discuss", "--sim", goldenTopic)
-	if o.code != ExitFailure {
+	if o.code != cmdutil.ExitFailure {
 		t.Fatalf("exit %d", o.code)
 	}
 	for _, want := range []string{"quorum: the discussion failed: too few models left after the answer phase (1 left, 2 needed)",
@@ -129,17 +130,17 @@ func TestFailedRunExitsOne(t *testing.T) {
 	}
 	o = h.run("discuss", "--sim", "-q", "-o", "json", goldenTopic)
 	var r jsonOut
-	if err := json.Unmarshal([]byte(o.stdout), &r); err != nil || o.code != ExitFailure {
+	if err := json.Unmarshal([]byte(o.stdout), &r); err != nil || o.code != cmdutil.ExitFailure {
 		t.Fatalf("exit %d: %v\n%s", o.code, err, o.stdout)
 	}
 	if r.Status != "failed" || r.Error == nil || *r.Error != "the discussion failed: too few models left after the answer phase (1 left, 2 needed)." ||
 		r.Result.Error == "" || len(r.Result.Failures) != 2 || len(r.Result.Answers) != 1 || len(r.Result.Calls) != 3 {
-		t.Errorf("envelope %+v, result %+v", r.envelope, r.Result)
+		t.Errorf("envelope %+v, result %+v", r.Envelope, r.Result)
 	}
 
 	// Plans fail the same way.
 	h.simModels = simWith(failing("sim-beta", quorum.PhasePropose), failing("sim-gamma", quorum.PhasePropose))
-	if o := h.run("plan", "--sim", "-q", goldenTask); o.code != ExitFailure || !strings.Contains(o.stderr, "the plan failed") ||
+	if o := h.run("plan", "--sim", "-q", goldenTask); o.code != cmdutil.ExitFailure || !strings.Contains(o.stderr, "the plan failed") ||
 		!strings.Contains(o.stderr, "sim-gamma, propose phase") || !strings.Contains(o.stdout, "INCOMPLETE") {
 		t.Errorf("plan: exit %d: %s", o.code, o.stderr)
 	}
@@ -151,7 +152,7 @@ func TestRepeatedFailureShownOnce(t *testing.T) {
 	h := newHarness(t)
 	h.simModels = simWith(sameFailure("sim-alpha"), sameFailure("sim-beta"), sameFailure("sim-gamma"))
 	o := h.run("discuss", "--sim", goldenTopic)
-	if o.code != ExitFailure {
+	if o.code != cmdutil.ExitFailure {
 		t.Fatalf("exit %d: %s", o.code, o.stderr)
 	}
 	const msg = "the CLI went away"
@@ -206,7 +207,7 @@ func TestPlainProgress(t *testing.T) {
 	h := newHarness(t)
 	h.simModels = simWith(failing("sim-gamma", quorum.PhaseVote))
 	o := h.run("plan", "--sim", goldenTask)
-	if o.code != ExitDegraded {
+	if o.code != cmdutil.ExitDegraded {
 		t.Fatalf("exit %d: %s", o.code, o.stderr)
 	}
 	for _, want := range []string{
@@ -226,14 +227,14 @@ func TestPlainProgress(t *testing.T) {
 	if strings.Contains(o.stderr, "\x1b[") || strings.Contains(o.stdout, "\x1b[") {
 		t.Errorf("escape sequences off a terminal")
 	}
-	if o := h.run("plan", "--sim", "-q", goldenTask); o.stderr != "quorum: "+ErrDegraded.Error()+"\n" {
+	if o := h.run("plan", "--sim", "-q", goldenTask); o.stderr != "quorum: "+cmdutil.ErrDegraded.Error()+"\n" {
 		t.Errorf("-q: stderr %q", o.stderr)
 	}
 }
 
 func TestNoReviewIsUnranked(t *testing.T) {
 	o := newHarness(t).run("discuss", "--sim", "-q", "--no-review", goldenTopic)
-	if o.code != ExitOK || !strings.Contains(o.stdout, "Not ranked") || !strings.Contains(o.stdout, "Conclusion") || strings.Contains(o.stdout, "REVIEWS") {
+	if o.code != cmdutil.ExitOK || !strings.Contains(o.stdout, "Not ranked") || !strings.Contains(o.stdout, "Conclusion") || strings.Contains(o.stdout, "REVIEWS") {
 		t.Errorf("exit %d\n%s%s", o.code, o.stdout, o.stderr)
 	}
 }
@@ -241,7 +242,7 @@ func TestNoReviewIsUnranked(t *testing.T) {
 // --show picks the report's sections, in the report's order.
 func TestShowSections(t *testing.T) {
 	o := newHarness(t).run("discuss", "--sim", "-q", "--show", "synthesis,answers", goldenTopic)
-	if o.code != ExitOK {
+	if o.code != cmdutil.ExitOK {
 		t.Fatal(o.stderr)
 	}
 	a, s := strings.Index(o.stdout, "\nANSWERS\n"), strings.Index(o.stdout, "\nSYNTHESIS\n")
@@ -256,7 +257,7 @@ func TestQuorumFlags(t *testing.T) {
 	o := newHarness(t).run("discuss", "--sim", "-q", "-o", "json", "-m", "sim-gamma", "-m", "sim-alpha",
 		"--moderator", "sim-beta", "--reviewers", "1", "-j", "1", "--phase-timeout", "1m", goldenTopic)
 	var r jsonOut
-	if err := json.Unmarshal([]byte(o.stdout), &r); err != nil || o.code != ExitOK {
+	if err := json.Unmarshal([]byte(o.stdout), &r); err != nil || o.code != cmdutil.ExitOK {
 		t.Fatalf("exit %d: %v %s", o.code, err, o.stderr)
 	}
 	d := r.Result
@@ -280,7 +281,7 @@ func TestQuorumUsageErrors(t *testing.T) {
 		{[]string{"discuss", "--sim", "--reviewers", "-1", "q"}, "reviewers"},
 	} {
 		o := h.run(c.args...)
-		if o.code != ExitUsage || !strings.Contains(o.stderr, c.want) {
+		if o.code != cmdutil.ExitUsage || !strings.Contains(o.stderr, c.want) {
 			t.Errorf("%q: exit %d, stderr %q", c.args, o.code, o.stderr)
 		}
 	}
@@ -290,7 +291,7 @@ func TestQuorumUsageErrors(t *testing.T) {
 func TestTranscript(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "run.jsonl")
 	o := newHarness(t).run("discuss", "--sim", "-q", "--transcript", path, goldenTopic)
-	if o.code != ExitOK {
+	if o.code != cmdutil.ExitOK {
 		t.Fatalf("exit %d: %s", o.code, o.stderr)
 	}
 	f, err := os.Open(path)
@@ -323,7 +324,7 @@ func TestTranscriptWriteError(t *testing.T) {
 		t.Skip("no /dev/full on this system")
 	}
 	o := newHarness(t).run("discuss", "--sim", "-q", "--transcript", "/dev/full", goldenTopic)
-	if o.code != ExitFailure || !strings.Contains(o.stderr, "writing the transcript /dev/full") || !strings.Contains(o.stdout, "Conclusion") {
+	if o.code != cmdutil.ExitFailure || !strings.Contains(o.stderr, "writing the transcript /dev/full") || !strings.Contains(o.stdout, "Conclusion") {
 		t.Errorf("exit %d, stderr %q", o.code, o.stderr)
 	}
 }
@@ -336,7 +337,7 @@ func TestInterruptExits130(t *testing.T) {
 		h := newHarness(t)
 		h.simModels = simWith(hanging("sim-gamma", quorum.PhaseAnswer))
 		o := interruptAfter(h, quorum.PhaseAnswer, 2, "discuss", "--sim", "-o", format, goldenTopic)
-		if o.code != ExitInterrupted || !strings.Contains(o.stderr, "quorum: interrupted (Ctrl-C); turns were aborted, sessions destroyed and the CLI stopped") {
+		if o.code != cmdutil.ExitInterrupted || !strings.Contains(o.stderr, "quorum: interrupted (Ctrl-C); turns were aborted, sessions destroyed and the CLI stopped") {
 			t.Errorf("%s: exit %d, stderr %q", format, o.code, o.stderr)
 		}
 		if !strings.Contains(o.stdout, "sim-alpha") || !strings.Contains(strings.ToLower(o.stdout), "interrupted") {
@@ -352,7 +353,7 @@ func TestInterruptExits130(t *testing.T) {
 func TestRunErrorsSayOneThingInFlags(t *testing.T) {
 	h := newHarness(t)
 	o := h.run("discuss", "--sim", "-q", "--timeout", "1ms", "t")
-	if o.code != ExitFailure || !strings.Contains(strings.ToLower(o.stderr), "raise --timeout") || strings.Contains(o.stderr, "lower") ||
+	if o.code != cmdutil.ExitFailure || !strings.Contains(strings.ToLower(o.stderr), "raise --timeout") || strings.Contains(o.stderr, "lower") ||
 		strings.Contains(o.stderr, "phase-timeout") || strings.Contains(o.stderr, "login") {
 		t.Errorf("--timeout 1ms: exit %d, stderr:\n%s", o.code, o.stderr)
 	}
@@ -366,19 +367,19 @@ func TestRunErrorsSayOneThingInFlags(t *testing.T) {
 	// A limit reached before the run begins says so, in every command.
 	for _, args := range [][]string{{"ask", "--sim", "q"}, {"models", "--sim"}, {"plan", "--sim", "t"}} {
 		o := h.run(append(args, "--timeout", "1ns")...)
-		if o.code != ExitFailure || !strings.Contains(strings.ToLower(o.stderr), "raise --timeout") || strings.Contains(o.stderr, "handshake") {
+		if o.code != cmdutil.ExitFailure || !strings.Contains(strings.ToLower(o.stderr), "raise --timeout") || strings.Contains(o.stderr, "handshake") {
 			t.Errorf("%q --timeout 1ns: exit %d, stderr %q", args, o.code, o.stderr)
 		}
 	}
 
 	// Every participant hangs: the whole run's limit stops them all.
 	o = h.run("discuss", "--sim", "-m", "sim-beta,sim-gamma", "--timeout", "300ms", "t")
-	if o.code != ExitFailure || !strings.Contains(strings.ToLower(o.stderr), "raise --timeout") || strings.Contains(o.stderr, "lower") ||
+	if o.code != cmdutil.ExitFailure || !strings.Contains(strings.ToLower(o.stderr), "raise --timeout") || strings.Contains(o.stderr, "lower") ||
 		strings.Contains(o.stderr, "phase-timeout") || strings.Contains(o.stderr, "login") {
 		t.Errorf("--timeout with hanging models: exit %d, stderr:\n%s", o.code, o.stderr)
 	}
 	o = h.run("discuss", "--sim", "--phase-timeout", "50ms", "t")
-	if o.code != ExitFailure || !strings.Contains(o.stderr, "raise --phase-timeout") || strings.Contains(o.stderr, "Config.") ||
+	if o.code != cmdutil.ExitFailure || !strings.Contains(o.stderr, "raise --phase-timeout") || strings.Contains(o.stderr, "Config.") ||
 		strings.Contains(o.stderr, "lower") || strings.Contains(o.stderr, "login") || !strings.Contains(o.stdout, "(--phase-timeout, 50ms)") {
 		t.Errorf("--phase-timeout: exit %d, stdout:\n%s\nstderr:\n%s", o.code, o.stdout, o.stderr)
 	}
@@ -390,7 +391,7 @@ func TestRunErrorsSayOneThingInFlags(t *testing.T) {
 		return ms
 	}
 	o = h.run("discuss", "--sim", "-q", "t")
-	if o.code != ExitFailure || strings.Contains(o.stderr, "login") || !strings.Contains(o.stderr, "Add models with -m") {
+	if o.code != cmdutil.ExitFailure || strings.Contains(o.stderr, "login") || !strings.Contains(o.stderr, "Add models with -m") {
 		t.Errorf("a simulated failure: exit %d, stderr:\n%s", o.code, o.stderr)
 	}
 }
@@ -400,11 +401,11 @@ func TestRunErrorsSayOneThingInFlags(t *testing.T) {
 func TestDiscussWordingFollowsTheFlags(t *testing.T) {
 	h := newHarness(t)
 	o := h.run("discuss", "--sim", "-q", "--no-review", goldenTopic)
-	if o.code != ExitOK || !strings.Contains(o.stdout, "Not ranked: peer review was skipped (--no-review), as asked") || strings.Contains(o.stdout, "no usable review") {
+	if o.code != cmdutil.ExitOK || !strings.Contains(o.stdout, "Not ranked: peer review was skipped (--no-review), as asked") || strings.Contains(o.stdout, "no usable review") {
 		t.Errorf("--no-review: exit %d:\n%s", o.code, o.stdout)
 	}
 	o = h.run("discuss", "--sim", "-q", "--reviewers", "1", goldenTopic)
-	if o.code != ExitOK || !strings.Contains(o.stdout, "Each participant scored one of the others' answers") {
+	if o.code != cmdutil.ExitOK || !strings.Contains(o.stdout, "Each participant scored one of the others' answers") {
 		t.Errorf("--reviewers 1: exit %d:\n%s", o.code, o.stdout)
 	}
 	o = h.run("discuss", "--sim", "-q", goldenTopic)

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/testing/clitest"
 	"github.com/quorum-go/quorum/internal/testing/modelapi"
 	"github.com/quorum-go/quorum/quorum"
@@ -195,7 +196,7 @@ func TestRealCLI(t *testing.T) {
 	t.Run("discuss", func(t *testing.T) {
 		t.Parallel()
 		r := runBinary(t, quorumCmd(t, append([]string{"discuss", "-o", "json", "--moderator", "beta", goldenTopic}, models...)...))
-		if r.code != ExitOK {
+		if r.code != cmdutil.ExitOK {
 			t.Fatalf("exit %d:\n%s\n%s", r.code, r.stderr, r.stdout)
 		}
 		var out jsonOut
@@ -221,7 +222,7 @@ func TestRealCLI(t *testing.T) {
 	t.Run("plan", func(t *testing.T) {
 		t.Parallel()
 		r := runBinary(t, quorumCmd(t, append([]string{"plan", "-q", goldenTask}, models...)...))
-		if r.code != ExitOK || r.stderr != "" {
+		if r.code != cmdutil.ExitOK || r.stderr != "" {
 			t.Fatalf("exit %d:\n%s\n%s", r.code, r.stderr, r.stdout)
 		}
 		for _, want := range []string{"PROPOSALS", "Plan A · ", "VOTES", "likes it", "STANDINGS", "WINNING PLAN", "1. Pick the first tool", "Why it won: ",
@@ -238,7 +239,7 @@ func TestRealCLI(t *testing.T) {
 	t.Run("debate", func(t *testing.T) {
 		t.Parallel()
 		r := runBinary(t, quorumCmd(t, append([]string{"debate", "-o", "json", "--moderator", "beta", goldenClaim}, models...)...))
-		if r.code != ExitOK {
+		if r.code != cmdutil.ExitOK {
 			t.Fatalf("exit %d:\n%s\n%s", r.code, r.stderr, r.stdout)
 		}
 		var out debateOut
@@ -271,7 +272,7 @@ func TestRealCLI(t *testing.T) {
 		}
 		sarif := filepath.Join(t.TempDir(), "review.sarif")
 		r := runBinary(t, quorumCmd(t, append([]string{"review", "-q", "-o", "json", "--sarif", sarif, diff}, models...)...))
-		if r.code != ExitOK || r.stderr != "" {
+		if r.code != cmdutil.ExitOK || r.stderr != "" {
 			t.Fatalf("exit %d:\n%s\n%s", r.code, r.stderr, r.stdout)
 		}
 		var out reviewOut
@@ -288,7 +289,7 @@ func TestRealCLI(t *testing.T) {
 			t.Errorf("SARIF: %+v", s.Runs[0].Results)
 		}
 		// The gate: a major finding fails --fail-on major.
-		if r := runBinary(t, quorumCmd(t, append([]string{"review", "-q", "--fail-on", "major", diff}, models...)...)); r.code != ExitFailure ||
+		if r := runBinary(t, quorumCmd(t, append([]string{"review", "-q", "--fail-on", "major", diff}, models...)...)); r.code != cmdutil.ExitFailure ||
 			!strings.Contains(r.stderr, "the review found 1 finding at or above major") {
 			t.Errorf("--fail-on major: exit %d, stderr %q", r.code, r.stderr)
 		}
@@ -300,7 +301,7 @@ func TestRealCLI(t *testing.T) {
 		cmd := sb.Command(ctx, bin, "__complete", "discuss", "-m", "alpha,")
 		cmd.Env = append(p.env(t), "COPILOT_CLI_PATH="+cliBin)
 		r := runBinary(t, cmd)
-		if r.code != ExitOK || !strings.Contains(r.stdout, "alpha,beta") || !strings.Contains(r.stdout, "alpha,gamma") || strings.Contains(r.stdout, "alpha,alpha") {
+		if r.code != cmdutil.ExitOK || !strings.Contains(r.stdout, "alpha,beta") || !strings.Contains(r.stdout, "alpha,gamma") || strings.Contains(r.stdout, "alpha,alpha") {
 			t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 		}
 	})
@@ -327,21 +328,21 @@ func TestRealCLI(t *testing.T) {
 		cmd := quorumCmd(t, "models")
 		cmd.Env = append(cmd.Env, "COPILOT_DEBUG_GITHUB_API_URL="+url, "COPILOT_API_URL="+url, "HTTP_PROXY=", "HTTPS_PROXY=", "http_proxy=", "https_proxy=")
 		r := runBinary(t, cmd)
-		if r.code != ExitFailure || !strings.Contains(r.stderr, "GitHub refused the token in $COPILOT_SDK_AUTH_TOKEN (HTTP 401 Unauthorized: Bad credentials): it is invalid or expired") ||
+		if r.code != cmdutil.ExitFailure || !strings.Contains(r.stderr, "GitHub refused the token in $COPILOT_SDK_AUTH_TOKEN (HTTP 401 Unauthorized: Bad credentials): it is invalid or expired") ||
 			!strings.Contains(r.stderr, "add --sim") {
 			t.Errorf("refused: exit %d, stderr %q", r.code, r.stderr)
 		}
 		cmd = quorumCmd(t, "models")
 		cmd.Env = append(cmd.Env, "COPILOT_DEBUG_GITHUB_API_URL=http://127.0.0.1:9", "COPILOT_API_URL=http://127.0.0.1:9")
 		r = runBinary(t, cmd)
-		if r.code != ExitFailure || !strings.Contains(r.stderr, "the Copilot CLI could not reach GitHub Copilot (error sending request") ||
+		if r.code != cmdutil.ExitFailure || !strings.Contains(r.stderr, "the Copilot CLI could not reach GitHub Copilot (error sending request") ||
 			!strings.Contains(r.stderr, "check the network") || !strings.Contains(r.stderr, "add --sim") {
 			t.Errorf("unreachable: exit %d, stderr %q", r.code, r.stderr)
 		}
 		cmd = quorumCmd(t, "models")
 		cmd.Env = append(cmd.Env, "COPILOT_SDK_AUTH_TOKEN=")
 		r = runBinary(t, cmd)
-		if r.code != ExitFailure || !strings.Contains(r.stderr, "the Copilot CLI is not logged in") || !strings.Contains(r.stderr, "copilot login") ||
+		if r.code != cmdutil.ExitFailure || !strings.Contains(r.stderr, "the Copilot CLI is not logged in") || !strings.Contains(r.stderr, "copilot login") ||
 			!strings.Contains(r.stderr, "add --sim") {
 			t.Errorf("no token: exit %d, stderr %q", r.code, r.stderr)
 		}
@@ -350,7 +351,7 @@ func TestRealCLI(t *testing.T) {
 	t.Run("ask", func(t *testing.T) {
 		t.Parallel()
 		r := runBinary(t, quorumCmd(t, "ask", "-m", "gamma", "Hello?"))
-		if r.code != ExitOK || r.stdout != "gamma says hello from the local model API.\n" {
+		if r.code != cmdutil.ExitOK || r.stdout != "gamma says hello from the local model API.\n" {
 			t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 		}
 	})

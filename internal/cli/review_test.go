@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
+	"github.com/quorum-go/quorum/internal/cli/runquorum"
 	"github.com/quorum-go/quorum/internal/sim"
 	"github.com/quorum-go/quorum/internal/simquorum"
 	"github.com/quorum-go/quorum/quorum"
@@ -18,7 +20,7 @@ import (
 
 // reviewOut is the envelope of review -o json.
 type reviewOut struct {
-	envelope
+	cmdutil.Envelope
 	Result quorum.ReviewResult `json:"result"`
 }
 
@@ -47,12 +49,12 @@ func TestReviewExitCodes(t *testing.T) {
 		code    int
 		stderr  string
 	}{
-		{"blocking findings", []string{goldenDiff}, "", false, ExitFailure, "quorum: the review found 3 findings at or above blocking (--fail-on blocking): F1, F2, F3\n"},
-		{"gate off", []string{"--fail-on", "none", goldenDiff}, "", false, ExitOK, ""},
-		{"gate from the settings", []string{minor}, "minor", false, ExitFailure, "at or above minor (--fail-on minor): F1"},
-		{"minor findings only", []string{minor}, "", false, ExitOK, ""},
-		{"degraded, nothing at the gate", []string{minor}, "", true, ExitDegraded, ErrDegraded.Error()},
-		{"degraded with blocking findings", []string{goldenDiff}, "", true, ExitFailure, "at or above blocking"},
+		{"blocking findings", []string{goldenDiff}, "", false, cmdutil.ExitFailure, "quorum: the review found 3 findings at or above blocking (--fail-on blocking): F1, F2, F3\n"},
+		{"gate off", []string{"--fail-on", "none", goldenDiff}, "", false, cmdutil.ExitOK, ""},
+		{"gate from the settings", []string{minor}, "minor", false, cmdutil.ExitFailure, "at or above minor (--fail-on minor): F1"},
+		{"minor findings only", []string{minor}, "", false, cmdutil.ExitOK, ""},
+		{"degraded, nothing at the gate", []string{minor}, "", true, cmdutil.ExitDegraded, cmdutil.ErrDegraded.Error()},
+		{"degraded with blocking findings", []string{goldenDiff}, "", true, cmdutil.ExitFailure, "at or above blocking"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := newHarness(t)
@@ -82,7 +84,7 @@ func TestReviewInputs(t *testing.T) {
 	ctxFile := writeFile(t, "design.md", "The store wraps database/sql.")
 	o := h.run("review", "--sim", "-o", "json", "--fail-on", "none", "--context", ctxFile, "-")
 	var r reviewOut
-	if err := json.Unmarshal([]byte(o.stdout), &r); err != nil || o.code != ExitOK {
+	if err := json.Unmarshal([]byte(o.stdout), &r); err != nil || o.code != cmdutil.ExitOK {
 		t.Fatalf("stdin: exit %d: %v\n%s", o.code, err, o.stderr)
 	}
 	if r.Command != "review" || len(r.Result.Change.Files) != 2 || !slices.Equal(r.Result.Change.Context, []string{ctxFile}) || len(r.Result.Findings) == 0 {
@@ -96,13 +98,13 @@ func TestReviewInputs(t *testing.T) {
 	h.stdin = ""
 	o = h.run("review", "--sim", "-q", "-o", "json", "--fail-on", "none", "--base", "HEAD~1")
 	r = reviewOut{}
-	if err := json.Unmarshal([]byte(o.stdout), &r); err != nil || o.code != ExitOK {
+	if err := json.Unmarshal([]byte(o.stdout), &r); err != nil || o.code != cmdutil.ExitOK {
 		t.Fatalf("git: exit %d: %v\n%s", o.code, err, o.stderr)
 	}
 	if c := r.Result.Change; len(c.Files) != 1 || c.Files[0].Path != "app/db.go" || c.Added != 3 || len(r.Result.Findings) == 0 || r.Result.Findings[0].File != "app/db.go" {
 		t.Errorf("git: change %+v, findings %+v", c, r.Result.Findings)
 	}
-	if o := h.run("review", "--sim", "-q", "--base", "HEAD", "--head", "HEAD"); o.code != ExitOK || o.stderr != "quorum: nothing to review: git diff HEAD..HEAD is empty\n" || o.stdout != "" {
+	if o := h.run("review", "--sim", "-q", "--base", "HEAD", "--head", "HEAD"); o.code != cmdutil.ExitOK || o.stderr != "quorum: nothing to review: git diff HEAD..HEAD is empty\n" || o.stdout != "" {
 		t.Errorf("an empty range: exit %d, stderr %q, stdout %q", o.code, o.stderr, o.stdout)
 	}
 }
@@ -166,12 +168,12 @@ func TestReviewRefusesBadInput(t *testing.T) {
 		{[]string{"review", "--sim", "--fail-on", "severe", goldenDiff}, `invalid argument "severe" for --fail-on: must be one of blocking, major, minor, none`},
 	} {
 		o := h.run(c.args...)
-		if o.code != ExitUsage || !strings.Contains(o.stderr, c.want) || o.stdout != "" {
+		if o.code != cmdutil.ExitUsage || !strings.Contains(o.stderr, c.want) || o.stdout != "" {
 			t.Errorf("%.80q: exit %d, stderr %q, want %q", c.args, o.code, o.stderr, c.want)
 		}
 	}
 	h.dir = gitRepo(t)
-	if o := h.run("review", "--sim", "--base", "nosuchbranch"); o.code != ExitUsage || !strings.Contains(o.stderr, "git diff nosuchbranch..HEAD failed") || !strings.Contains(o.stderr, "nosuchbranch") {
+	if o := h.run("review", "--sim", "--base", "nosuchbranch"); o.code != cmdutil.ExitUsage || !strings.Contains(o.stderr, "git diff nosuchbranch..HEAD failed") || !strings.Contains(o.stderr, "nosuchbranch") {
 		t.Errorf("unknown revision: exit %d, stderr %q", o.code, o.stderr)
 	}
 }
@@ -240,7 +242,7 @@ func TestReviewSARIF(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "review.sarif")
 	o := h.run("review", "--sim", "-q", "-o", "json", "--sarif", path, goldenDiff)
 	var r reviewOut
-	if err := json.Unmarshal([]byte(o.stdout), &r); err != nil || o.code != ExitFailure {
+	if err := json.Unmarshal([]byte(o.stdout), &r); err != nil || o.code != cmdutil.ExitFailure {
 		t.Fatalf("exit %d: %v\n%s", o.code, err, o.stderr)
 	}
 	s := readSARIF(t, path)
@@ -273,7 +275,7 @@ func TestReviewSARIF(t *testing.T) {
 	// An interrupted review writes what it found, marked unsuccessful.
 	h.simModels = simWith(hanging("sim-gamma", quorum.PhaseInspect))
 	o = interruptAfter(h, quorum.PhaseInspect, 2, "review", "--sim", "-q", "--sarif", path, goldenDiff)
-	if s := readSARIF(t, path); o.code != ExitInterrupted || *s.Runs[0].Invocations[0].ExecutionSuccessful || len(s.Runs[0].Results) == 0 {
+	if s := readSARIF(t, path); o.code != cmdutil.ExitInterrupted || *s.Runs[0].Invocations[0].ExecutionSuccessful || len(s.Runs[0].Results) == 0 {
 		t.Errorf("interrupted: exit %d, %+v", o.code, s.Runs[0].Invocations)
 	}
 
@@ -281,7 +283,7 @@ func TestReviewSARIF(t *testing.T) {
 	h.simModels = nil
 	h.stdin = " \n"
 	o = h.run("review", "--sim", "--sarif", path, "-")
-	if s := readSARIF(t, path); o.code != ExitOK || len(s.Runs[0].Results) != 0 || o.stderr != "quorum: nothing to review: the diff on stdin is empty\n" {
+	if s := readSARIF(t, path); o.code != cmdutil.ExitOK || len(s.Runs[0].Results) != 0 || o.stderr != "quorum: nothing to review: the diff on stdin is empty\n" {
 		t.Errorf("empty: exit %d, stderr %q, %d results", o.code, o.stderr, len(s.Runs[0].Results))
 	}
 }
@@ -294,7 +296,7 @@ func TestSARIFGeneralFinding(t *testing.T) {
 		Findings: []quorum.MergedFinding{{ID: "F1", Finding: quorum.Finding{Severity: quorum.SeverityMinor, Category: "docs", Explanation: "Needs a changelog entry."},
 			Agreement: 1, Models: []string{"m"}}},
 	}
-	res := buildSARIF(r, true).Runs[0].Results[0]
+	res := runquorum.BuildSARIF("v-test", r, true).Runs[0].Results[0]
 	if loc := res.Locations[0].PhysicalLocation; loc.ArtifactLocation.URI != "dir/a%20b.go" || loc.Region != nil || res.Properties.Scope != "change" || res.Level != "note" {
 		t.Errorf("result = %+v", res)
 	}
@@ -335,7 +337,7 @@ func TestReviewUnreadableReply(t *testing.T) {
 	h := newHarness(t)
 	h.simModels = simWith(simquorum.Model("sim-gamma").With(sim.Rule{Name: "junk", Match: simquorum.Is(quorum.PhaseInspect), Respond: sim.Always(sim.Text("I would rather not."))}))
 	o := h.run("review", "--sim", "--fail-on", "none", minorDiffFile(t))
-	if o.code != ExitDegraded || !strings.Contains(o.stderr, "quorum: inspect: ✗ sim-gamma: the reply could not be parsed") ||
+	if o.code != cmdutil.ExitDegraded || !strings.Contains(o.stderr, "quorum: inspect: ✗ sim-gamma: the reply could not be parsed") ||
 		!strings.Contains(o.stdout, "Nothing in this review could be read, so it did not count") {
 		t.Errorf("exit %d\n%s\n%s", o.code, o.stderr, o.stdout)
 	}
@@ -370,11 +372,11 @@ func TestReviewTerminated(t *testing.T) {
 	defer cancel(nil)
 	h.onEvent = func(ev quorum.Event) {
 		if ev.Kind == quorum.PhaseStarted {
-			cancel(&Interrupted{Signal: syscall.SIGTERM})
+			cancel(&cmdutil.Interrupted{Signal: syscall.SIGTERM})
 		}
 	}
 	o := h.runContext(ctx, "review", "--sim", "-q", goldenDiff)
-	if o.code != ExitTerminated || !strings.Contains(o.stdout, "the review was terminated by SIGTERM in the inspect phase") || strings.Contains(o.stderr, "--fail-on") {
+	if o.code != cmdutil.ExitTerminated || !strings.Contains(o.stdout, "the review was terminated by SIGTERM in the inspect phase") || strings.Contains(o.stderr, "--fail-on") {
 		t.Errorf("exit %d, stdout %q, stderr %q", o.code, o.stdout, o.stderr)
 	}
 }

@@ -1,8 +1,11 @@
-// Package cli is the quorum command, in production: its commands on cobra,
-// their flags, configuration (package config), results for people
-// (package report) and for programs (one JSON envelope), terminal output
-// and exit codes. cmd/quorum's main only calls Run and ExitCode, so every
+// Package cli is the root of the quorum command: it fills the factory
+// (cmdutil.Factory) for the process, builds the command tree from the
+// packages of the commands (discuss, plan, debate, review, agent, ask,
+// chatcmd, models, configcmd, version, mcpcmd), and owns what belongs to
+// the whole tree: help, completion, signals, how an error is printed and
+// the exit code. cmd/quorum's main only calls Run and ExitCode, so every
 // command runs in-process in tests with its own streams and environment.
+// A Run is one command line: it is not shared between goroutines.
 package cli
 
 import (
@@ -14,77 +17,71 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/quorum-go/quorum/internal/cli/report"
-	"github.com/quorum-go/quorum/internal/cli/sanitize"
+	"github.com/quorum-go/quorum/internal/cli/agent"
+	"github.com/quorum-go/quorum/internal/cli/ask"
+	"github.com/quorum-go/quorum/internal/cli/chatcmd"
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
+	"github.com/quorum-go/quorum/internal/cli/configcmd"
+	"github.com/quorum-go/quorum/internal/cli/debate"
+	"github.com/quorum-go/quorum/internal/cli/discuss"
+	"github.com/quorum-go/quorum/internal/cli/mcpcmd"
+	"github.com/quorum-go/quorum/internal/cli/models"
+	"github.com/quorum-go/quorum/internal/cli/plan"
+	"github.com/quorum-go/quorum/internal/cli/review"
+	"github.com/quorum-go/quorum/internal/cli/version"
+	"github.com/quorum-go/quorum/internal/report"
+	"github.com/quorum-go/quorum/internal/sanitize"
 	"github.com/quorum-go/quorum/internal/sim"
 	"github.com/spf13/cobra"
 )
 
-// env is everything a command takes from its surroundings: the factory
-// through which tests inject streams, environment, config location,
-// working directory and the simulator. Run fills it for the process, and
-// nothing in it is there for tests only: a test that watches a run
-// injects the run function instead (see run), as cli/cli's do.
-type env struct {
-	stdin          io.Reader
-	stdout, stderr io.Writer
-	getenv         func(string) string
-	configDir      func() (string, error)
-	// dir is where review runs git ("": the process's working directory).
-	dir string
-	// args is the command line being run, for the messages that need
-	// more of it than where cobra stopped (a mistyped command before a
-	// flag).
-	args []string
-	// simModels are the models --sim serves: simquorum's, paced for the
-	// demo (simModels, defaultSimPace); a test's scripted ones.
-	simModels func() []sim.Model
-}
+// env is the root's hold on the factory (cmdutil.Factory): the tree, help
+// and completion are built as its methods.
+type env struct{ *cmdutil.Factory }
 
 // Run runs the quorum command with args (without the program name). It
 // prints what a person needs to stderr, results to stdout, and returns the
 // error that ExitCode turns into the exit status. Cancelling ctx stops the
-// command as Ctrl-C does; a cause of type *Interrupted names the signal.
+// command as Ctrl-C does; a cause of type *cmdutil.Interrupted names the signal.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, configDir: os.UserConfigDir,
-		simModels: func() []sim.Model { return simModels(defaultSimPace) }}
+	e := &env{&cmdutil.Factory{In: stdin, Out: stdout, ErrOut: stderr, Getenv: os.Getenv, ConfigDir: os.UserConfigDir,
+		SimModels: func() []sim.Model { return simModels(defaultSimPace) }}}
 	return e.run(ctx, args, nil)
 }
 
-// commandError is an error returned by a command's own code, as opposed to
-// one from cobra's parsing of the command line, which is a usage error.
-type commandError struct{ err error }
-
-func (e *commandError) Error() string { return e.err.Error() }
-
 // run runs the command line args. runF, when set, stands around the code
-// of each command that runs models (discuss, plan, debate, review, ask):
-// tests inject it, as cli/cli's tests inject a command's run function, to
-// watch a run's events (invocation.observe) and stop it at a chosen
-// point. Run passes nil.
+// of each command that runs models (discuss, plan, debate, review, agent,
+// ask): tests inject it, as cli/cli's tests inject a command's run
+// function, to hand the run an observer of its events (modelRun) and stop
+// it at a chosen point. Run passes nil.
 func (e *env) run(ctx context.Context, args []string, runF runWrapper) error {
+	// The version is the build's: a Factory names it only to hand it
+	// to the commands that report it.
+	if e.Version == "" {
+		e.Version = buildVersion()
+	}
 	root := e.newRoot(runF)
-	e.args = args
+	e.CommandLine = args
 	root.SetArgs(valuesNotFlags(args))
-	root.SetIn(e.stdin)
-	root.SetOut(e.stdout)
-	root.SetErr(e.stderr)
+	root.SetIn(e.In)
+	root.SetOut(e.Out)
+	root.SetErr(e.ErrOut)
 	cmd, err := root.ExecuteContextC(ctx)
-	var ce *commandError
+	var ce *cmdutil.CommandError
 	switch {
 	case err == nil:
 	case errors.As(err, &ce):
-		err = ce.err
+		err = ce.Err
 	default: // cobra's: the command line is wrong
-		var ue *UsageError
+		var ue *cmdutil.UsageError
 		if !errors.As(err, &ue) {
-			err = &UsageError{Msg: err.Error()}
+			err = &cmdutil.UsageError{Msg: err.Error()}
 		}
 	}
-	var in *Interrupted
+	var in *cmdutil.Interrupted
 	if err != nil && errors.Is(ctx.Err(), context.Canceled) && !errors.As(err, &in) {
 		// Stopped by Ctrl-C or SIGTERM, whatever the error it caused.
-		err = interrupted(ctx)
+		err = cmdutil.InterruptedBy(ctx)
 	}
 	e.printError(cmd, err)
 	return err
@@ -114,16 +111,6 @@ func valuesNotFlags(args []string) []string {
 	return args
 }
 
-// interrupted is the error of a command whose context was cancelled: the
-// signal that did it, Ctrl-C when nothing says.
-func interrupted(ctx context.Context) *Interrupted {
-	var in *Interrupted
-	if errors.As(context.Cause(ctx), &in) {
-		return in
-	}
-	return &Interrupted{Signal: os.Interrupt}
-}
-
 // printError tells the person at the terminal what went wrong, on stderr,
 // once: a usage error with where to find help, an interruption with what
 // was cleaned up. Error text can carry what the CLI or a model said, so it
@@ -132,28 +119,28 @@ func (e *env) printError(cmd *cobra.Command, err error) {
 	if err == nil {
 		return
 	}
-	var ue *UsageError
-	var in *Interrupted
+	var ue *cmdutil.UsageError
+	var in *cmdutil.Interrupted
 	switch {
 	case errors.As(err, &in):
-		fmt.Fprintf(e.stderr, "quorum: %s; turns were aborted, sessions destroyed and the CLI stopped\n", in)
+		fmt.Fprintf(e.ErrOut, "quorum: %s; turns were aborted, sessions destroyed and the CLI stopped\n", in)
 	case errors.As(err, &ue):
-		fmt.Fprintln(e.stderr, "quorum: "+sanitize.Text(err.Error()))
-		path := ue.cmd
+		fmt.Fprintln(e.ErrOut, "quorum: "+sanitize.Text(err.Error()))
+		path := ue.Cmd
 		if path == "" && cmd != nil {
 			path = cmd.CommandPath()
 		}
 		if path == "" {
 			path = "quorum"
 		}
-		fmt.Fprintf(e.stderr, "Run '%s --help' for usage.\n", path)
+		fmt.Fprintf(e.ErrOut, "Run '%s --help' for usage.\n", path)
 	default:
-		fmt.Fprintln(e.stderr, "quorum: "+strings.TrimPrefix(sanitize.Text(report.Plain(err.Error())), "quorum: "))
+		fmt.Fprintln(e.ErrOut, "quorum: "+strings.TrimPrefix(sanitize.Text(report.Plain(err.Error())), "quorum: "))
 	}
 }
 
-// newRoot builds the command tree; every command's code reaches e, and
-// runF stands around those that run models.
+// newRoot builds the command tree from e; runF stands around the commands
+// that run models (see wrapped).
 func (e *env) newRoot(runF runWrapper) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "quorum <command>",
@@ -169,22 +156,30 @@ and exit codes for CI.`,
   $ quorum debate "We should rewrite the billing service in Rust"
   $ quorum review --base main --sarif review.sarif
   $ quorum discuss -q --json synthesis "Tabs or spaces?" | jq -r .synthesis.conclusion`,
-		Version:       version(),
+		Version:       e.Version,
 		SilenceUsage:  true, // a mistake gets one line and a pointer to --help, not a dump
 		SilenceErrors: true, // Run prints errors, once, its way
-		Args:          noArgs,
+		Args:          cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e.help(cmd, e.stderr)
-			return usagef("no command given")
+			e.help(cmd, e.ErrOut)
+			return cmdutil.Usagef("no command given")
 		},
 	}
 	root.SetVersionTemplate("quorum {{.Version}}\n")
 	// --version alone: in the commands, -v is --verbose.
 	root.Flags().Bool("version", false, "print the version")
-	root.AddCommand(e.discussCmd(runF), e.planCmd(runF), e.debateCmd(runF), e.reviewCmd(runF), e.agentCmd(runF), e.askCmd(runF), e.chatCmd(runF), e.historyCmd(), e.showCmd(), e.modelsCmd(), e.configCmd(), e.versionCmd())
-	root.AddCommand(e.mcpCmd())
+	root.AddCommand(
+		discuss.NewCmdDiscuss(e.Factory, wrapped(runF, func(o *discuss.DiscussOptions) *cmdutil.Invocation { return o.Invocation }, discuss.Run)),
+		plan.NewCmdPlan(e.Factory, wrapped(runF, func(o *plan.PlanOptions) *cmdutil.Invocation { return o.Invocation }, plan.Run)),
+		debate.NewCmdDebate(e.Factory, wrapped(runF, func(o *debate.DebateOptions) *cmdutil.Invocation { return o.Invocation }, debate.Run)),
+		review.NewCmdReview(e.Factory, wrapped(runF, func(o *review.ReviewOptions) *cmdutil.Invocation { return o.Invocation }, review.Run)),
+		agent.NewCmdAgent(e.Factory, wrapped(runF, func(o *agent.AgentOptions) *cmdutil.Invocation { return o.Invocation }, agent.Run)),
+		ask.NewCmdAsk(e.Factory, wrapped(runF, func(o *ask.AskOptions) *cmdutil.Invocation { return o.Invocation }, ask.Run)),
+		chatcmd.NewCmdChat(e.Factory, nil), chatcmd.NewCmdHistory(e.Factory, nil), chatcmd.NewCmdShow(e.Factory, nil),
+		models.NewCmdModels(e.Factory, nil), configcmd.NewCmdConfig(e.Factory, nil), version.NewCmdVersion(e.Factory, e.Version, nil))
+	root.AddCommand(mcpcmd.NewCmdMCP(e.Factory, e.Version, nil))
 	root.SetHelpCommand(e.helpCmd())
-	root.SetHelpFunc(func(cmd *cobra.Command, _ []string) { e.help(cmd, e.stdout) })
+	root.SetHelpFunc(func(cmd *cobra.Command, _ []string) { e.help(cmd, e.Out) })
 	root.SetFlagErrorFunc(e.flagError)
 	root.InitDefaultCompletionCmd()
 	e.setupCompletion(root)

@@ -7,10 +7,12 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 )
 
 // WithSignals returns a context that SIGINT (Ctrl-C) or SIGTERM cancels,
-// with an *Interrupted naming the signal as its cause: Run then stops the
+// with an *cmdutil.Interrupted naming the signal as its cause: Run then stops the
 // command cleanly (turns aborted, sessions destroyed, the CLI stopped),
 // prints what was collected, and ExitCode gives 130 or 143. The first
 // signal also restores the default handling, so that a second one ends
@@ -29,7 +31,7 @@ func WithSignals(parent context.Context, stderr io.Writer) (ctx context.Context,
 			if s == os.Interrupt {
 				fmt.Fprintln(stderr, "\nquorum: stopping: aborting the turns, then printing what was collected; press Ctrl-C again to quit at once, without it")
 			}
-			cancel(&Interrupted{Signal: s})
+			cancel(&cmdutil.Interrupted{Signal: s})
 		case <-done:
 		}
 	}()

@@ -1,9 +1,10 @@
 package cli
 
 import (
+	"time"
+
 	"github.com/quorum-go/quorum/internal/sim"
 	"github.com/quorum-go/quorum/internal/simquorum"
-	"slices"
 )
 
 // simModels are the models of --sim runs: simquorum's participants and
@@ -13,16 +14,8 @@ func simModels(p pace) []sim.Model {
 	return sim.Paced(simquorum.Models(), p.first, p.chunk)
 }
 
-// simDefaults are the participants and moderator of a --sim run that names
-// none, when the simulator offers them all.
-func simDefaults(offered []string) (participants []string, moderator string, ok bool) {
-	for _, m := range simquorum.Participants {
-		if !slices.Contains(offered, m) {
-			return nil, "", false
-		}
-	}
-	if !slices.Contains(offered, simquorum.Moderator) {
-		return nil, "", false
-	}
-	return append([]string(nil), simquorum.Participants...), simquorum.Moderator, true
-}
+// pace is how fast simulated models stream.
+type pace struct{ first, chunk time.Duration }
+
+// defaultSimPace makes the simulated demo look live without being slow.
+var defaultSimPace = pace{first: 150 * time.Millisecond, chunk: 25 * time.Millisecond}

@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
+	"github.com/quorum-go/quorum/internal/cli/input"
 )
 
 // BenchmarkSimTopicLength runs quorum discuss --sim at the demo's pace
@@ -15,15 +18,15 @@ import (
 //
 //	go test -run X -bench SimTopicLength -benchtime 3x ./internal/cli
 func BenchmarkSimTopicLength(b *testing.B) {
-	long := strings.Repeat("a", MaxTopic)
+	long := strings.Repeat("a", input.MaxTopic)
 	run := func(topic string) time.Duration {
 		var out, errb strings.Builder
-		e := &env{
-			stdin: strings.NewReader(topic), stdout: &out, stderr: &errb,
-			getenv:    func(string) string { return "" },
-			configDir: func() (string, error) { return b.TempDir(), nil },
-			simModels: paced(defaultSimPace, nil),
-		}
+		e := &env{&cmdutil.Factory{
+			In: strings.NewReader(topic), Out: &out, ErrOut: &errb,
+			Getenv:    func(string) string { return "" },
+			ConfigDir: func() (string, error) { return b.TempDir(), nil },
+			SimModels: paced(defaultSimPace, nil),
+		}}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
 		start := time.Now()

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/testing/gittest"
 	"github.com/rhysd/actionlint"
 )
@@ -58,7 +59,7 @@ func TestExampleWorkflow(t *testing.T) {
 	h := newHarness(t)
 	h.dir = repo
 	o := h.run(append(args, "--sim")...)
-	if o.code != ExitOK && o.code != ExitFailure {
+	if o.code != cmdutil.ExitOK && o.code != cmdutil.ExitFailure {
 		t.Errorf("quorum %s: exit %d, %s", m[1], o.code, o.stderr)
 	}
 	if _, err := os.Stat(sarif); err != nil {

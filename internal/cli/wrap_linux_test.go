@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 )
 
 // On a terminal, a streamed answer is wrapped at spaces to its width:
@@ -14,15 +16,15 @@ import (
 func TestAskWrapsOnATerminal(t *testing.T) {
 	const width = 30
 	plain := newHarness(t).run("ask", "--sim", "-q", "-m", "sim-beta", goldenTopic)
-	if plain.code != ExitOK {
+	if plain.code != cmdutil.ExitOK {
 		t.Fatalf("exit %d: %s", plain.code, plain.stderr)
 	}
 	slave, finish := capturePTY(t, width, 50)
 	var errb bytes.Buffer
-	e := &env{stdin: strings.NewReader(""), stdout: slave, stderr: &errb,
-		getenv:    func(string) string { return "" },
-		configDir: func() (string, error) { return t.TempDir(), nil },
-		simModels: unpaced(nil)}
+	e := &env{&cmdutil.Factory{In: strings.NewReader(""), Out: slave, ErrOut: &errb,
+		Getenv:    func(string) string { return "" },
+		ConfigDir: func() (string, error) { return t.TempDir(), nil },
+		SimModels: unpaced(nil)}}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	err := e.run(ctx, []string{"ask", "--sim", "-q", "-m", "sim-beta", goldenTopic}, nil)

@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/quorum-go/quorum/copilot"
-	"github.com/quorum-go/quorum/internal/cli/sanitize"
+	"github.com/quorum-go/quorum/internal/sanitize"
 )
 
 // Connector connects to a Copilot CLI: starts it as a child and checks its

@@ -13,7 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/quorum-go/quorum/copilot"
-	"github.com/quorum-go/quorum/internal/cli/config"
+	"github.com/quorum-go/quorum/internal/config"
 	"github.com/quorum-go/quorum/internal/sim"
 	"github.com/quorum-go/quorum/internal/simquorum"
 	"github.com/quorum-go/quorum/internal/testing/testutil"

@@ -5,7 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/quorum-go/quorum/internal/cli/sanitize"
+	"github.com/quorum-go/quorum/internal/sanitize"
 )
 
 // SafeHandler wraps a log handler so that no message or string attribute

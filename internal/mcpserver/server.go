@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/quorum-go/quorum/internal/cli/config"
-	"github.com/quorum-go/quorum/internal/cli/sanitize"
+	"github.com/quorum-go/quorum/internal/config"
+	"github.com/quorum-go/quorum/internal/sanitize"
 )
 
 // Options configure a Server.

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/quorum-go/quorum/internal/cli/report"
-	"github.com/quorum-go/quorum/internal/cli/sanitize"
+	"github.com/quorum-go/quorum/internal/report"
+	"github.com/quorum-go/quorum/internal/sanitize"
 	"github.com/quorum-go/quorum/quorum"
 )
 

@@ -8,7 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest"
-	"github.com/quorum-go/quorum/internal/cli/report"
+	"github.com/quorum-go/quorum/internal/report"
 )
 
 // TestCompactDrawsTheSame: compact keeps every character and every

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/quorum-go/quorum/internal/cli/planfile"
-	"github.com/quorum-go/quorum/internal/cli/sanitize"
+	"github.com/quorum-go/quorum/internal/sanitize"
 	"github.com/quorum-go/quorum/quorum"
 )
 

@@ -1,0 +1,125 @@
+// This file runs a round of the chat and takes in its events and its
+// end.
+
+package chat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/quorum-go/quorum/copilot"
+	"github.com/quorum-go/quorum/internal/sanitize"
+	"github.com/quorum-go/quorum/quorum"
+)
+
+// startRound starts a round on a command goroutine.
+func (m *Model) startRound(req request, line string) tea.Cmd {
+	ctx, cancel := context.WithCancel(m.ctx)
+	m.running, m.cancel, m.roundCtx, m.req = true, cancel, ctx, req
+	m.started, m.ended = m.o.now(), time.Time{}
+	m.phase = ""
+	m.live = quorum.Usage{}
+	models, moderator := m.o.Chat.Models()
+	switch req.round {
+	case quorum.RoundAsk:
+		models = []string{firstNonEmpty(req.model, first(models))}
+	case quorum.RoundPlan, quorum.RoundReview, quorum.RoundAgent:
+	default:
+		moderator = firstNonEmpty(moderator, first(models))
+		if !contains(models, moderator) {
+			models = append(models, moderator)
+		}
+	}
+	m.panes = newPanes(models)
+	m.focus = -1
+	m.entries = append(m.entries, entry{kind: entryPrompt, text: sanitize.Text(line)})
+	m.refresh(true)
+	o, c := m.o, m.o.Chat
+	return tea.Batch(tick(ctx), func() tea.Msg {
+		r, err := runRound(ctx, o, c, req)
+		return roundDoneMsg{r, err}
+	})
+}
+
+// event applies one of the running round's events to the panes.
+func (m *Model) event(ev quorum.Event) {
+	switch ev.Kind {
+	case quorum.PhaseStarted:
+		m.phase = ev.Phase
+	case quorum.ModelStarted:
+		m.panes.get(ev.Model).start(ev.Phase, ev.Target)
+	case quorum.Delta:
+		m.panes.get(ev.Model).add(ev.Text)
+	case quorum.ModelFinished:
+		m.panes.get(ev.Model).finish(ev)
+		if ev.Usage != nil {
+			m.live.Add(*ev.Usage)
+		}
+	case quorum.ToolActivity:
+		m.panes.get(ev.Model).add("\n⚙ " + ev.Text + "\n")
+	case quorum.ActionDecided:
+		m.panes.get(ev.Model).add("\n→ " + ev.Text + "\n")
+	}
+	if m.focus >= 0 {
+		m.refreshZoom()
+	}
+}
+
+// roundDone shows a round's report, or why there is none.
+func (m *Model) roundDone(r *quorum.ChatRound, err error) {
+	m.running = false
+	m.asking, m.edited, m.queued = nil, nil, nil
+	if m.cancel != nil {
+		m.cancel()
+		m.cancel = nil
+	}
+	m.ended = m.o.now()
+	m.live = quorum.Usage{}
+	if r != nil {
+		m.addRound(r)
+	}
+	switch {
+	case cliStopped(err):
+		what := "its report above says what came in"
+		if r == nil {
+			what = sanitize.Line(err.Error())
+		}
+		m.note(fmt.Sprintf("The Copilot CLI stopped during this round (%s). The conversation is saved: leave, and continue it with quorum chat --resume %s.",
+			what, m.o.Chat.ID()))
+	case r == nil && err != nil:
+		m.note(sanitize.Text(err.Error()))
+	case r != nil && r.Status == quorum.RoundInterrupted:
+		m.hint = "round interrupted: what came in is shown; the conversation goes on"
+	}
+	m.refresh(true)
+}
+
+// cliStopped tells whether err says the Copilot CLI stopped: itself, or
+// the failure of a model that made the run stop (a TooFewError lists
+// them; the CLI dying fails every model at once).
+func cliStopped(err error) bool {
+	if errors.Is(err, copilot.ErrStopped) {
+		return true
+	}
+	var tf *quorum.TooFewError
+	if errors.As(err, &tf) {
+		for _, f := range tf.Failures {
+			if errors.Is(f, copilot.ErrStopped) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (m *Model) addRound(r *quorum.ChatRound) {
+	m.entries = append(m.entries, entry{kind: entryReport, md: RoundMarkdown(r, m.o.Simulated)})
+}
+
+func (m *Model) note(s string) {
+	m.entries = append(m.entries, entry{kind: entryNote, text: s})
+	m.refresh(true)
+}

@@ -1,0 +1,67 @@
+package debate
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
+	"github.com/quorum-go/quorum/internal/sim"
+	"github.com/quorum-go/quorum/internal/simquorum"
+	"github.com/quorum-go/quorum/quorum"
+)
+
+func factory(t *testing.T) (*cmdutil.Factory, *bytes.Buffer) {
+	var out, errb bytes.Buffer
+	dir := t.TempDir()
+	return &cmdutil.Factory{In: strings.NewReader(""), Out: &out, ErrOut: &errb,
+		Getenv:    func(string) string { return "" },
+		ConfigDir: func() (string, error) { return dir, nil },
+		SimModels: func() []sim.Model { return simquorum.Models() }}, &out
+}
+
+// The command's flags reach its options; nothing connects when a run
+// function stands in.
+func TestNewCmdDebateParsesItsFlags(t *testing.T) {
+	f, out := factory(t)
+	var got *DebateOptions
+	cmd := NewCmdDebate(f, func(o *DebateOptions) error { got = o; return nil })
+	cmd.SetArgs([]string{"--rounds", "3", "--moderator", "judge", "--phase-timeout", "90s", "-o", "markdown", "the claim"})
+	if err := cmd.ExecuteContext(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got == nil {
+		t.Fatal("the run function was not called")
+	}
+	s := got.Settings
+	if s.Rounds != 3 || s.Moderator != "judge" || s.PhaseTimeout.String() != "1m30s" || s.Output != "markdown" || strings.Join(got.Args, "|") != "the claim" {
+		t.Errorf("settings %+v, options %+v, args %q", s, *got.Opts, got.Args)
+	}
+	if out.Len() != 0 {
+		t.Errorf("printed %q", out)
+	}
+}
+
+// Run with an observer, on the simulator: the observer sees the run's
+// events and the JSON envelope says it went well.
+func TestRunOnTheSimulator(t *testing.T) {
+	f, out := factory(t)
+	var events atomic.Int64
+	cmd := NewCmdDebate(f, func(o *DebateOptions) error {
+		return Run(o, func(quorum.Event) { events.Add(1) })
+	})
+	cmd.SetArgs([]string{"--sim", "-q", "-o", "json", "We should rewrite it in Rust"})
+	if err := cmd.ExecuteContext(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var env struct{ Command, Status string }
+	if err := json.Unmarshal(out.Bytes(), &env); err != nil {
+		t.Fatalf("%v: %.300s", err, out)
+	}
+	if env.Command != "debate" || env.Status != cmdutil.StatusOK || events.Load() == 0 {
+		t.Errorf("command %q, status %q, %d events", env.Command, env.Status, events.Load())
+	}
+}

@@ -1,0 +1,85 @@
+package review
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
+	"github.com/quorum-go/quorum/internal/sim"
+	"github.com/quorum-go/quorum/internal/simquorum"
+	"github.com/quorum-go/quorum/quorum"
+)
+
+func factory(t *testing.T) (*cmdutil.Factory, *bytes.Buffer) {
+	var out, errb bytes.Buffer
+	dir := t.TempDir()
+	return &cmdutil.Factory{In: strings.NewReader(""), Out: &out, ErrOut: &errb,
+		Getenv:    func(string) string { return "" },
+		ConfigDir: func() (string, error) { return dir, nil },
+		SimModels: func() []sim.Model { return simquorum.Models() }}, &out
+}
+
+// The command's flags reach its options: the git range, the context
+// files, the gate and the SARIF path; nothing runs git or connects when a
+// run function stands in.
+func TestNewCmdReviewParsesItsFlags(t *testing.T) {
+	f, out := factory(t)
+	var got *ReviewOptions
+	cmd := NewCmdReview(f, func(o *ReviewOptions) error { got = o; return nil })
+	cmd.SetArgs([]string{"--base", "main", "--head", "topic", "--context", "a.md", "--context", "b.md", "--fail-on", "major", "--sarif", "r.sarif", "-q"})
+	if err := cmd.ExecuteContext(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got == nil {
+		t.Fatal("the run function was not called")
+	}
+	o := got.Opts
+	if o.Base != "main" || o.Head != "topic" || strings.Join(o.Context, ",") != "a.md,b.md" || got.Settings.FailOn != "major" || o.SARIF != "r.sarif" || !o.Quiet || len(got.Args) != 0 {
+		t.Errorf("options %+v, fail-on %q, args %q", *o, got.Settings.FailOn, got.Args)
+	}
+	if out.Len() != 0 {
+		t.Errorf("printed %q", out)
+	}
+}
+
+// Two diff files are a usage error, told before the run function.
+func TestNewCmdReviewTakesOneDiff(t *testing.T) {
+	f, _ := factory(t)
+	cmd := NewCmdReview(f, func(*ReviewOptions) error { t.Error("the run function was called"); return nil })
+	cmd.SetArgs([]string{"a.diff", "b.diff"})
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	if err := cmd.ExecuteContext(context.Background()); err == nil || !strings.Contains(err.Error(), "takes at most") {
+		t.Errorf("err %v", err)
+	}
+}
+
+// Run with an observer, on the simulator, over a diff file: the observer
+// sees the run's events and the JSON envelope carries the review.
+func TestRunOnTheSimulator(t *testing.T) {
+	f, out := factory(t)
+	diff := filepath.Join(t.TempDir(), "c.diff")
+	if err := os.WriteFile(diff, []byte("diff --git a/x.go b/x.go\n--- a/x.go\n+++ b/x.go\n@@ -1 +1 @@\n-a\n+b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var events atomic.Int64
+	cmd := NewCmdReview(f, func(o *ReviewOptions) error {
+		return Run(o, func(quorum.Event) { events.Add(1) })
+	})
+	cmd.SetArgs([]string{"--sim", "-q", "-o", "json", "--fail-on", "none", diff})
+	if err := cmd.ExecuteContext(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var env struct{ Command, Status string }
+	if err := json.Unmarshal(out.Bytes(), &env); err != nil {
+		t.Fatalf("%v: %.300s", err, out)
+	}
+	if env.Command != "review" || env.Status != cmdutil.StatusOK || events.Load() == 0 {
+		t.Errorf("command %q, status %q, %d events", env.Command, env.Status, events.Load())
+	}
+}
