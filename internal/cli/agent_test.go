@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -134,10 +135,25 @@ func TestAgentYesCarriesItOut(t *testing.T) {
 		for _, rec := range a.Actions {
 			seen[rec.Action.Kind+map[bool]string{true: "+", false: "-"}[rec.Allow]+rec.By] = true
 		}
-		for _, k := range []string{"write+policy", "read-policy", "shell+quorum", "url-policy"} {
+		for _, k := range []string{"write+policy", "shell+quorum", "url-policy"} {
 			if !seen[k] {
 				t.Errorf("no %s decision among %v", k, seen)
 			}
+		}
+		// The read outside the worktree never reaches the gate: the
+		// executor runs in the sandbox by default, which refuses it first
+		// and records it.
+		if a.Sandbox == nil {
+			t.Fatal("no sandbox recorded")
+		}
+		denied := 0
+		for _, d := range a.Sandbox.Decisions {
+			if d.Kind == "access_denied" {
+				denied++
+			}
+		}
+		if !a.Sandbox.Enabled || a.Sandbox.Unconfined || a.Sandbox.Network != "blocked" || denied == 0 {
+			t.Errorf("sandbox %+v: want enabled, network blocked, the outside read denied", a.Sandbox)
 		}
 		branches = append(branches, a.Workspace.Branch)
 	}
@@ -145,6 +161,62 @@ func TestAgentYesCarriesItOut(t *testing.T) {
 		t.Fatalf("two runs share the branch %s", branches[0])
 	}
 	before.Unchanged(t)
+}
+
+// --no-sandbox runs as before the sandbox: warned about on the terminal,
+// recorded in the result, the outside read decided (and denied) by the
+// gate instead of the sandbox; the repository unchanged.
+func TestAgentNoSandboxIsWarnedAndRecorded(t *testing.T) {
+	h, before := agentHarness(t)
+	o := h.run("agent", "--sim", "--yes", "--no-sandbox", "-o", "json", "Add a --verbose flag")
+	if o.code != 0 {
+		t.Fatalf("exit %d: %s", o.code, o.stderr)
+	}
+	if !strings.Contains(o.stderr, "warning: --no-sandbox: the executor's commands run unconfined") {
+		t.Errorf("no warning on stderr:\n%s", o.stderr)
+	}
+	var env struct {
+		Result quorum.AgentResult `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(o.stdout), &env); err != nil {
+		t.Fatalf("%v\n%s", err, o.stdout)
+	}
+	a := env.Result
+	if a.Sandbox == nil || !a.Sandbox.Unconfined || a.Sandbox.Enabled {
+		t.Fatalf("sandbox %+v: want unconfined", a.Sandbox)
+	}
+	gate := false
+	for _, rec := range a.Actions {
+		gate = gate || (rec.Action.Kind == "read" && !rec.Allow && rec.By == quorum.ByPolicy)
+	}
+	if !gate {
+		t.Errorf("the outside read was not denied by the gate: %+v", a.Actions)
+	}
+	text := h.run("agent", "--sim", "--yes", "--no-sandbox", "--show", "sandbox", "Add a --verbose flag")
+	if text.code != 0 || !strings.Contains(text.stdout, "Unconfined (--no-sandbox)") {
+		t.Errorf("exit %d; the report does not say the run was unconfined:\n%s", text.code, text.stdout)
+	}
+	before.Unchanged(t)
+}
+
+// The sandbox's flags reach the agent's configuration; --allow-host
+// allows only the hosts named.
+func TestAgentSandboxFlags(t *testing.T) {
+	h, _ := agentHarness(t)
+	o := h.run("agent", "--sim", "--yes", "--allow-host", "proxy.golang.org", "--mask-env", "MY_SECRET", "-o", "json", "Add a --verbose flag")
+	if o.code != 0 {
+		t.Fatalf("exit %d: %s", o.code, o.stderr)
+	}
+	var env struct {
+		Result quorum.AgentResult `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(o.stdout), &env); err != nil {
+		t.Fatalf("%v\n%s", err, o.stdout)
+	}
+	sb := env.Result.Sandbox
+	if sb == nil || !sb.Enabled || sb.Network != "hosts" || !slices.Contains(sb.AllowedHosts, "proxy.golang.org") || !slices.Contains(sb.MaskedEnv, "MY_SECRET") {
+		t.Fatalf("sandbox %+v", sb)
+	}
 }
 
 // --approve ask needs someone to ask; an unknown mode is refused.

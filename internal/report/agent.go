@@ -17,7 +17,7 @@ func Agent(a *quorum.AgentResult) Report { return agent{a} }
 type agent struct{ a *quorum.AgentResult }
 
 // AgentSections are the parts of an agent run's report.
-var AgentSections = []string{"context", "proposals", "votes", "plan-review", "plan", "steps", "actions", "review", "next", "usage"}
+var AgentSections = []string{"context", "proposals", "votes", "plan-review", "plan", "steps", "actions", "sandbox", "review", "next", "usage"}
 
 func (agent) Sections() []string { return AgentSections }
 
@@ -57,6 +57,9 @@ func (r agent) write(doc doc, o Options) {
 	}
 	if o.show("actions") && len(a.Actions) > 0 {
 		r.actions(doc)
+	}
+	if o.show("sandbox") && a.Sandbox != nil {
+		r.sandbox(doc)
 	}
 	if o.show("review") && len(a.Reviews) > 0 {
 		r.reviews(doc, o)

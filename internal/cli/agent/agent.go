@@ -143,6 +143,9 @@ func agentInput(inv *cmdutil.Invocation) (runquorum.Input, error) {
 	if shell == quorum.ShellAuto {
 		fmt.Fprintln(inv.ErrOut, "quorum: --approve auto: every shell command the executor asks for in the worktree will run without asking")
 	}
+	if o.NoSandbox {
+		fmt.Fprintln(inv.ErrOut, "quorum: warning: "+NoSandboxWarning)
+	}
 	g := &gatekeeper{inv: inv}
 	cfg.Solo, cfg.Executor = o.Solo, o.Executor
 	cfg.MaxRevisions, cfg.MaxToolCalls = o.MaxRevisions, o.MaxToolCalls
@@ -201,6 +204,11 @@ func agentInput(inv *cmdutil.Invocation) (runquorum.Input, error) {
 	}, nil
 }
 
+// NoSandboxWarning is what --no-sandbox is warned about, on the terminal
+// (quorum agent's stderr, quorum chat's screen); the report and the JSON
+// result record it too (AgentResult.Sandbox.Unconfined).
+const NoSandboxWarning = "--no-sandbox: the executor's commands run unconfined, with your full rights: every file you can write, the network, your environment and its tokens."
+
 // ShellMode settles how shell commands are decided from --approve: ask
 // where a person can answer, quorum elsewhere, by default.
 func ShellMode(approve string, interactive bool) (quorum.ShellMode, error) {
@@ -247,7 +255,9 @@ func Config(ctx context.Context, inv *cmdutil.Invocation, task string, shell quo
 		}
 		root = filepath.Join(state, "worktrees")
 	}
+	o := inv.Opts
 	cfg := quorum.AgentConfig{
+		Sandbox: quorum.SandboxPolicy{Unconfined: o.NoSandbox, AllowNetwork: o.AllowNet, AllowedHosts: o.AllowHosts, MaskEnv: o.MaskEnv},
 		Context: files, Sources: sources,
 		Shell: shell, FailOn: quorum.Severity(inv.Settings.FailOn),
 		Workspace: func(ctx context.Context) (quorum.Workspace, error) {

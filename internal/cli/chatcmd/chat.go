@@ -80,6 +80,7 @@ or the end of input), its sessions deleted and the CLI stopped.`,
 		b.PhaseTimeout()
 		b.Timeout()
 		b.Sessions()
+		b.Sandbox()
 		b.Show()
 		b.Progress()
 		b.Connects()
@@ -195,10 +196,15 @@ func chatRun(opts *ChatOptions) error {
 			return quorum.Change{Diff: diff}, source, nil
 		},
 	}
+	// Said on the chat's own screen: stderr is hidden behind it.
+	var notices []string
 	if shell == quorum.ShellAuto {
-		// Said on the chat's own screen: stderr is hidden behind it.
-		o.Notice = "--approve auto: every shell command /agent's executor asks for in its worktree will run without asking."
+		notices = append(notices, "--approve auto: every shell command /agent's executor asks for in its worktree will run without asking.")
 	}
+	if inv.Opts.NoSandbox {
+		notices = append(notices, "warning: "+agent.NoSandboxWarning)
+	}
+	o.Notice = strings.Join(notices, " ")
 	var runErr error
 	if plain || !chatOnTerminal(inv) {
 		ch, runErr = chat.RunPlain(ctx, o, inv.In, inv.Out)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+
+	"github.com/quorum-go/quorum/quorum"
 )
 
 // Exit codes, decided here and nowhere else.
@@ -82,7 +84,9 @@ func ExitCode(err error) int {
 		return ExitInterrupted
 	case errors.Is(err, context.Canceled):
 		return ExitInterrupted
-	case errors.As(err, &ue):
+	case errors.As(err, &ue), errors.Is(err, quorum.ErrSandboxUnavailable):
+		// A host that cannot sandbox the agent cannot run what was asked,
+		// as a wrong command line cannot: nothing was started.
 		return ExitUsage
 	case errors.Is(err, ErrDegraded):
 		return ExitDegraded

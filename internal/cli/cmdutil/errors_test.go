@@ -3,9 +3,12 @@ package cmdutil
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"syscall"
 	"testing"
+
+	"github.com/quorum-go/quorum/quorum"
 )
 
 func TestExitCodes(t *testing.T) {
@@ -20,6 +23,8 @@ func TestExitCodes(t *testing.T) {
 		{&Interrupted{Signal: syscall.SIGTERM}, ExitTerminated},
 		{context.Canceled, ExitInterrupted},
 		{os.ErrNotExist, ExitFailure},
+		// A host that cannot sandbox the agent: exit 2, nothing started.
+		{fmt.Errorf("starting the agent: %w", quorum.ErrSandboxUnavailable), ExitUsage},
 		{errors.Join(errors.New("x"), &Interrupted{Signal: syscall.SIGTERM}), ExitTerminated},
 	}
 	for _, c := range cases {

@@ -65,6 +65,11 @@ type Options struct {
 	MaxToolCalls            int
 	Yes, AllowURL           bool
 	Approve, WorktreeRoot   string
+	// The executor's sandbox: opted out (--no-sandbox), the network
+	// allowed (--allow-net) or to some hosts (--allow-host), more
+	// environment variables masked (--mask-env).
+	NoSandbox, AllowNet bool
+	AllowHosts, MaskEnv []string
 }
 
 // Spec is what NewCommand needs to know of a command beyond cobra's: its
@@ -199,12 +204,28 @@ func (b FlagBuilder) Agent() {
 	Group(fs.Lookup("approve"), GroupRun)
 	fs.BoolVar(&o.AllowURL, "allow-url", false, "let the executor fetch URLs (denied by default)")
 	Group(fs.Lookup("allow-url"), GroupRun)
+	b.Sandbox()
 	fs.IntVar(&o.MaxToolCalls, "max-tool-calls", quorum.DefaultMaxToolCalls, "stop the executor after `N` tool calls")
 	Group(fs.Lookup("max-tool-calls"), GroupRun)
 	fs.IntVar(&o.FixRounds, "fix-rounds", quorum.DefaultFixRounds, "at most `N` rounds of fixing the final review's findings; 0 for none")
 	Group(fs.Lookup("fix-rounds"), GroupRun)
 	fs.StringVar(&o.WorktreeRoot, "worktree-root", "", "make the agent's worktree under `dir` (default: $XDG_STATE_HOME/quorum/worktrees)")
 	Group(fs.Lookup("worktree-root"), GroupRun)
+}
+
+// Sandbox declares how the agent's executor is confined: the Copilot CLI's
+// sandbox by default (read-write only in the worktree, no network, the
+// credentials masked), --no-sandbox to run unconfined.
+func (b FlagBuilder) Sandbox() {
+	fs, o := b.FS, b.o
+	fs.BoolVar(&o.NoSandbox, "no-sandbox", false, "run the executor's commands unconfined, with your full rights (by default they run in the Copilot CLI's sandbox)")
+	Group(fs.Lookup("no-sandbox"), GroupRun)
+	fs.BoolVar(&o.AllowNet, "allow-net", false, "let the executor's commands reach the network (blocked by default)")
+	Group(fs.Lookup("allow-net"), GroupRun)
+	fs.StringArrayVar(&o.AllowHosts, "allow-host", nil, "let the executor's commands reach `host` only (a name, an address, or *.example.com); repeat for several")
+	Group(fs.Lookup("allow-host"), GroupRun)
+	fs.StringArrayVar(&o.MaskEnv, "mask-env", nil, "hide environment variable `NAME` from the executor's commands, beside the Copilot and GitHub tokens; repeat for several")
+	Group(fs.Lookup("mask-env"), GroupRun)
 }
 
 // PhaseTimeout declares --phase-timeout.
