@@ -35,7 +35,7 @@ func (r *run) execute(a *AgentResult, as *agentSettings) error {
 		return r.shellVote(ctx, a, as, act)
 	}
 	g.told = func(rec ActionRecord) {
-		r.ev.emit(Event{Kind: ActionDecided, Phase: PhaseExecute, Model: a.Executor, Text: rec.describe()})
+		r.ev.emit(Progress{Kind: ActionDecided, Phase: PhaseExecute, Model: a.Executor, Text: rec.describe()})
 	}
 	ex := &executor{r: r, a: a, as: as, ws: ws, g: g, sandbox: sandbox}
 	defer func() { a.Actions = g.taken() }()
@@ -158,9 +158,9 @@ func (ex *executor) turn(p Phase, round string, step int, goal, prompt, message 
 	ex.limit = cancel
 	ex.mu.Unlock()
 	start := time.Now()
-	r.ev.emit(Event{Kind: ModelStarted, Phase: p, Model: ex.a.Executor, Target: fmt.Sprint(step), Text: prompt})
+	r.ev.emit(Progress{Kind: ModelStarted, Phase: p, Model: ex.a.Executor, Target: fmt.Sprint(step), Text: prompt})
 	reply, err := ex.conv.Send(ctx, prompt, func(d string) {
-		r.ev.emit(Event{Kind: Delta, Phase: p, Model: ex.a.Executor, Target: fmt.Sprint(step), Text: d})
+		r.ev.emit(Progress{Kind: Delta, Phase: p, Model: ex.a.Executor, Target: fmt.Sprint(step), Text: d})
 	})
 	// The turn's bookkeeping shares the result with shell votes, which a
 	// provider may still be finishing on its own goroutine.
@@ -184,7 +184,7 @@ func (ex *executor) turn(p Phase, round string, step int, goal, prompt, message 
 		r.fail(&ModelError{Model: ex.a.Executor, Phase: p, Target: fmt.Sprint(step), Err: err}, "error")
 	}
 	r.recordCall(call)
-	ev := Event{Kind: ModelFinished, Phase: p, Model: ex.a.Executor, Target: fmt.Sprint(step), Text: reply.Text, Elapsed: el, Usage: &reply.Usage}
+	ev := Progress{Kind: ModelFinished, Phase: p, Model: ex.a.Executor, Target: fmt.Sprint(step), Text: reply.Text, Elapsed: el, Usage: &reply.Usage}
 	if err != nil {
 		ev.Err = err
 	}
@@ -224,7 +224,7 @@ func (ex *executor) onTool(u ToolUse) {
 			}
 		}
 	}
-	ex.r.ev.emit(Event{Kind: ToolActivity, Phase: PhaseExecute, Model: ex.a.Executor, Text: u.describe()})
+	ex.r.ev.emit(Progress{Kind: ToolActivity, Phase: PhaseExecute, Model: ex.a.Executor, Text: u.describe()})
 }
 
 // onSandbox records a record of the provider's sandbox in the current

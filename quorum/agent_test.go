@@ -36,7 +36,7 @@ func TestAgentWholeRun(t *testing.T) {
 	}
 	var kinds sync.Map
 	cfg := agentConfig(b)
-	cfg.Progress = func(ev Event) { kinds.Store(ev.Kind, true) }
+	cfg.Progress = func(ev Progress) { kinds.Store(ev.Kind, true) }
 	a, err := Agent(context.Background(), b, "add a --verbose flag", cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +100,7 @@ func TestAgentWholeRun(t *testing.T) {
 	if a.Change == nil || a.Change.Files == nil {
 		t.Fatalf("change %+v", a.Change)
 	}
-	for _, k := range []EventKind{ToolActivity, ActionDecided, PhaseStarted} {
+	for _, k := range []ProgressKind{ToolActivity, ActionDecided, PhaseStarted} {
 		if _, ok := kinds.Load(k); !ok {
 			t.Errorf("no %s event", k)
 		}

@@ -102,12 +102,12 @@ func (c *Chat) Ask(ctx context.Context, model, text string) (*ChatRound, error) 
 		r.Models, r.Moderator = []string{model}, ""
 		ev := newEmitter(s.Progress, s.Transcript)
 		start := time.Now()
-		ev.emit(Event{Kind: PhaseStarted, Phase: PhaseAsk, Text: model})
-		ev.emit(Event{Kind: ModelStarted, Phase: PhaseAsk, Model: model, Text: sent, System: s.Prompts.AnswerSystem})
+		ev.emit(Progress{Kind: PhaseStarted, Phase: PhaseAsk, Text: model})
+		ev.emit(Progress{Kind: ModelStarted, Phase: PhaseAsk, Model: model, Text: sent, System: s.Prompts.AnswerSystem})
 		pctx, cancel := context.WithTimeoutCause(ctx, s.PhaseTimeout,
 			fmt.Errorf("%w: no reply within the phase timeout (Config.PhaseTimeout, %v) of the ask phase", ErrTimeout, s.PhaseTimeout))
 		reply, err := b.sendKept(pctx, OpenOptions{Model: model, SystemMessage: s.Prompts.AnswerSystem}, sent, func(d string) {
-			ev.emit(Event{Kind: Delta, Phase: PhaseAsk, Model: model, Text: d})
+			ev.emit(Progress{Kind: Delta, Phase: PhaseAsk, Model: model, Text: d})
 		})
 		if err == nil && strings.TrimSpace(reply.Text) == "" {
 			err = ErrEmptyReply
@@ -118,14 +118,14 @@ func (c *Chat) Ask(ctx context.Context, model, text string) (*ChatRound, error) 
 		cancel()
 		el := time.Since(start)
 		a := &ChatAnswer{Model: model, Text: reply.Text, TurnCost: TurnCost{ElapsedMS: el.Milliseconds(), Usage: reply.Usage}}
-		fin := Event{Kind: ModelFinished, Phase: PhaseAsk, Model: model, Text: reply.Text, Elapsed: el, Usage: &a.Usage}
+		fin := Progress{Kind: ModelFinished, Phase: PhaseAsk, Model: model, Text: reply.Text, Elapsed: el, Usage: &a.Usage}
 		if err != nil {
 			a.Error = err.Error()
 			fin.Err = &ModelError{Model: model, Phase: PhaseAsk, Err: err}
 		}
 		ev.emit(fin)
-		ev.emit(Event{Kind: PhaseFinished, Phase: PhaseAsk, Elapsed: el})
-		ev.emit(Event{Kind: RunFinished, Elapsed: el, Err: err})
+		ev.emit(Progress{Kind: PhaseFinished, Phase: PhaseAsk, Elapsed: el})
+		ev.emit(Progress{Kind: RunFinished, Elapsed: el, Err: err})
 		ev.close(ctx, s.CloseTimeout)
 		r.Ask, r.Usage = a, reply.Usage
 		if err == nil {

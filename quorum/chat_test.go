@@ -147,7 +147,7 @@ func TestChatCancelledRoundIsInterruptedAndTheChatGoesOn(t *testing.T) {
 	var c *quorum.Chat
 	finished := map[string]bool{}
 	cfg := chatConfig()
-	cfg.Progress = func(ev quorum.Event) {
+	cfg.Progress = func(ev quorum.Progress) {
 		if ev.Kind != quorum.ModelFinished || ev.Phase != quorum.PhaseAnswer {
 			return
 		}

@@ -74,7 +74,7 @@ type Config struct {
 	// except when the run's context has ended and Progress is still busy
 	// CloseTimeout later: the events not yet delivered are then dropped.
 	// Progress must not call back into the run.
-	Progress func(Event)
+	Progress func(Progress)
 	// Transcript, if set, records every prompt, reply and event as JSON
 	// lines (see NewTranscript).
 	Transcript *Transcript

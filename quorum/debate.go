@@ -129,7 +129,7 @@ func (db *debate) phase(p Phase, round int) error {
 	kept, dropped := ph.collect(ph.do(tasks), func(res result) bool {
 		a, problems, ok := ParseArgument(res.reply.Text)
 		if !ok {
-			r.ev.emit(Event{Kind: ArgumentParsed, Phase: p, Model: res.model, Err: r.unparsable(p, res.task, problems)})
+			r.ev.emit(Progress{Kind: ArgumentParsed, Phase: p, Model: res.model, Err: r.unparsable(p, res.task, problems)})
 			return false
 		}
 		seat := db.seats[res.model]
@@ -142,7 +142,7 @@ func (db *debate) phase(p Phase, round int) error {
 	texts := []string{db.nonce}
 	for i := range turns {
 		db.apply(&turns[i])
-		r.ev.emit(Event{Kind: ArgumentParsed, Phase: p, Model: turns[i].Model, Text: summariseTurn(turns[i])})
+		r.ev.emit(Progress{Kind: ArgumentParsed, Phase: p, Model: turns[i].Model, Text: summariseTurn(turns[i])})
 		texts = append(texts, turns[i].Raw)
 	}
 	db.d.Turns = append(db.d.Turns, turns...)
@@ -270,7 +270,7 @@ func (db *debate) end(held int) {
 	if held > 0 {
 		p = PhaseRound(held)
 	}
-	db.r.ev.emit(Event{Kind: DebateSettled, Phase: p, Text: e.Reason})
+	db.r.ev.emit(Progress{Kind: DebateSettled, Phase: p, Text: e.Reason})
 }
 
 // verdict asks the moderator for the verdict, and when it fails or gives
@@ -309,7 +309,7 @@ func (db *debate) verdict() error {
 		requested: s.Moderator, substitutes: db.alive, alive: db.alive,
 		accept: func(res result, who Moderation) *ModelError {
 			dec, problems, ok := ParseDecision(res.reply.Text, ids)
-			ev := Event{Kind: VerdictParsed, Phase: PhaseVerdict, Model: res.model, Text: strings.TrimSpace(string(dec.Position) + ": " + dec.Summary)}
+			ev := Progress{Kind: VerdictParsed, Phase: PhaseVerdict, Model: res.model, Text: strings.TrimSpace(string(dec.Position) + ": " + dec.Summary)}
 			if !ok {
 				e := r.unparsable(PhaseVerdict, res.task, problems)
 				ev.Err = e

@@ -96,7 +96,7 @@ func TestDebateCleanRun(t *testing.T) {
 		t.Error("Progress was called concurrently")
 	}
 	kinds := p.kinds()
-	for _, k := range []quorum.EventKind{quorum.ArgumentParsed, quorum.DebateSettled, quorum.VerdictParsed} {
+	for _, k := range []quorum.ProgressKind{quorum.ArgumentParsed, quorum.DebateSettled, quorum.VerdictParsed} {
 		if !slices.Contains(kinds, k) {
 			t.Errorf("no %s event", k)
 		}
@@ -247,7 +247,7 @@ func TestDebateSettlesEarly(t *testing.T) {
 	if len(d.Phases) != 2 || d.Phases[1].Phase != quorum.PhaseVerdict || d.Verdict == nil {
 		t.Errorf("phases %+v, verdict %+v", d.Phases, d.Verdict)
 	}
-	settled := slices.IndexFunc(p.all(), func(ev quorum.Event) bool { return ev.Kind == quorum.DebateSettled })
+	settled := slices.IndexFunc(p.all(), func(ev quorum.Progress) bool { return ev.Kind == quorum.DebateSettled })
 	if settled < 0 || p.all()[settled].Text != d.End.Reason {
 		t.Errorf("no DebateSettled event with the reason")
 	}

@@ -137,7 +137,7 @@ func (r *run) review(d *DiscussResult, byLabel []Answer, nonce string) ([]judgem
 			Verdict: v, Problems: problems, Usable: ok, TurnCost: res.cost(),
 		}
 		d.Reviews = append(d.Reviews, rv)
-		ev := Event{Kind: ReviewParsed, Phase: PhaseReview, Model: res.model, Text: summariseVerdict(v, problems)}
+		ev := Progress{Kind: ReviewParsed, Phase: PhaseReview, Model: res.model, Text: summariseVerdict(v, problems)}
 		if !ok {
 			ev.Err = r.unparsable(PhaseReview, res.task, problems)
 			dropped = append(dropped, res.model)
@@ -200,7 +200,7 @@ func (r *run) synthesise(d *DiscussResult, byLabel []Answer, alive []string, non
 		accept: func(res result, who Moderation) *ModelError {
 			sec, problems := ParseSynthesis(res.reply.Text)
 			d.Synthesis = &Synthesis{Moderation: who, Raw: res.reply.Text, Sections: sec, Problems: problems, TurnCost: res.cost()}
-			r.ev.emit(Event{Kind: SynthesisDone, Phase: PhaseSynthesis, Model: res.model, Text: sec.Conclusion})
+			r.ev.emit(Progress{Kind: SynthesisDone, Phase: PhaseSynthesis, Model: res.model, Text: sec.Conclusion})
 			return nil
 		},
 	})

@@ -292,9 +292,9 @@ func TestBackendBreakingItsContractDoesNotPanic(t *testing.T) {
 
 // cancelWhen returns a Progress that cancels the run once n turns of
 // phase have finished without error, as Ctrl-C would after they came in.
-func cancelWhen(phase quorum.Phase, n int, cancel context.CancelFunc) func(quorum.Event) {
+func cancelWhen(phase quorum.Phase, n int, cancel context.CancelFunc) func(quorum.Progress) {
 	done := 0
-	return func(ev quorum.Event) {
+	return func(ev quorum.Progress) {
 		if ev.Kind == quorum.ModelFinished && ev.Phase == phase && ev.Err == nil {
 			if done++; done == n {
 				cancel()

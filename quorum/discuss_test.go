@@ -118,7 +118,7 @@ func TestDiscussCleanRun(t *testing.T) {
 		t.Error("Progress was called concurrently")
 	}
 	kinds := p.kinds()
-	for _, k := range []quorum.EventKind{quorum.PhaseStarted, quorum.ModelStarted, quorum.Delta, quorum.ModelFinished, quorum.ReviewParsed, quorum.SynthesisDone, quorum.PhaseFinished} {
+	for _, k := range []quorum.ProgressKind{quorum.PhaseStarted, quorum.ModelStarted, quorum.Delta, quorum.ModelFinished, quorum.ReviewParsed, quorum.SynthesisDone, quorum.PhaseFinished} {
 		if !slices.Contains(kinds, k) {
 			t.Errorf("no %s event among %v", k, kinds)
 		}

@@ -20,11 +20,11 @@ import (
 // run returns; only when the run's context has ended and the consumer is
 // still busy a grace period later does it give up and drop the rest.
 type emitter struct {
-	progress func(Event)
+	progress func(Progress)
 	tr       *Transcript
 
 	mu     sync.Mutex
-	queue  []Event
+	queue  []Progress
 	deltas map[deltaKey]int // index in queue of the undelivered delta per turn
 	closed bool
 	// dropped is set when close gave up on a stuck consumer: deliver then
@@ -41,7 +41,7 @@ type deltaKey struct {
 
 // newEmitter returns an emitter, or nil when nobody listens (emit on a nil
 // emitter does nothing).
-func newEmitter(progress func(Event), tr *Transcript) *emitter {
+func newEmitter(progress func(Progress), tr *Transcript) *emitter {
 	if progress == nil && tr == nil {
 		return nil
 	}
@@ -56,7 +56,7 @@ func newEmitter(progress func(Event), tr *Transcript) *emitter {
 	return e
 }
 
-func (e *emitter) emit(ev Event) {
+func (e *emitter) emit(ev Progress) {
 	if e == nil {
 		return
 	}

@@ -13,7 +13,7 @@ func TestEmitterSerialInOrder(t *testing.T) {
 	var inside atomic.Int32
 	var overlap atomic.Bool
 	var got []string
-	e := newEmitter(func(ev Event) {
+	e := newEmitter(func(ev Progress) {
 		if inside.Add(1) > 1 {
 			overlap.Store(true)
 		}
@@ -24,7 +24,7 @@ func TestEmitterSerialInOrder(t *testing.T) {
 	for g := range 8 {
 		wg.Go(func() {
 			for i := range 100 {
-				e.emit(Event{Kind: ModelFinished, Model: string(rune('a'+g)) + string(rune('0'+i%10))})
+				e.emit(Progress{Kind: ModelFinished, Model: string(rune('a'+g)) + string(rune('0'+i%10))})
 			}
 		})
 	}
@@ -49,21 +49,21 @@ func TestEmitterSerialInOrder(t *testing.T) {
 func TestEmitterSlowConsumerDoesNotBlockTheRun(t *testing.T) {
 	release := make(chan struct{})
 	var mu sync.Mutex
-	var got []Event
-	e := newEmitter(func(ev Event) {
+	var got []Progress
+	e := newEmitter(func(ev Progress) {
 		<-release // a consumer stuck until the run has emitted everything
 		mu.Lock()
 		got = append(got, ev)
 		mu.Unlock()
 	}, nil)
-	e.emit(Event{Kind: ModelStarted, Model: "m"})
+	e.emit(Progress{Kind: ModelStarted, Model: "m"})
 	var want strings.Builder
 	for i := range 10000 {
 		d := string(rune('a' + i%26))
 		want.WriteString(d)
-		e.emit(Event{Kind: Delta, Phase: PhaseAnswer, Model: "m", Text: d})
+		e.emit(Progress{Kind: Delta, Phase: PhaseAnswer, Model: "m", Text: d})
 	}
-	e.emit(Event{Kind: ModelFinished, Model: "m"})
+	e.emit(Progress{Kind: ModelFinished, Model: "m"})
 	// Every emit returned while the consumer was stuck: no deadlock.
 	close(release)
 	e.close(context.Background(), time.Second)
@@ -88,15 +88,15 @@ func TestEmitterSlowConsumerDoesNotBlockTheRun(t *testing.T) {
 
 func TestEmitterNothingAfterClose(t *testing.T) {
 	var n atomic.Int32
-	e := newEmitter(func(Event) { n.Add(1) }, nil)
-	e.emit(Event{Kind: PhaseStarted})
+	e := newEmitter(func(Progress) { n.Add(1) }, nil)
+	e.emit(Progress{Kind: PhaseStarted})
 	e.close(context.Background(), time.Second)
-	e.emit(Event{Kind: PhaseStarted})
+	e.emit(Progress{Kind: PhaseStarted})
 	if n.Load() != 1 {
 		t.Errorf("%d events delivered, want 1 (none after close)", n.Load())
 	}
 	var nilEmitter *emitter // no listeners: emit and close are no-ops
-	nilEmitter.emit(Event{})
+	nilEmitter.emit(Progress{})
 	nilEmitter.close(context.Background(), 0)
 	if newEmitter(nil, nil) != nil {
 		t.Error("an emitter without listeners was started")
@@ -106,14 +106,14 @@ func TestEmitterNothingAfterClose(t *testing.T) {
 func TestEmitterGivesUpOnAStuckConsumerAfterCancel(t *testing.T) {
 	stuck, release := make(chan struct{}), make(chan struct{})
 	var n atomic.Int32
-	e := newEmitter(func(Event) {
+	e := newEmitter(func(Progress) {
 		if n.Add(1) == 1 {
 			close(stuck)
 			<-release
 		}
 	}, nil)
 	for range 5 {
-		e.emit(Event{Kind: PhaseStarted})
+		e.emit(Progress{Kind: PhaseStarted})
 	}
 	<-stuck
 	ctx, cancel := context.WithCancel(context.Background())

@@ -45,66 +45,66 @@ func (p Phase) Round() (int, bool) {
 	return n, true
 }
 
-// EventKind says what an Event reports.
-type EventKind string
+// ProgressKind says what a Progress reports.
+type ProgressKind string
 
-// Event kinds, in the order a model's events come.
+// Progress kinds, in the order a model's come.
 const (
 	// PhaseStarted: a phase begins; Text lists its models.
-	PhaseStarted EventKind = "phase_started"
+	PhaseStarted ProgressKind = "phase_started"
 	// ModelStarted: a model's turn begins; Text is the prompt, System the
 	// system message.
-	ModelStarted EventKind = "model_started"
+	ModelStarted ProgressKind = "model_started"
 	// Delta: a piece of a model's streamed reply. Under a slow consumer,
 	// consecutive pieces of one turn may arrive merged into one event.
-	Delta EventKind = "delta"
+	Delta ProgressKind = "delta"
 	// ModelFinished: a model's turn ended; Text is the whole reply, Elapsed
 	// its duration, Err its failure (nil on success), Usage its cost.
-	ModelFinished EventKind = "model_finished"
+	ModelFinished ProgressKind = "model_finished"
 	// ReviewParsed: a review was parsed; Text summarises the verdict and any
 	// parse problems, Err is set if nothing was usable.
-	ReviewParsed EventKind = "review_parsed"
+	ReviewParsed ProgressKind = "review_parsed"
 	// ProposalParsed: a plan was parsed; Text is its title.
-	ProposalParsed EventKind = "proposal_parsed"
+	ProposalParsed ProgressKind = "proposal_parsed"
 	// VoteCast: a vote on the plan Target was parsed; Score is its score
 	// (0 with Err set when it could not be parsed).
-	VoteCast EventKind = "vote_cast"
+	VoteCast ProgressKind = "vote_cast"
 	// ArgumentParsed: a debater's turn was parsed; Text summarises it (the
 	// objections raised, answered and ruled on, any parse problems).
-	ArgumentParsed EventKind = "argument_parsed"
+	ArgumentParsed ProgressKind = "argument_parsed"
 	// DebateSettled: the debate's rounds are over, early (the settle gate
 	// closed: no blocking objection stood) or after the last round; Text
 	// says which.
-	DebateSettled EventKind = "debate_settled"
+	DebateSettled ProgressKind = "debate_settled"
 	// VerdictParsed: the moderator's verdict on a debate was parsed; Text
 	// is its position and summary, Err is set if it held no position.
-	VerdictParsed EventKind = "verdict_parsed"
+	VerdictParsed ProgressKind = "verdict_parsed"
 	// FindingsParsed: a model's review of a change was parsed; Text
 	// counts its findings by severity, Err is set if nothing was usable.
-	FindingsParsed EventKind = "findings_parsed"
+	FindingsParsed ProgressKind = "findings_parsed"
 	// ModeratorReplaced: the moderator failed and Model takes its place; Text
 	// says why.
-	ModeratorReplaced EventKind = "moderator_replaced"
+	ModeratorReplaced ProgressKind = "moderator_replaced"
 	// SynthesisDone: the synthesis was written and parsed; Text is its
 	// conclusion.
-	SynthesisDone EventKind = "synthesis_done"
+	SynthesisDone ProgressKind = "synthesis_done"
 	// ToolActivity: an agent's executor started or finished a tool call;
 	// Text describes it ("create {…}", "create → ok").
-	ToolActivity EventKind = "tool_activity"
+	ToolActivity ProgressKind = "tool_activity"
 	// ActionDecided: the agent's action gate decided a permission request;
 	// Text says what was asked, the decision, who made it and why.
-	ActionDecided EventKind = "action_decided"
+	ActionDecided ProgressKind = "action_decided"
 	// PhaseFinished: a phase ended; Elapsed is its duration, Text names the
 	// models that dropped out.
-	PhaseFinished EventKind = "phase_finished"
+	PhaseFinished ProgressKind = "phase_finished"
 	// RunFinished: the last event of a run; Err is the run's error.
-	RunFinished EventKind = "run_finished"
+	RunFinished ProgressKind = "run_finished"
 )
 
-// Event is one step of a run's progress, for UIs and transcripts. Fields
+// Progress is one step of a run's progress, for UIs and transcripts. Fields
 // that do not apply to a Kind are zero.
-type Event struct {
-	Kind  EventKind
+type Progress struct {
+	Kind  ProgressKind
 	Time  time.Time // when it happened (not when it was delivered)
 	Phase Phase
 	Model string

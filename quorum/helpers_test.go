@@ -82,14 +82,14 @@ func (t *tee) written() string { return t.out.String() }
 // progress records events and notices if it is ever called concurrently.
 type progress struct {
 	mu      sync.Mutex
-	events  []quorum.Event
+	events  []quorum.Progress
 	inside  atomic.Int32
 	overlap atomic.Bool
 	// on, if set, is called with each event (outside mu).
-	on func(quorum.Event)
+	on func(quorum.Progress)
 }
 
-func (p *progress) fn(ev quorum.Event) {
+func (p *progress) fn(ev quorum.Progress) {
 	if p.inside.Add(1) > 1 {
 		p.overlap.Store(true)
 	}
@@ -102,14 +102,14 @@ func (p *progress) fn(ev quorum.Event) {
 	}
 }
 
-func (p *progress) all() []quorum.Event {
+func (p *progress) all() []quorum.Progress {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return slices.Clone(p.events)
 }
 
-func (p *progress) kinds() []quorum.EventKind {
-	var out []quorum.EventKind
+func (p *progress) kinds() []quorum.ProgressKind {
+	var out []quorum.ProgressKind
 	for _, ev := range p.all() {
 		out = append(out, ev.Kind)
 	}

@@ -54,7 +54,7 @@ func (r *run) moderate(m moderatedPhase) error {
 				ph.report.Models = append(ph.report.Models, c)
 				replaced = candidates[i-1]
 			}
-			r.ev.emit(Event{Kind: ModeratorReplaced, Phase: m.phase, Model: c, Text: fmt.Sprintf("%s takes the place of %s: %s", c, replaced, reasons[len(reasons)-1])})
+			r.ev.emit(Progress{Kind: ModeratorReplaced, Phase: m.phase, Model: c, Text: fmt.Sprintf("%s takes the place of %s: %s", c, replaced, reasons[len(reasons)-1])})
 		}
 		res := ph.do([]task{{model: c, system: m.system, prompt: m.prompt}})[0]
 		failed := res.err

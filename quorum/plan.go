@@ -68,7 +68,7 @@ func (r *run) propose(p *PlanResult) (firstReplies[Proposal], error) {
 	plans := make(map[string]parsed, len(results)) // by model: one proposal each
 	usable := func(res result) bool {
 		spec, problems, ok := ParsePlan(res.reply.Text)
-		ev := Event{Kind: ProposalParsed, Phase: PhasePropose, Model: res.model, Text: spec.Title}
+		ev := Progress{Kind: ProposalParsed, Phase: PhasePropose, Model: res.model, Text: spec.Title}
 		if !ok {
 			ev.Err = r.unparsable(PhasePropose, res.task, problems)
 		} else {
@@ -118,7 +118,7 @@ func (r *run) vote(p *PlanResult, first firstReplies[Proposal]) ([]judgement, er
 	for _, res := range results {
 		v := Vote{Voter: res.model, Plan: res.target, RawReply: RawReply{Raw: res.reply.Text}, TurnCost: res.cost()}
 		j := js[res.model]
-		ev := Event{Kind: VoteCast, Phase: PhaseVote, Model: res.model, Target: res.target}
+		ev := Progress{Kind: VoteCast, Phase: PhaseVote, Model: res.model, Target: res.target}
 		switch {
 		case res.err != nil:
 			r.fail(res.err, res.kind)

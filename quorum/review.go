@@ -90,7 +90,7 @@ func (r *run) inspect(rv *ReviewResult, c Change, files []diffFile) error {
 		rv.Inspections = append(rv.Inspections, Inspection{
 			Model: res.model, Findings: fs, RawReply: RawReply{Raw: res.reply.Text, Problems: problems}, Usable: ok, TurnCost: res.cost(),
 		})
-		ev := Event{Kind: FindingsParsed, Phase: PhaseInspect, Model: res.model, Text: summariseFindings(fs, problems)}
+		ev := Progress{Kind: FindingsParsed, Phase: PhaseInspect, Model: res.model, Text: summariseFindings(fs, problems)}
 		if !ok {
 			ev.Err = r.unparsable(PhaseInspect, res.task, problems)
 		}

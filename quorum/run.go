@@ -144,7 +144,7 @@ func closeFirstPhase[T any](r *run, ph *phaseRun, topic string, results []result
 
 func (r *run) startPhase(p Phase, models []string) *phaseRun {
 	now := time.Now()
-	r.ev.emit(Event{Kind: PhaseStarted, Phase: p, Text: strings.Join(models, ", ")})
+	r.ev.emit(Progress{Kind: PhaseStarted, Phase: p, Text: strings.Join(models, ", ")})
 	return &phaseRun{r: r, phase: p, start: now, report: PhaseReport{
 		Phase: p, StartMS: now.Sub(r.start).Milliseconds(), Models: append([]string{}, models...), Dropped: []string{},
 	}}
@@ -160,7 +160,7 @@ func (pr *phaseRun) finish(dropped []string) {
 	if len(dropped) > 0 {
 		text = "dropped: " + strings.Join(dropped, ", ")
 	}
-	pr.r.ev.emit(Event{Kind: PhaseFinished, Phase: pr.phase, Elapsed: el, Text: text})
+	pr.r.ev.emit(Progress{Kind: PhaseFinished, Phase: pr.phase, Elapsed: el, Text: text})
 }
 
 // end finishes the phase, naming the models that dropped out of it, and
@@ -229,7 +229,7 @@ func (r *run) call(ctx context.Context, p Phase, t task) result {
 	if err == nil {
 		defer r.sem.Release(1)
 		res.call.StartMS = time.Since(r.start).Milliseconds()
-		r.ev.emit(Event{Kind: ModelStarted, Phase: p, Model: t.model, Target: t.target, Text: t.prompt, System: t.system})
+		r.ev.emit(Progress{Kind: ModelStarted, Phase: p, Model: t.model, Target: t.target, Text: t.prompt, System: t.system})
 		started := time.Now()
 		var conv Conversation
 		conv, err = r.b.Open(ctx, OpenOptions{Model: t.model, SystemMessage: t.system})
@@ -238,7 +238,7 @@ func (r *run) call(ctx context.Context, p Phase, t task) result {
 		}
 		if err == nil {
 			res.reply, err = conv.Send(ctx, t.prompt, func(d string) {
-				r.ev.emit(Event{Kind: Delta, Phase: p, Model: t.model, Target: t.target, Text: d})
+				r.ev.emit(Progress{Kind: Delta, Phase: p, Model: t.model, Target: t.target, Text: d})
 			})
 		}
 		res.elapsed = time.Since(started)
@@ -266,7 +266,7 @@ func (r *run) call(ctx context.Context, p Phase, t task) result {
 		res.call.Error = res.err.Err.Error()
 	}
 	u := res.reply.Usage
-	ev := Event{Kind: ModelFinished, Phase: p, Model: t.model, Target: t.target, Text: res.reply.Text, Elapsed: res.elapsed, Usage: &u}
+	ev := Progress{Kind: ModelFinished, Phase: p, Model: t.model, Target: t.target, Text: res.reply.Text, Elapsed: res.elapsed, Usage: &u}
 	if res.err != nil {
 		ev.Err = res.err
 	}
@@ -356,7 +356,7 @@ func (r *run) finish(err error, degraded bool) {
 	if err != nil {
 		r.out.Error = err.Error()
 	}
-	r.ev.emit(Event{Kind: RunFinished, Elapsed: el, Err: err})
+	r.ev.emit(Progress{Kind: RunFinished, Elapsed: el, Err: err})
 	r.ev.close(r.ctx, r.s.CloseTimeout)
 	r.cancel()
 	if r.out.Failures == nil {

@@ -28,7 +28,7 @@ func NewTranscript(w io.Writer) *Transcript {
 // TranscriptEntry is one line of a transcript.
 type TranscriptEntry struct {
 	Time      time.Time `json:"time"`
-	Kind      EventKind `json:"kind"`
+	Kind      ProgressKind `json:"kind"`
 	Phase     Phase     `json:"phase,omitempty"`
 	Model     string    `json:"model,omitempty"`
 	Target    string    `json:"target,omitempty"`
@@ -42,7 +42,7 @@ type TranscriptEntry struct {
 
 // Record writes ev as one line. After a write error it writes nothing more;
 // Err reports the error.
-func (t *Transcript) Record(ev Event) {
+func (t *Transcript) Record(ev Progress) {
 	e := TranscriptEntry{
 		Time: ev.Time, Kind: ev.Kind, Phase: ev.Phase, Model: ev.Model, Target: ev.Target,
 		Text: ev.Text, System: ev.System, ElapsedMS: ev.Elapsed.Milliseconds(), Score: ev.Score, Usage: ev.Usage,

@@ -17,7 +17,7 @@ func TestTranscript(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range 50 {
 		wg.Go(func() {
-			tr.Record(Event{Kind: ModelFinished, Time: at, Phase: PhaseVote, Model: "m", Target: "B", Text: "<<<x>>>",
+			tr.Record(Progress{Kind: ModelFinished, Time: at, Phase: PhaseVote, Model: "m", Target: "B", Text: "<<<x>>>",
 				Elapsed: 1500 * time.Millisecond, Score: float64(i%10 + 1), Usage: &Usage{Calls: 1}, Err: errors.New("boom")})
 		})
 	}
@@ -51,8 +51,8 @@ func (w *failingWriter) Write(p []byte) (int, error) {
 func TestTranscriptStopsAfterWriteError(t *testing.T) {
 	w := &failingWriter{}
 	tr := NewTranscript(w)
-	tr.Record(Event{Kind: PhaseStarted})
-	tr.Record(Event{Kind: PhaseStarted})
+	tr.Record(Progress{Kind: PhaseStarted})
+	tr.Record(Progress{Kind: PhaseStarted})
 	if tr.Err() == nil || w.n != 1 {
 		t.Errorf("err=%v writes=%d, want the error and one write", tr.Err(), w.n)
 	}

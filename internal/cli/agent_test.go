@@ -65,7 +65,7 @@ func TestAgentRefusesWhatItCannotStartFrom(t *testing.T) {
 			h := newHarness(t)
 			h.dir = tc.make(t)
 			var events int
-			h.onEvent = func(quorum.Event) { events++ }
+			h.onEvent = func(quorum.Progress) { events++ }
 			o := h.run("agent", "--sim", "--yes", "do something")
 			if o.code != 2 || !strings.Contains(o.stderr, tc.want) {
 				t.Fatalf("exit %d, stderr %q; want 2 and %q", o.code, o.stderr, tc.want)
@@ -251,7 +251,7 @@ func TestAgentInterruptKeepsTheWork(t *testing.T) {
 	interrupt, ctrlC := context.WithCancel(ctx)
 	defer ctrlC()
 	var once sync.Once
-	h.onEvent = func(ev quorum.Event) {
+	h.onEvent = func(ev quorum.Progress) {
 		// The second step's start: the first is committed by then.
 		if ev.Kind == quorum.ModelStarted && ev.Phase == quorum.PhaseExecute && ev.Target == "2" {
 			once.Do(ctrlC)

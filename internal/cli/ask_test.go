@@ -86,7 +86,7 @@ func TestAskInterruptedPrintsWhatCame(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		interrupt, ctrlC := context.WithCancel(ctx)
 		var once sync.Once
-		h.onEvent = func(ev quorum.Event) {
+		h.onEvent = func(ev quorum.Progress) {
 			if ev.Kind == quorum.Delta && strings.Contains(ev.Text, "answer") {
 				once.Do(ctrlC)
 			}

@@ -38,7 +38,7 @@ type harness struct {
 	// onEvent sees every quorum event, through the run function the
 	// harness injects.
 	simModels func(pace) []sim.Model
-	onEvent   func(quorum.Event)
+	onEvent   func(quorum.Progress)
 	// dir is where review runs git.
 	dir string
 }
@@ -221,7 +221,7 @@ func TestBundledShortFlags(t *testing.T) {
 func TestCancelCauseNamesTheSignal(t *testing.T) {
 	h := newHarness(t)
 	ctx, cancel := context.WithCancelCause(context.Background())
-	h.onEvent = func(ev quorum.Event) {
+	h.onEvent = func(ev quorum.Progress) {
 		if ev.Kind == quorum.PhaseStarted {
 			cancel(&cmdutil.Interrupted{Signal: syscall.SIGTERM})
 		}

@@ -203,7 +203,7 @@ func interruptAfter(h *harness, phase quorum.Phase, n int, args ...string) outco
 	done := 0
 	started := map[turn]bool{}
 	streamed := map[turn]string{}
-	h.onEvent = func(ev quorum.Event) {
+	h.onEvent = func(ev quorum.Progress) {
 		mu.Lock()
 		defer mu.Unlock()
 		if ev.Phase != phase {

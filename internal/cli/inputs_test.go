@@ -95,7 +95,7 @@ func TestVersion(t *testing.T) {
 func TestSARIFPathCheckedBeforeTheRun(t *testing.T) {
 	h := newHarness(t)
 	asked := 0
-	h.onEvent = func(quorum.Event) { asked++ }
+	h.onEvent = func(quorum.Progress) { asked++ }
 	diff := writeFile(t, "c.diff", minorDiff)
 	o := h.run("review", "--sim", "-q", "--sarif", filepath.Join(t.TempDir(), "no", "such", "dir", "r.sarif"), diff)
 	if o.code != cmdutil.ExitFailure || !strings.Contains(o.stderr, "cannot write the SARIF file:") || !strings.Contains(o.stderr, "choose another --sarif path") || asked != 0 || o.stdout != "" {

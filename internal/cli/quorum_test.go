@@ -299,7 +299,7 @@ func TestTranscript(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	kinds := map[quorum.EventKind]int{}
+	kinds := map[quorum.ProgressKind]int{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {

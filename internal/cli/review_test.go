@@ -370,7 +370,7 @@ func TestReviewTerminated(t *testing.T) {
 	h := newHarness(t)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
-	h.onEvent = func(ev quorum.Event) {
+	h.onEvent = func(ev quorum.Progress) {
 		if ev.Kind == quorum.PhaseStarted {
 			cancel(&cmdutil.Interrupted{Signal: syscall.SIGTERM})
 		}

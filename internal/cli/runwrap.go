@@ -9,7 +9,7 @@ import (
 // debate, review, agent, ask) on a prepared invocation. observe,
 // when not nil, sees every quorum event after the progress view, and
 // ask's streamed text as Delta events; the command itself passes nil.
-type modelRun func(inv *cmdutil.Invocation, observe func(quorum.Event)) error
+type modelRun func(inv *cmdutil.Invocation, observe func(quorum.Progress)) error
 
 // runWrapper runs a command's code, run, on a prepared invocation in its
 // place, as cli/cli's tests inject a command's run function: a test's
@@ -20,11 +20,11 @@ type runWrapper func(inv *cmdutil.Invocation, run modelRun) error
 // wrapped is the run function of a command in a package of its own that
 // runs models, when w is set: w stands around the package's run, which
 // takes the observer w gives it. Without w the command runs its own code.
-func wrapped[O any](w runWrapper, inv func(*O) *cmdutil.Invocation, run func(*O, func(quorum.Event)) error) func(*O) error {
+func wrapped[O any](w runWrapper, inv func(*O) *cmdutil.Invocation, run func(*O, func(quorum.Progress)) error) func(*O) error {
 	if w == nil {
 		return nil
 	}
 	return func(o *O) error {
-		return w(inv(o), func(_ *cmdutil.Invocation, observe func(quorum.Event)) error { return run(o, observe) })
+		return w(inv(o), func(_ *cmdutil.Invocation, observe func(quorum.Progress)) error { return run(o, observe) })
 	}
 }

@@ -55,7 +55,7 @@ func (p *progress) step(msg string) {
 }
 
 // event is quorum.Config.Progress for a call.
-func (p *progress) event(ev quorum.Event) {
+func (p *progress) event(ev quorum.Progress) {
 	if p == nil {
 		return
 	}
@@ -66,7 +66,7 @@ func (p *progress) event(ev quorum.Event) {
 
 // eventText words the events a client is told of; "" for the others
 // (deltas, prompts, parsed replies: a model's finish already says it).
-func eventText(ev quorum.Event) string {
+func eventText(ev quorum.Progress) string {
 	model := sanitize.Line(ev.Model)
 	switch ev.Kind {
 	case quorum.PhaseStarted:

@@ -107,7 +107,7 @@ SARIF.
 
 // Run runs the agent. observe, when not nil, sees every quorum event
 // after the progress view; the command passes nil.
-func Run(opts *AgentOptions, observe func(quorum.Event)) error {
+func Run(opts *AgentOptions, observe func(quorum.Progress)) error {
 	return runquorum.Run(opts.Invocation, kind, observe)
 }
 

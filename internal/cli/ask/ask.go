@@ -74,7 +74,7 @@ Ctrl-C or a failure is still printed, in every format.`,
 
 // Run asks the question. observe, when not nil, sees the streamed answer
 // as Delta events; the command passes nil.
-func Run(opts *AskOptions, observe func(quorum.Event)) error {
+func Run(opts *AskOptions, observe func(quorum.Progress)) error {
 	inv := opts.Invocation
 	parent := inv.Cmd.Context()
 	q, err := input.Topic(inv, "question")
@@ -128,7 +128,7 @@ func Run(opts *AskOptions, observe func(quorum.Event)) error {
 			write(sanitize.Text(d))
 		}
 		if hook := observe; hook != nil {
-			hook(quorum.Event{Kind: quorum.Delta, Model: model, Text: d})
+			hook(quorum.Progress{Kind: quorum.Delta, Model: model, Text: d})
 		}
 	}}
 	start := time.Now()

@@ -60,7 +60,7 @@ func TestRunStreamsToTheObserver(t *testing.T) {
 	f, out := factory(t)
 	var streamed strings.Builder
 	cmd := NewCmdAsk(f, func(o *AskOptions) error {
-		return Run(o, func(ev quorum.Event) {
+		return Run(o, func(ev quorum.Progress) {
 			if ev.Kind == quorum.Delta {
 				streamed.WriteString(ev.Text)
 			}

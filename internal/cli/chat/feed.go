@@ -17,7 +17,7 @@ import (
 // UI that is gone. quorum merges a turn's deltas while they wait, so a busy
 // UI slows only itself. One reader takes both.
 type Feed struct {
-	ch        chan quorum.Event
+	ch        chan quorum.Progress
 	questions chan *question
 	stop      chan struct{}
 }
@@ -27,11 +27,11 @@ var errUIGone = errors.New("the chat's screen is gone: nobody to ask")
 
 // NewFeed returns a Feed; give its Progress to the chat's Config.
 func NewFeed() *Feed {
-	return &Feed{ch: make(chan quorum.Event), questions: make(chan *question), stop: make(chan struct{})}
+	return &Feed{ch: make(chan quorum.Progress), questions: make(chan *question), stop: make(chan struct{})}
 }
 
 // Progress is a quorum Config.Progress.
-func (f *Feed) Progress(ev quorum.Event) {
+func (f *Feed) Progress(ev quorum.Progress) {
 	select {
 	case f.ch <- ev:
 	case <-f.stop:
@@ -70,14 +70,14 @@ func (f *Feed) ask(ctx context.Context, q *question) (answer, error) {
 }
 
 // next waits for the next event or question, or for ctx or Stop.
-func (f *Feed) next(ctx context.Context) (ev quorum.Event, q *question, ok bool) {
+func (f *Feed) next(ctx context.Context) (ev quorum.Progress, q *question, ok bool) {
 	select {
 	case ev := <-f.ch:
 		return ev, nil, true
 	case q := <-f.questions:
-		return quorum.Event{}, q, true
+		return quorum.Progress{}, q, true
 	case <-f.stop:
 	case <-ctx.Done():
 	}
-	return quorum.Event{}, nil, false
+	return quorum.Progress{}, nil, false
 }

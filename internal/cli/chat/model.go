@@ -28,7 +28,7 @@ const (
 // Messages: everything that happens off bubbletea's goroutine arrives as
 // one of these.
 type (
-	eventMsg     quorum.Event
+	eventMsg     quorum.Progress
 	feedDoneMsg  struct{}
 	roundDoneMsg struct {
 		r   *quorum.ChatRound
@@ -226,7 +226,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.resize(msg.Width, msg.Height)
 		return m, nil
 	case eventMsg:
-		m.event(quorum.Event(msg))
+		m.event(quorum.Progress(msg))
 		return m, m.waitEvent()
 	case feedDoneMsg:
 		return m, nil

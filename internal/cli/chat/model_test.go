@@ -206,8 +206,8 @@ func TestModelTextIsCleaned(t *testing.T) {
 	m := New(ctx, o)
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
 	m.startRound(request{kind: reqRound, round: quorum.RoundDiscuss, text: "q?"}, "q?")
-	m.event(quorum.Event{Kind: quorum.ModelStarted, Phase: quorum.PhaseAnswer, Model: "sim-alpha"})
-	m.event(quorum.Event{Kind: quorum.Delta, Phase: quorum.PhaseAnswer, Model: "sim-alpha", Text: "\x1b[2J\x1b]0;pwned\x07 x"})
+	m.event(quorum.Progress{Kind: quorum.ModelStarted, Phase: quorum.PhaseAnswer, Model: "sim-alpha"})
+	m.event(quorum.Progress{Kind: quorum.Delta, Phase: quorum.PhaseAnswer, Model: "sim-alpha", Text: "\x1b[2J\x1b]0;pwned\x07 x"})
 	v := m.View()
 	if rawControls(v) || !strings.Contains(v, "␛[2J") {
 		t.Errorf("a pane shows raw control characters:\n%q", v)

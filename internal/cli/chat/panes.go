@@ -52,7 +52,7 @@ func (p *pane) add(d string) {
 	t.text.WriteString(sanitize.Text(d))
 }
 
-func (p *pane) finish(ev quorum.Event) {
+func (p *pane) finish(ev quorum.Progress) {
 	t := p.last()
 	if t.text.Len() == 0 && ev.Text != "" { // a provider that does not stream
 		t.text.WriteString(sanitize.Text(ev.Text))

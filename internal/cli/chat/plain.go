@@ -195,7 +195,7 @@ func (p *plain) round(ctx context.Context, req request) {
 	}()
 	streaming := false
 	for {
-		var ev quorum.Event
+		var ev quorum.Progress
 		select {
 		case d := <-end:
 			if streaming {

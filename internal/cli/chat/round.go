@@ -45,7 +45,7 @@ func (m *Model) startRound(req request, line string) tea.Cmd {
 }
 
 // event applies one of the running round's events to the panes.
-func (m *Model) event(ev quorum.Event) {
+func (m *Model) event(ev quorum.Progress) {
 	switch ev.Kind {
 	case quorum.PhaseStarted:
 		m.phase = ev.Phase

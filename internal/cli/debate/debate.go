@@ -78,7 +78,7 @@ lists what was read and what was left out.
 
 // Run runs the debate. observe, when not nil, sees every quorum event after
 // the progress view; the command passes nil.
-func Run(opts *DebateOptions, observe func(quorum.Event)) error {
+func Run(opts *DebateOptions, observe func(quorum.Progress)) error {
 	return runquorum.Run(opts.Invocation, kind, observe)
 }
 

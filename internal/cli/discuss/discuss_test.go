@@ -51,7 +51,7 @@ func TestRunOnTheSimulator(t *testing.T) {
 	f, out := factory(t)
 	var events atomic.Int64
 	cmd := NewCmdDiscuss(f, func(o *DiscussOptions) error {
-		return Run(o, func(quorum.Event) { events.Add(1) })
+		return Run(o, func(quorum.Progress) { events.Add(1) })
 	})
 	cmd.SetArgs([]string{"--sim", "-q", "-o", "json", "Should we adopt Go?"})
 	if err := cmd.ExecuteContext(context.Background()); err != nil {

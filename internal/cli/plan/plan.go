@@ -66,7 +66,7 @@ lists what was read and what was left out.
 
 // Run runs the planning. observe, when not nil, sees every quorum event after
 // the progress view; the command passes nil.
-func Run(opts *PlanOptions, observe func(quorum.Event)) error {
+func Run(opts *PlanOptions, observe func(quorum.Progress)) error {
 	return runquorum.Run(opts.Invocation, kind, observe)
 }
 

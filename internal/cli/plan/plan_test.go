@@ -51,7 +51,7 @@ func TestRunOnTheSimulator(t *testing.T) {
 	f, out := factory(t)
 	var events atomic.Int64
 	cmd := NewCmdPlan(f, func(o *PlanOptions) error {
-		return Run(o, func(quorum.Event) { events.Add(1) })
+		return Run(o, func(quorum.Progress) { events.Add(1) })
 	})
 	cmd.SetArgs([]string{"--sim", "-q", "-o", "json", "Migrate our CI"})
 	if err := cmd.ExecuteContext(context.Background()); err != nil {

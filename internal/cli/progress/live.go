@@ -124,7 +124,7 @@ func (v *liveView) row(phase quorum.Phase, model string) *liveRow {
 	return r
 }
 
-func (v *liveView) Event(ev quorum.Event) {
+func (v *liveView) Event(ev quorum.Progress) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.closed {

@@ -21,7 +21,7 @@ type plainView struct {
 	closed  bool
 }
 
-func (v *plainView) Event(ev quorum.Event) {
+func (v *plainView) Event(ev quorum.Progress) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.closed {

@@ -21,7 +21,7 @@ import (
 // called more than once and leaves stderr ready for the result: after it,
 // nothing more is written.
 type View interface {
-	Event(quorum.Event)
+	Event(quorum.Progress)
 	Close()
 	// interject runs f with the view held still: nothing is drawn while f
 	// writes to stderr or waits for an answer, and the view goes on below
@@ -58,12 +58,12 @@ func New(w io.Writer, header string, o Options) View {
 
 type nopProgress struct{}
 
-func (nopProgress) Event(quorum.Event) {}
+func (nopProgress) Event(quorum.Progress) {}
 func (nopProgress) Close()             {}
 func (nopProgress) Interject(f func()) { f() }
 
 // who is a model, with the plan it votes on if any.
-func who(ev quorum.Event) string {
+func who(ev quorum.Progress) string {
 	if ev.Target == "" || ev.Phase == quorum.PhaseReview || ev.Phase == quorum.PhaseAnswer {
 		return sanitize.Line(ev.Model)
 	}
@@ -94,7 +94,7 @@ type turnKey struct {
 // parseFailure reports whether ev, an event of a parsed reply (a review,
 // vote, proposal, argument, inspection or verdict), is a failure that was not already reported as the
 // turn's own: quorum sends a failed vote's error again with its VoteCast.
-func parseFailure(ev quorum.Event, failed map[turnKey]bool) bool {
+func parseFailure(ev quorum.Progress, failed map[turnKey]bool) bool {
 	k := turnKey{ev.Phase, ev.Model, ev.Target}
 	if ev.Err == nil || failed[k] {
 		return false

@@ -32,18 +32,18 @@ func TestLiveViewDrawsInPlace(t *testing.T) {
 	v := newLiveView(&raw, 64, false, func() time.Time { return now })
 	v.draw([]string{"quorum: discussing with model-a, model-b"}) // start without the ticker
 	at := func(d time.Duration) time.Time { return t0.Add(d) }
-	ev := func(e quorum.Event) { v.Event(e) }
+	ev := func(e quorum.Progress) { v.Event(e) }
 	snapshot := func() []string {
 		scr.Write(raw.Bytes())
 		raw.Reset()
 		return scr.Text()
 	}
 
-	ev(quorum.Event{Kind: quorum.PhaseStarted, Phase: quorum.PhaseAnswer, Text: "model-a, model-b", Time: at(0)})
-	ev(quorum.Event{Kind: quorum.ModelStarted, Phase: quorum.PhaseAnswer, Model: "model-a", Time: at(0)})
-	ev(quorum.Event{Kind: quorum.Delta, Phase: quorum.PhaseAnswer, Model: "model-a", Text: "hello ", Time: at(time.Second)})
+	ev(quorum.Progress{Kind: quorum.PhaseStarted, Phase: quorum.PhaseAnswer, Text: "model-a, model-b", Time: at(0)})
+	ev(quorum.Progress{Kind: quorum.ModelStarted, Phase: quorum.PhaseAnswer, Model: "model-a", Time: at(0)})
+	ev(quorum.Progress{Kind: quorum.Delta, Phase: quorum.PhaseAnswer, Model: "model-a", Text: "hello ", Time: at(time.Second)})
 	drawn := raw.Len()
-	ev(quorum.Event{Kind: quorum.Delta, Phase: quorum.PhaseAnswer, Model: "model-a", Text: "wörld", Time: at(time.Second)})
+	ev(quorum.Progress{Kind: quorum.Delta, Phase: quorum.PhaseAnswer, Model: "model-a", Text: "wörld", Time: at(time.Second)})
 	if raw.Len() != drawn {
 		t.Errorf("a delta was drawn at once; deltas wait for the tick")
 	}
@@ -58,21 +58,21 @@ func TestLiveViewDrawsInPlace(t *testing.T) {
 		t.Errorf("screen:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 
-	ev(quorum.Event{Kind: quorum.ModelStarted, Phase: quorum.PhaseAnswer, Model: "model-b", Time: at(time.Second)})
-	ev(quorum.Event{Kind: quorum.ModelFinished, Phase: quorum.PhaseAnswer, Model: "model-a", Text: "hello wörld!", Time: at(2 * time.Second), Elapsed: 2 * time.Second})
-	ev(quorum.Event{Kind: quorum.ModelFinished, Phase: quorum.PhaseAnswer, Model: "model-b", Time: at(3 * time.Second), Elapsed: 2 * time.Second,
+	ev(quorum.Progress{Kind: quorum.ModelStarted, Phase: quorum.PhaseAnswer, Model: "model-b", Time: at(time.Second)})
+	ev(quorum.Progress{Kind: quorum.ModelFinished, Phase: quorum.PhaseAnswer, Model: "model-a", Text: "hello wörld!", Time: at(2 * time.Second), Elapsed: 2 * time.Second})
+	ev(quorum.Progress{Kind: quorum.ModelFinished, Phase: quorum.PhaseAnswer, Model: "model-b", Time: at(3 * time.Second), Elapsed: 2 * time.Second,
 		Err: &quorum.ModelError{Model: "model-b", Phase: quorum.PhaseAnswer, Err: errors.New("session: turn failed (rate_limit): " + strings.Repeat("slow down ", 10) + "\nsecond line")}})
-	ev(quorum.Event{Kind: quorum.PhaseFinished, Phase: quorum.PhaseAnswer, Elapsed: 3 * time.Second, Text: "dropped: model-b"})
-	ev(quorum.Event{Kind: quorum.PhaseStarted, Phase: quorum.PhaseVote, Text: "model-a, model-c, model-d"})
+	ev(quorum.Progress{Kind: quorum.PhaseFinished, Phase: quorum.PhaseAnswer, Elapsed: 3 * time.Second, Text: "dropped: model-b"})
+	ev(quorum.Progress{Kind: quorum.PhaseStarted, Phase: quorum.PhaseVote, Text: "model-a, model-c, model-d"})
 	// A failed vote's error comes twice, with the turn and with its VoteCast:
 	// it counts once.
 	voteErr := &quorum.ModelError{Model: "model-d", Phase: quorum.PhaseVote, Target: "A", Err: errors.New("boom")}
-	ev(quorum.Event{Kind: quorum.ModelStarted, Phase: quorum.PhaseVote, Model: "model-d", Target: "A", Time: at(4 * time.Second)})
-	ev(quorum.Event{Kind: quorum.ModelFinished, Phase: quorum.PhaseVote, Model: "model-d", Target: "A", Time: at(4500 * time.Millisecond), Err: voteErr})
-	ev(quorum.Event{Kind: quorum.VoteCast, Phase: quorum.PhaseVote, Model: "model-d", Target: "A", Err: voteErr})
-	ev(quorum.Event{Kind: quorum.ModelStarted, Phase: quorum.PhaseVote, Model: "model-a", Target: "B", Time: at(4 * time.Second)})
-	ev(quorum.Event{Kind: quorum.ModelStarted, Phase: quorum.PhaseVote, Model: "model-a", Target: "C", Time: at(4 * time.Second)})
-	ev(quorum.Event{Kind: quorum.ModelFinished, Phase: quorum.PhaseVote, Model: "model-a", Target: "B", Text: `{"score": 7}`, Time: at(5 * time.Second)})
+	ev(quorum.Progress{Kind: quorum.ModelStarted, Phase: quorum.PhaseVote, Model: "model-d", Target: "A", Time: at(4 * time.Second)})
+	ev(quorum.Progress{Kind: quorum.ModelFinished, Phase: quorum.PhaseVote, Model: "model-d", Target: "A", Time: at(4500 * time.Millisecond), Err: voteErr})
+	ev(quorum.Progress{Kind: quorum.VoteCast, Phase: quorum.PhaseVote, Model: "model-d", Target: "A", Err: voteErr})
+	ev(quorum.Progress{Kind: quorum.ModelStarted, Phase: quorum.PhaseVote, Model: "model-a", Target: "B", Time: at(4 * time.Second)})
+	ev(quorum.Progress{Kind: quorum.ModelStarted, Phase: quorum.PhaseVote, Model: "model-a", Target: "C", Time: at(4 * time.Second)})
+	ev(quorum.Progress{Kind: quorum.ModelFinished, Phase: quorum.PhaseVote, Model: "model-a", Target: "B", Text: `{"score": 7}`, Time: at(5 * time.Second)})
 	now = at(6 * time.Second)
 	v.tick()
 	mid := snapshot()
@@ -81,7 +81,7 @@ func TestLiveViewDrawsInPlace(t *testing.T) {
 	}
 	v.Close()
 	v.Close()
-	ev(quorum.Event{Kind: quorum.PhaseStarted, Phase: quorum.PhaseVote, Text: "late"})
+	ev(quorum.Progress{Kind: quorum.PhaseStarted, Phase: quorum.PhaseVote, Text: "late"})
 	want = []string{
 		"quorum: discussing with model-a, model-b",
 		"✓ answer    model-a        done  12 chars  2.0s",

@@ -88,7 +88,7 @@ sim-alpha, sim-beta and sim-gamma).
 
 // Run runs the review. observe, when not nil, sees every quorum event
 // after the progress view; the command passes nil.
-func Run(opts *ReviewOptions, observe func(quorum.Event)) error {
+func Run(opts *ReviewOptions, observe func(quorum.Progress)) error {
 	return runquorum.Run(opts.Invocation, kind, observe)
 }
 

@@ -69,7 +69,7 @@ func TestRunOnTheSimulator(t *testing.T) {
 	}
 	var events atomic.Int64
 	cmd := NewCmdReview(f, func(o *ReviewOptions) error {
-		return Run(o, func(quorum.Event) { events.Add(1) })
+		return Run(o, func(quorum.Progress) { events.Add(1) })
 	})
 	cmd.SetArgs([]string{"--sim", "-q", "-o", "json", "--fail-on", "none", diff})
 	if err := cmd.ExecuteContext(context.Background()); err != nil {

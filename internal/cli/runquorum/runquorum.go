@@ -28,7 +28,7 @@ import (
 // print the result on stdout, also when the run failed or was
 // interrupted: whatever was collected is printed, marked incomplete with
 // the reason, and the error says what happened.
-func Run(inv *cmdutil.Invocation, k Kind, observe func(quorum.Event)) (err error) {
+func Run(inv *cmdutil.Invocation, k Kind, observe func(quorum.Progress)) (err error) {
 	parent := inv.Cmd.Context()
 	qr, err := k.Input(inv)
 	var nothing *NothingToReview
@@ -90,7 +90,7 @@ func Run(inv *cmdutil.Invocation, k Kind, observe func(quorum.Event)) (err error
 	inv.Interject = view.Interject
 	onEvent := view.Event
 	if hook := observe; hook != nil {
-		onEvent = func(ev quorum.Event) { view.Event(ev); hook(ev) }
+		onEvent = func(ev quorum.Progress) { view.Event(ev); hook(ev) }
 	}
 	cfg := quorum.Config{
 		Models:             models,
