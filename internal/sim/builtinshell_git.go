@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -10,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/quorum-go/quorum/internal/limitio"
 )
 
 // The git commands the bash tool plays: git status, git diff and git log
@@ -69,23 +70,6 @@ func gitPlayed(args []string) []string {
 	return append(out, rest...)
 }
 
-// capped keeps the first max bytes written to it and drops the rest, so a
-// command's output cannot swell a turn; it never fails a write, which
-// would stop the command.
-type capped struct {
-	buf bytes.Buffer
-	max int
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	if room := c.max - c.buf.Len(); room > 0 {
-		c.buf.Write(p[:min(len(p), room)])
-	}
-	return len(p), nil
-}
-
-func (c *capped) String() string { return c.buf.String() }
-
 // isCount reports whether s is a positive count of at most 1000.
 func isCount(s string) bool {
 	n, err := strconv.Atoi(s)
@@ -109,7 +93,7 @@ func playGit(ctx context.Context, f folder, args []string) (string, int, *toolFa
 		}
 	}
 	cmd.Env = append(env, "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "GIT_PAGER=cat", "PAGER=cat")
-	out := &capped{max: maxViewBytes}
+	out := &limitio.Buffer{Max: maxViewBytes}
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.WaitDelay = time.Second
 	err := cmd.Run()

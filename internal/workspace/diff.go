@@ -1,7 +1,6 @@
 package workspace
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +8,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/quorum-go/quorum/internal/limitio"
 )
 
 // ErrDiffTooLarge is returned by DiffRange when git diff prints more than
@@ -38,7 +39,7 @@ func DiffRange(ctx context.Context, dir, rng string, limit int, contained bool) 
 	if contained {
 		cmd.Env = append(withoutGitVariables(os.Environ()), "GIT_CEILING_DIRECTORIES="+filepath.Dir(dir))
 	}
-	out, errOut := &capped{max: limit}, &capped{max: 4096}
+	out, errOut := &limitio.Buffer{Max: limit}, &limitio.Buffer{Max: 4096}
 	cmd.Stdout, cmd.Stderr = out, errOut
 	err = cmd.Run()
 	var ee *exec.ExitError
@@ -46,13 +47,13 @@ func DiffRange(ctx context.Context, dir, rng string, limit int, contained bool) 
 	case ctx.Err() != nil:
 		return "", context.Cause(ctx)
 	case errors.As(err, &ee):
-		return "", &GitError{Args: args, Dir: dir, Message: strings.TrimSpace(errOut.buf.String()), Err: err}
+		return "", &GitError{Args: args, Dir: dir, Message: strings.TrimSpace(errOut.String()), Err: err}
 	case err != nil:
 		return "", fmt.Errorf("workspace: running git diff %s: %w", rng, err)
-	case out.over:
+	case out.Over():
 		return "", ErrDiffTooLarge
 	}
-	return out.buf.String(), nil
+	return out.String(), nil
 }
 
 // withoutGitVariables is env without its GIT_* variables.
@@ -64,21 +65,4 @@ func withoutGitVariables(env []string) []string {
 		}
 	}
 	return out
-}
-
-// capped keeps the first max bytes written to it and counts the rest
-// away, so that a child writing more never blocks on a pipe nobody reads.
-type capped struct {
-	max  int
-	buf  bytes.Buffer
-	over bool
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	if room := c.max - c.buf.Len(); room < len(p) {
-		c.over = true
-		c.buf.Write(p[:max(room, 0)])
-		return len(p), nil
-	}
-	return c.buf.Write(p)
 }

@@ -1,7 +1,6 @@
 package review
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
+	"github.com/quorum-go/quorum/internal/limitio"
 	"github.com/quorum-go/quorum/quorum"
 )
 
@@ -62,11 +62,11 @@ func gh(inv *cmdutil.Invocation, what string, max int, args ...string) (string, 
 	cmd := exec.CommandContext(inv.Cmd.Context(), "gh", args...)
 	cmd.Dir = inv.Dir
 	cmd.Env = append(cmd.Environ(), "GH_PROMPT_DISABLED=1", "NO_COLOR=1", "GH_PAGER=cat")
-	out, errOut := &capped{max: max}, &capped{max: 4096}
+	out, errOut := &limitio.Buffer{Max: max}, &limitio.Buffer{Max: 4096}
 	cmd.Stdout, cmd.Stderr = out, errOut
 	err := cmd.Run()
 	var ee *exec.ExitError
-	said := strings.TrimSpace(errOut.buf.String())
+	said := strings.TrimSpace(errOut.String())
 	switch {
 	case errors.Is(err, exec.ErrNotFound):
 		return "", fmt.Errorf("quorum review --pr reads the pull request with the GitHub CLI, gh, which is not on PATH; install it (https://cli.github.com) and run gh auth login, or give the diff as a file (gh pr diff N > pr.diff)")
@@ -80,25 +80,8 @@ func gh(inv *cmdutil.Invocation, what string, max int, args ...string) (string, 
 		return "", cmdutil.Usagef("%s failed: %s", what, first)
 	case err != nil:
 		return "", fmt.Errorf("running %s: %w", what, err)
-	case out.over:
+	case out.Over():
 		return "", tooLarge(what)
 	}
-	return out.buf.String(), nil
-}
-
-// capped keeps the first max bytes written to it and counts the rest
-// away, so that a child writing more never blocks on a pipe nobody reads.
-type capped struct {
-	max  int
-	buf  bytes.Buffer
-	over bool
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	if room := c.max - c.buf.Len(); room < len(p) {
-		c.over = true
-		c.buf.Write(p[:max(room, 0)])
-		return len(p), nil
-	}
-	return c.buf.Write(p)
+	return out.String(), nil
 }
