@@ -7,15 +7,12 @@ import (
 	"testing"
 
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
+	"github.com/quorum-go/quorum/internal/cli/cmdutil/cmdutiltest"
 )
 
 func factory(t *testing.T) (*cmdutil.Factory, *bytes.Buffer, *bytes.Buffer) {
-	var out, errb bytes.Buffer
-	dir, state := t.TempDir(), t.TempDir()
-	env := map[string]string{"XDG_STATE_HOME": state}
-	return &cmdutil.Factory{In: strings.NewReader(""), Out: &out, ErrOut: &errb,
-		Getenv:    func(k string) string { return env[k] },
-		ConfigDir: func() (string, error) { return dir, nil }}, &out, &errb
+	f, s := cmdutiltest.Factory(t, map[string]string{"XDG_STATE_HOME": t.TempDir()})
+	return f, s.Out, s.ErrOut
 }
 
 // chat's flags reach its options; nothing connects or draws when a run

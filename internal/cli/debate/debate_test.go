@@ -9,18 +9,13 @@ import (
 	"testing"
 
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
-	"github.com/quorum-go/quorum/internal/sim"
-	"github.com/quorum-go/quorum/internal/simquorum"
+	"github.com/quorum-go/quorum/internal/cli/cmdutil/cmdutiltest"
 	"github.com/quorum-go/quorum/quorum"
 )
 
 func factory(t *testing.T) (*cmdutil.Factory, *bytes.Buffer) {
-	var out, errb bytes.Buffer
-	dir := t.TempDir()
-	return &cmdutil.Factory{In: strings.NewReader(""), Out: &out, ErrOut: &errb,
-		Getenv:    func(string) string { return "" },
-		ConfigDir: func() (string, error) { return dir, nil },
-		SimModels: func() []sim.Model { return simquorum.Models() }}, &out
+	f, s := cmdutiltest.Factory(t, nil)
+	return f, s.Out
 }
 
 // The command's flags reach its options; nothing connects when a run

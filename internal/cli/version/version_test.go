@@ -10,16 +10,14 @@ import (
 	"testing"
 
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
+	"github.com/quorum-go/quorum/internal/cli/cmdutil/cmdutiltest"
 )
 
 // factory is a Factory with its own streams, no environment and a
 // config directory of the test's.
 func factory(t *testing.T) (*cmdutil.Factory, *bytes.Buffer, *bytes.Buffer) {
-	var out, errb bytes.Buffer
-	dir := t.TempDir()
-	return &cmdutil.Factory{In: strings.NewReader(""), Out: &out, ErrOut: &errb,
-		Getenv:    func(string) string { return "" },
-		ConfigDir: func() (string, error) { return dir, nil }}, &out, &errb
+	f, s := cmdutiltest.Factory(t, nil)
+	return f, s.Out, s.ErrOut
 }
 
 // The command's flags reach its options: the output format, --json's
