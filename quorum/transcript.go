@@ -27,17 +27,17 @@ func NewTranscript(w io.Writer) *Transcript {
 
 // TranscriptEntry is one line of a transcript.
 type TranscriptEntry struct {
-	Time      time.Time `json:"time"`
+	Time      time.Time    `json:"time"`
 	Kind      ProgressKind `json:"kind"`
-	Phase     Phase     `json:"phase,omitempty"`
-	Model     string    `json:"model,omitempty"`
-	Target    string    `json:"target,omitempty"`
-	Text      string    `json:"text,omitempty"`
-	System    string    `json:"system,omitempty"`
-	ElapsedMS int64     `json:"elapsedMs,omitempty"`
-	Score     float64   `json:"score,omitempty"`
-	Usage     *Usage    `json:"usage,omitempty"`
-	Error     string    `json:"error,omitempty"`
+	Phase     Phase        `json:"phase,omitempty"`
+	Model     string       `json:"model,omitempty"`
+	Target    string       `json:"target,omitempty"`
+	Text      string       `json:"text,omitempty"`
+	System    string       `json:"system,omitempty"`
+	ElapsedMS int64        `json:"elapsedMs,omitempty"`
+	Score     float64      `json:"score,omitempty"`
+	Usage     *Usage       `json:"usage,omitempty"`
+	Error     string       `json:"error,omitempty"`
 }
 
 // Record writes ev as one line. After a write error it writes nothing more;

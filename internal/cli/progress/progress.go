@@ -59,8 +59,8 @@ func New(w io.Writer, header string, o Options) View {
 type nopProgress struct{}
 
 func (nopProgress) Event(quorum.Progress) {}
-func (nopProgress) Close()             {}
-func (nopProgress) Interject(f func()) { f() }
+func (nopProgress) Close()                {}
+func (nopProgress) Interject(f func())    { f() }
 
 // who is a model, with the plan it votes on if any.
 func who(ev quorum.Progress) string {
