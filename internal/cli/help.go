@@ -183,8 +183,3 @@ func commandsWithFlag(root *cobra.Command, name string) []string {
 	slices.Sort(out)
 	return out
 }
-
-// commandName is cmd's path after "quorum ".
-func commandName(cmd *cobra.Command) string {
-	return strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
-}

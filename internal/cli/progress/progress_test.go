@@ -12,15 +12,6 @@ import (
 	"github.com/quorum-go/quorum/quorum"
 )
 
-func isSpinner(s string) bool {
-	for _, f := range Spinner {
-		if strings.Contains(s, f) {
-			return true
-		}
-	}
-	return false
-}
-
 // The live view redraws its lines in place, throttled to the ticks; a
 // finished phase's lines stay, with ✓ or ✗ and the reason; closing
 // mid-phase marks what was running as stopped, so no spinner is left.
