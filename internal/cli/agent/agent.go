@@ -38,12 +38,14 @@ worktree and the branch keep the work so far, and the report says where.`
 // are decided, the worktree root, the output).
 type AgentOptions struct {
 	*cmdutil.Invocation
+	Flags
 }
 
 // NewCmdAgent is quorum agent; runF, when not nil, runs in place of the
 // command's own code with the options parsed (a test's, which may call
 // Run with an observer).
 func NewCmdAgent(f *cmdutil.Factory, runF func(*AgentOptions) error) *cobra.Command {
+	opts := &AgentOptions{}
 	return cmdutil.NewCommand(f, &cobra.Command{
 		Use:   "agent <task>",
 		Short: "Plan a change with several models, review the plan, carry it out in a git worktree, review the result",
@@ -86,7 +88,8 @@ SARIF.
 		Args: cmdutil.ExactArgs("a task (quote it; - reads it from stdin)"),
 	}, cmdutil.Spec{Flags: func(b cmdutil.FlagBuilder) {
 		b.Models()
-		b.Agent()
+		b.AgentContext()
+		opts.Flags.declare(b.FS)
 		b.PhaseTimeout()
 		b.Timeout()
 		b.Sessions()
@@ -97,7 +100,7 @@ SARIF.
 		b.Connects()
 	}, Result: quorum.AgentResult{}, Sections: report.AgentSections},
 		func(inv *cmdutil.Invocation) error {
-			opts := &AgentOptions{Invocation: inv}
+			opts.Invocation = inv
 			if runF != nil {
 				return runF(opts)
 			}
@@ -108,11 +111,10 @@ SARIF.
 // Run runs the agent. observe, when not nil, sees every quorum event
 // after the progress view; the command passes nil.
 func Run(opts *AgentOptions, observe func(quorum.Progress)) error {
+	kind := runquorum.Kind{Noun: "agent run", Verb: "planning",
+		Input: func(*cmdutil.Invocation) (runquorum.Input, error) { return agentInput(opts) }}
 	return runquorum.Run(opts.Invocation, kind, observe)
 }
-
-// kind is what an agent run is to runquorum.
-var kind = runquorum.Kind{Noun: "agent run", Verb: "planning", Input: agentInput}
 
 // contextBudget bounds what quorum reads of the repository for the plan:
 // it goes into every proposal and vote prompt.
@@ -121,8 +123,8 @@ const contextBudget = 32 << 10
 // agentInput checks, before any model is asked, that the repository can
 // take an agent (a clear usage error if not), reads its context and the
 // --context files, and settles the gate and the shell mode.
-func agentInput(inv *cmdutil.Invocation) (runquorum.Input, error) {
-	o := inv.Opts
+func agentInput(opts *AgentOptions) (runquorum.Input, error) {
+	inv, o := opts.Invocation, &opts.Flags
 	task, err := input.Topic(inv, "task")
 	if err != nil {
 		return runquorum.Input{}, err
@@ -136,14 +138,14 @@ func agentInput(inv *cmdutil.Invocation) (runquorum.Input, error) {
 	if err != nil {
 		return runquorum.Input{}, err
 	}
-	cfg, repo, err := Config(ctx, inv, task, shell, o.WorktreeRoot)
+	cfg, repo, err := Config(ctx, inv, task, shell, o.WorktreeRoot, o.Sandbox.Policy())
 	if err != nil {
 		return runquorum.Input{}, err
 	}
 	if shell == quorum.ShellAuto {
 		fmt.Fprintln(inv.ErrOut, "quorum: --approve auto: every shell command the executor asks for in the worktree will run without asking")
 	}
-	if o.NoSandbox {
+	if o.Sandbox.NoSandbox {
 		fmt.Fprintln(inv.ErrOut, "quorum: warning: "+NoSandboxWarning)
 	}
 	g := &gatekeeper{inv: inv}
@@ -234,9 +236,10 @@ func ShellMode(approve string, interactive bool) (quorum.ShellMode, error) {
 // agent's and quorum chat's /agent: the repository checked (a usage error
 // says what to do when it cannot take an agent), its context read, the
 // worktree of task to be made under root (default: the state
-// directory's), shell commands decided by shell, findings gated at
+// directory's), the executor confined by sandbox, shell commands decided
+// by shell, findings gated at
 // --fail-on (none: no fix rounds).
-func Config(ctx context.Context, inv *cmdutil.Invocation, task string, shell quorum.ShellMode, root string) (quorum.AgentConfig, *workspace.Repo, error) {
+func Config(ctx context.Context, inv *cmdutil.Invocation, task string, shell quorum.ShellMode, root string, sandbox quorum.SandboxPolicy) (quorum.AgentConfig, *workspace.Repo, error) {
 	repo, err := workspace.Open(ctx, inv.Dir)
 	if err != nil {
 		if errors.Is(err, workspace.ErrGitMissing) || ctx.Err() != nil {
@@ -255,9 +258,8 @@ func Config(ctx context.Context, inv *cmdutil.Invocation, task string, shell quo
 		}
 		root = filepath.Join(state, "worktrees")
 	}
-	o := inv.Opts
 	cfg := quorum.AgentConfig{
-		Sandbox: quorum.SandboxPolicy{Unconfined: o.NoSandbox, AllowNetwork: o.AllowNet, AllowedHosts: o.AllowHosts, MaskEnv: o.MaskEnv},
+		Sandbox: sandbox,
 		Context: files, Sources: sources,
 		Shell: shell, FailOn: quorum.Severity(inv.Settings.FailOn),
 		Workspace: func(ctx context.Context) (quorum.Workspace, error) {

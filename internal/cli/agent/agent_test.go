@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -24,17 +25,22 @@ func TestNewCmdAgentParsesItsFlags(t *testing.T) {
 	var got *AgentOptions
 	cmd := NewCmdAgent(f, func(o *AgentOptions) error { got = o; return nil })
 	cmd.SetArgs([]string{"--solo", "gpt-5", "--executor", "claude", "--max-revisions", "0", "--fix-rounds", "2", "--max-tool-calls", "9",
-		"-y", "--approve", "never", "--allow-url", "--worktree-root", "/tmp/wt", "--fail-on", "blocking", "the task"})
+		"-y", "--approve", "never", "--allow-url", "--worktree-root", "/tmp/wt", "--fail-on", "blocking",
+		"--no-sandbox", "--allow-net", "--allow-host", "a.example", "--allow-host", "b.example", "--mask-env", "MY_TOKEN", "the task"})
 	if err := cmd.ExecuteContext(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if got == nil {
 		t.Fatal("the run function was not called")
 	}
-	o := got.Opts
+	o := got.Flags
 	if o.Solo != "gpt-5" || o.Executor != "claude" || o.MaxRevisions != 0 || o.FixRounds != 2 || o.MaxToolCalls != 9 || !o.Yes ||
 		o.Approve != "never" || !o.AllowURL || o.WorktreeRoot != "/tmp/wt" || got.Settings.FailOn != "blocking" || strings.Join(got.Args, "|") != "the task" {
-		t.Errorf("options %+v, fail-on %q, args %q", *o, got.Settings.FailOn, got.Args)
+		t.Errorf("options %+v, fail-on %q, args %q", o, got.Settings.FailOn, got.Args)
+	}
+	want := quorum.SandboxPolicy{Unconfined: true, AllowNetwork: true, AllowedHosts: []string{"a.example", "b.example"}, MaskEnv: []string{"MY_TOKEN"}}
+	if p := o.Sandbox.Policy(); !reflect.DeepEqual(p, want) {
+		t.Errorf("sandbox policy %+v, want %+v", p, want)
 	}
 	if out.Len() != 0 {
 		t.Errorf("printed %q", out)
@@ -46,8 +52,9 @@ func TestNewCmdAgentParsesItsFlags(t *testing.T) {
 	if err := cmd.ExecuteContext(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if o := got.Opts; o.MaxRevisions != quorum.DefaultMaxRevisions || o.FixRounds != quorum.DefaultFixRounds || o.MaxToolCalls != quorum.DefaultMaxToolCalls || o.Yes {
-		t.Errorf("defaults %+v", *o)
+	if o := got.Flags; o.MaxRevisions != quorum.DefaultMaxRevisions || o.FixRounds != quorum.DefaultFixRounds || o.MaxToolCalls != quorum.DefaultMaxToolCalls || o.Yes ||
+		!reflect.DeepEqual(o.Sandbox.Policy(), quorum.SandboxPolicy{}) {
+		t.Errorf("defaults %+v", o)
 	}
 }
 

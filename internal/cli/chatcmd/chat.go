@@ -33,9 +33,10 @@ type ChatOptions struct {
 	*cmdutil.Invocation
 	// Resume is the saved conversation to continue (--resume); Approve
 	// how /agent's shell commands are decided; Plain asks for line by
-	// line instead of the full screen.
+	// line instead of the full screen; Sandbox confines /agent's executor.
 	Resume, Approve string
 	Plain           bool
+	Sandbox         agent.SandboxFlags
 }
 
 // NewCmdChat is quorum chat; runF, when not nil, runs in place of the
@@ -80,7 +81,7 @@ or the end of input), its sessions deleted and the CLI stopped.`,
 		b.PhaseTimeout()
 		b.Timeout()
 		b.Sessions()
-		b.Sandbox()
+		opts.Sandbox.Declare(b.FS)
 		b.Show()
 		b.Progress()
 		b.Connects()
@@ -178,7 +179,7 @@ func chatRun(opts *ChatOptions) error {
 			return quorum.NewChat(b, n)
 		},
 		Agent: func(ctx context.Context, task string) (quorum.AgentConfig, error) {
-			cfg, _, err := agent.Config(ctx, inv, task, shell, "")
+			cfg, _, err := agent.Config(ctx, inv, task, shell, "", opts.Sandbox.Policy())
 			return cfg, err
 		},
 		Change: func(ctx context.Context, rng string) (quorum.Change, string, error) {
@@ -201,7 +202,7 @@ func chatRun(opts *ChatOptions) error {
 	if shell == quorum.ShellAuto {
 		notices = append(notices, "--approve auto: every shell command /agent's executor asks for in its worktree will run without asking.")
 	}
-	if inv.Opts.NoSandbox {
+	if opts.Sandbox.NoSandbox {
 		notices = append(notices, "warning: "+agent.NoSandboxWarning)
 	}
 	o.Notice = strings.Join(notices, " ")

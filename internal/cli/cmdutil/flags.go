@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/quorum-go/quorum/internal/config"
-	"github.com/quorum-go/quorum/quorum"
 	"github.com/spf13/pflag"
 )
 
@@ -50,26 +49,10 @@ type Options struct {
 	JQ, Template string
 	// model is ask's one model (-m once).
 	Model string
-	// base and head are review's git range; context its context files;
-	// sarif where it writes SARIF.
-	Base, Head string
-	// pr is review's pull request (--pr), read through gh.
-	PR      string
+	// Context are the context files of the commands that take them;
+	// SARIF where review and agent write SARIF.
 	Context []string
 	SARIF   string
-	// The agent's: who plans alone (solo) and who executes, the rounds of
-	// plan review and of fixes, the tool-call limit, consent (yes), how
-	// shell commands are decided (approve), URLs, where worktrees go.
-	Solo, Executor          string
-	MaxRevisions, FixRounds int
-	MaxToolCalls            int
-	Yes, AllowURL           bool
-	Approve, WorktreeRoot   string
-	// The executor's sandbox: opted out (--no-sandbox), the network
-	// allowed (--allow-net) or to some hosts (--allow-host), more
-	// environment variables masked (--mask-env).
-	NoSandbox, AllowNet bool
-	AllowHosts, MaskEnv []string
 }
 
 // Spec is what NewCommand needs to know of a command beyond cobra's: its
@@ -166,18 +149,11 @@ func (b FlagBuilder) Rounds() {
 	b.Setting("rounds", "rounds", "", "at most `N` rounds after the opening (1 to 10); the debate ends sooner once no blocking objection stands", GroupRun)
 }
 
-// Change declares where a review's change comes from: --base, --head,
-// --pr, and its --context files.
-func (b FlagBuilder) Change() {
-	fs, o := b.FS, b.o
-	fs.StringVar(&o.Base, "base", "", "review git diff `rev`..HEAD in the current repository (with --head, rev..head)")
-	Group(fs.Lookup("base"), GroupInput)
-	fs.StringVar(&o.Head, "head", "", "the end of the --base range (default HEAD)")
-	Group(fs.Lookup("head"), GroupInput)
-	fs.StringVar(&o.PR, "pr", "", "review pull request `N` (a number, or its URL) through the GitHub CLI, gh: its diff, with its title and description as context")
-	Group(fs.Lookup("pr"), GroupInput)
-	fs.StringArrayVar(&o.Context, "context", nil, "a `file` that helps to understand the change, shown to the models but not reviewed; repeat for several")
-	Group(fs.Lookup("context"), GroupInput)
+// ChangeContext declares quorum review's --context: files that help to
+// understand the change. (The change's own flags are review's.)
+func (b FlagBuilder) ChangeContext() {
+	b.FS.StringArrayVar(&b.o.Context, "context", nil, "a `file` that helps to understand the change, shown to the models but not reviewed; repeat for several")
+	Group(b.FS.Lookup("context"), GroupInput)
 }
 
 // TextContext declares --context, files and folders read with a question.
@@ -186,46 +162,12 @@ func (b FlagBuilder) TextContext() {
 	Group(b.FS.Lookup("context"), GroupInput)
 }
 
-// Agent declares the agent's flags: its --context, who plans and who
-// executes, the rounds and limits, consent, approval, URLs, worktrees.
-func (b FlagBuilder) Agent() {
-	fs, o := b.FS, b.o
-	fs.StringArrayVar(&o.Context, "context", nil, "a `file` the models read before planning, beside what quorum reads of the repository; repeat for several")
-	Group(fs.Lookup("context"), GroupInput)
-	fs.StringVar(&o.Solo, "solo", "", "this `model` plans alone: no other proposals, no vote")
-	Group(fs.Lookup("solo"), GroupParticipants)
-	fs.StringVar(&o.Executor, "executor", "", "the `model` that carries the plan out (default: the plan's author)")
-	Group(fs.Lookup("executor"), GroupParticipants)
-	fs.IntVar(&o.MaxRevisions, "max-revisions", quorum.DefaultMaxRevisions, "at most `N` rounds of plan review and revision; 0 for none")
-	Group(fs.Lookup("max-revisions"), GroupRun)
-	fs.BoolVarP(&o.Yes, "yes", "y", false, "approve the plan without asking (off a terminal, without it, quorum agent stops after planning)")
-	Group(fs.Lookup("yes"), GroupRun)
-	fs.StringVar(&o.Approve, "approve", "", "how shell commands are decided: `mode` ask (you, on a terminal: the default there), quorum (the other models vote: the default elsewhere), auto (all, in the worktree) or never")
-	Group(fs.Lookup("approve"), GroupRun)
-	fs.BoolVar(&o.AllowURL, "allow-url", false, "let the executor fetch URLs (denied by default)")
-	Group(fs.Lookup("allow-url"), GroupRun)
-	b.Sandbox()
-	fs.IntVar(&o.MaxToolCalls, "max-tool-calls", quorum.DefaultMaxToolCalls, "stop the executor after `N` tool calls")
-	Group(fs.Lookup("max-tool-calls"), GroupRun)
-	fs.IntVar(&o.FixRounds, "fix-rounds", quorum.DefaultFixRounds, "at most `N` rounds of fixing the final review's findings; 0 for none")
-	Group(fs.Lookup("fix-rounds"), GroupRun)
-	fs.StringVar(&o.WorktreeRoot, "worktree-root", "", "make the agent's worktree under `dir` (default: $XDG_STATE_HOME/quorum/worktrees)")
-	Group(fs.Lookup("worktree-root"), GroupRun)
-}
-
-// Sandbox declares how the agent's executor is confined: the Copilot CLI's
-// sandbox by default (read-write only in the worktree, no network, the
-// credentials masked), --no-sandbox to run unconfined.
-func (b FlagBuilder) Sandbox() {
-	fs, o := b.FS, b.o
-	fs.BoolVar(&o.NoSandbox, "no-sandbox", false, "run the executor's commands unconfined, with your full rights (by default they run in the Copilot CLI's sandbox)")
-	Group(fs.Lookup("no-sandbox"), GroupRun)
-	fs.BoolVar(&o.AllowNet, "allow-net", false, "let the executor's commands reach the network (blocked by default)")
-	Group(fs.Lookup("allow-net"), GroupRun)
-	fs.StringArrayVar(&o.AllowHosts, "allow-host", nil, "let the executor's commands reach `host` only (a name, an address, or *.example.com); repeat for several")
-	Group(fs.Lookup("allow-host"), GroupRun)
-	fs.StringArrayVar(&o.MaskEnv, "mask-env", nil, "hide environment variable `NAME` from the executor's commands, beside the Copilot and GitHub tokens; repeat for several")
-	Group(fs.Lookup("mask-env"), GroupRun)
+// AgentContext declares quorum agent's --context: files the models read
+// before planning, beside what quorum reads of the repository. (The
+// agent's own flags are its package's.)
+func (b FlagBuilder) AgentContext() {
+	b.FS.StringArrayVar(&b.o.Context, "context", nil, "a `file` the models read before planning, beside what quorum reads of the repository; repeat for several")
+	Group(b.FS.Lookup("context"), GroupInput)
 }
 
 // PhaseTimeout declares --phase-timeout.

@@ -17,8 +17,8 @@ import (
 // diff came from ("git diff main..HEAD"), for messages. Every input is
 // read up to quorum.MaxChangeBytes and refused beyond, never cut: a
 // review of part of a change would pass what it never saw.
-func readChange(inv *cmdutil.Invocation) (quorum.Change, string, error) {
-	o := inv.Opts
+func readChange(o *ReviewOptions) (quorum.Change, string, error) {
+	inv := o.Invocation
 	var ch quorum.Change
 	var source string
 	var err error
@@ -45,7 +45,7 @@ func readChange(inv *cmdutil.Invocation) (quorum.Change, string, error) {
 	if err != nil {
 		return ch, source, err
 	}
-	for _, p := range o.Context {
+	for _, p := range inv.Opts.Context {
 		text, err := ReadFile(p, "the context file")
 		if err != nil {
 			return ch, source, err

@@ -30,12 +30,16 @@ An empty diff is nothing to review: exit 0, and an empty SARIF file.`
 // connection, the output).
 type ReviewOptions struct {
 	*cmdutil.Invocation
+	// Base and Head are the git range to review (--base, --head); PR a
+	// pull request (--pr), read through gh.
+	Base, Head, PR string
 }
 
 // NewCmdReview is quorum review; runF, when not nil, runs in place of the
 // command's own code with the options parsed (a test's, which may call
 // Run with an observer).
 func NewCmdReview(f *cmdutil.Factory, runF func(*ReviewOptions) error) *cobra.Command {
+	opts := &ReviewOptions{}
 	return cmdutil.NewCommand(f, &cobra.Command{
 		Use:   "review [diff-file]",
 		Short: "Review a change: every model finds problems in a diff, the findings are merged and ranked",
@@ -67,7 +71,14 @@ sim-alpha, sim-beta and sim-gamma).
 		Args: maxArgs(1, "a diff file (- reads it from stdin)"),
 	}, cmdutil.Spec{Flags: func(b cmdutil.FlagBuilder) {
 		b.Models()
-		b.Change()
+		fs := b.FS
+		fs.StringVar(&opts.Base, "base", "", "review git diff `rev`..HEAD in the current repository (with --head, rev..head)")
+		cmdutil.Group(fs.Lookup("base"), cmdutil.GroupInput)
+		fs.StringVar(&opts.Head, "head", "", "the end of the --base range (default HEAD)")
+		cmdutil.Group(fs.Lookup("head"), cmdutil.GroupInput)
+		fs.StringVar(&opts.PR, "pr", "", "review pull request `N` (a number, or its URL) through the GitHub CLI, gh: its diff, with its title and description as context")
+		cmdutil.Group(fs.Lookup("pr"), cmdutil.GroupInput)
+		b.ChangeContext()
 		b.PhaseTimeout()
 		b.Timeout()
 		b.Sessions()
@@ -78,7 +89,7 @@ sim-alpha, sim-beta and sim-gamma).
 		b.Connects()
 	}, Result: quorum.ReviewResult{}, Sections: report.ReviewSections},
 		func(inv *cmdutil.Invocation) error {
-			opts := &ReviewOptions{Invocation: inv}
+			opts.Invocation = inv
 			if runF != nil {
 				return runF(opts)
 			}
@@ -89,16 +100,16 @@ sim-alpha, sim-beta and sim-gamma).
 // Run runs the review. observe, when not nil, sees every quorum event
 // after the progress view; the command passes nil.
 func Run(opts *ReviewOptions, observe func(quorum.Progress)) error {
+	kind := runquorum.Kind{Noun: "review", Verb: "reviewing",
+		Input: func(*cmdutil.Invocation) (runquorum.Input, error) { return reviewInput(opts) }}
 	return runquorum.Run(opts.Invocation, kind, observe)
 }
 
-// kind is what a review is to runquorum.
-var kind = runquorum.Kind{Noun: "review", Verb: "reviewing", Input: reviewInput}
-
 // reviewInput reads the change, checks it, and returns the review's run,
 // which writes the SARIF file and applies --fail-on after the report.
-func reviewInput(inv *cmdutil.Invocation) (runquorum.Input, error) {
-	ch, source, err := readChange(inv)
+func reviewInput(opts *ReviewOptions) (runquorum.Input, error) {
+	inv := opts.Invocation
+	ch, source, err := readChange(opts)
 	if err != nil {
 		return runquorum.Input{}, err
 	}

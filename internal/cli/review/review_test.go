@@ -27,7 +27,7 @@ func TestNewCmdReviewParsesItsFlags(t *testing.T) {
 	f, out := factory(t)
 	var got *ReviewOptions
 	cmd := NewCmdReview(f, func(o *ReviewOptions) error { got = o; return nil })
-	cmd.SetArgs([]string{"--base", "main", "--head", "topic", "--context", "a.md", "--context", "b.md", "--fail-on", "major", "--sarif", "r.sarif", "-q"})
+	cmd.SetArgs([]string{"--base", "main", "--head", "topic", "--pr", "42", "--context", "a.md", "--context", "b.md", "--fail-on", "major", "--sarif", "r.sarif", "-q"})
 	if err := cmd.ExecuteContext(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestNewCmdReviewParsesItsFlags(t *testing.T) {
 		t.Fatal("the run function was not called")
 	}
 	o := got.Opts
-	if o.Base != "main" || o.Head != "topic" || strings.Join(o.Context, ",") != "a.md,b.md" || got.Settings.FailOn != "major" || o.SARIF != "r.sarif" || !o.Quiet || len(got.Args) != 0 {
+	if got.Base != "main" || got.Head != "topic" || got.PR != "42" || strings.Join(o.Context, ",") != "a.md,b.md" || got.Settings.FailOn != "major" || o.SARIF != "r.sarif" || !o.Quiet || len(got.Args) != 0 {
 		t.Errorf("options %+v, fail-on %q, args %q", *o, got.Settings.FailOn, got.Args)
 	}
 	if out.Len() != 0 {
