@@ -30,7 +30,10 @@ func (f *faults) copies(_, eventType string) int {
 // types (protocol.Event… constants) on its way to the client, as a faulty
 // connection would: the session's history still has it. Dropping
 // session.idle leaves a turn without its end, which the client notices
-// only by a deadline or copilot.SessionConfig.TurnInactivity.
+// only by a deadline or copilot.SessionConfig.TurnInactivity; and after an
+// aborted turn whose idle was lost, the session's next Stream waits for 2 s
+// of quiet before it starts (copilot.Session.Stream says why), so give it a
+// context longer than that.
 func (s *Server) DropEvents(types ...string) {
 	s.faults.mu.Lock()
 	s.faults.drop = append(s.faults.drop, types...)
