@@ -3,7 +3,6 @@ package debate
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -48,15 +47,8 @@ func TestRunOnTheSimulator(t *testing.T) {
 	cmd := NewCmdDebate(f, func(o *DebateOptions) error {
 		return Run(o, func(quorum.Progress) { events.Add(1) })
 	})
-	cmd.SetArgs([]string{"--sim", "-q", "-o", "json", "We should rewrite it in Rust"})
-	if err := cmd.ExecuteContext(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	var env struct{ Command, Status string }
-	if err := json.Unmarshal(out.Bytes(), &env); err != nil {
-		t.Fatalf("%v: %.300s", err, out)
-	}
-	if env.Command != "debate" || env.Status != cmdutil.StatusOK || events.Load() == 0 {
-		t.Errorf("command %q, status %q, %d events", env.Command, env.Status, events.Load())
+	cmdutiltest.RunJSON(t, cmd, out, "debate", "--sim", "-q", "-o", "json", "We should rewrite it in Rust")
+	if events.Load() == 0 {
+		t.Error("the observer saw no event")
 	}
 }

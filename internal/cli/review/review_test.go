@@ -3,7 +3,6 @@ package review
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,15 +65,8 @@ func TestRunOnTheSimulator(t *testing.T) {
 	cmd := NewCmdReview(f, func(o *ReviewOptions) error {
 		return Run(o, func(quorum.Progress) { events.Add(1) })
 	})
-	cmd.SetArgs([]string{"--sim", "-q", "-o", "json", "--fail-on", "none", diff})
-	if err := cmd.ExecuteContext(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	var env struct{ Command, Status string }
-	if err := json.Unmarshal(out.Bytes(), &env); err != nil {
-		t.Fatalf("%v: %.300s", err, out)
-	}
-	if env.Command != "review" || env.Status != cmdutil.StatusOK || events.Load() == 0 {
-		t.Errorf("command %q, status %q, %d events", env.Command, env.Status, events.Load())
+	cmdutiltest.RunJSON(t, cmd, out, "review", "--sim", "-q", "-o", "json", "--fail-on", "none", diff)
+	if events.Load() == 0 {
+		t.Error("the observer saw no event")
 	}
 }
