@@ -162,9 +162,9 @@ func TestReviewRefusesBadInput(t *testing.T) {
 		{[]string{"review", "--sim", writeFile(t, "prose.txt", "just some words\n")}, "prose.txt: the diff is not a unified diff"},
 		{[]string{"review", "--sim", big}, "big.diff is more than 1048576 bytes (1 MiB), the most a review takes"},
 		{[]string{"review", "--sim", "--context", "testdata/nope.md", goldenDiff}, "cannot read the context file testdata/nope.md"},
-		// git's own words, whatever its version: "fatal: not a git
-		// repository" or "warning: Not a git repository".
-		{[]string{"review", "--sim", "--base", "main"}, "ot a git repository"},
+		// In quorum's words, whatever git's version said ("fatal: not a
+		// git repository" or "warning: Not a git repository").
+		{[]string{"review", "--sim", "--base", "main"}, "is not in a git repository; run quorum review inside one, or give the change as a diff file or on stdin"},
 		{[]string{"review", "--sim", "--fail-on", "severe", goldenDiff}, `invalid argument "severe" for --fail-on: must be one of blocking, major, minor, none`},
 	} {
 		o := h.run(c.args...)
@@ -173,7 +173,8 @@ func TestReviewRefusesBadInput(t *testing.T) {
 		}
 	}
 	h.dir = gitRepo(t)
-	if o := h.run("review", "--sim", "--base", "nosuchbranch"); o.code != cmdutil.ExitUsage || !strings.Contains(o.stderr, "git diff nosuchbranch..HEAD failed") || !strings.Contains(o.stderr, "nosuchbranch") {
+	if o := h.run("review", "--sim", "--base", "nosuchbranch"); o.code != cmdutil.ExitUsage || !strings.Contains(o.stderr, "git knows no such revision in nosuchbranch..HEAD here; give --base") ||
+		strings.Contains(o.stderr, "fatal:") {
 		t.Errorf("unknown revision: exit %d, stderr %q", o.code, o.stderr)
 	}
 }

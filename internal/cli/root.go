@@ -160,9 +160,11 @@ and exit codes for CI.`,
 		SilenceUsage:  true, // a mistake gets one line and a pointer to --help, not a dump
 		SilenceErrors: true, // Run prints errors, once, its way
 		Args:          cmdutil.NoArgs,
+		// quorum alone is asking what it does: its help, on stdout, exit 0
+		// (as gh does); a mistyped command is still a usage error.
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e.help(cmd, e.ErrOut)
-			return cmdutil.Usagef("no command given")
+			e.help(cmd, e.Out)
+			return nil
 		},
 	}
 	root.SetVersionTemplate("quorum {{.Version}}\n")

@@ -43,6 +43,12 @@ type Repo struct {
 // describes it. It only reads. Its errors wrap one of the Err… values of
 // this package and say what to do.
 func Open(ctx context.Context, dir string) (*Repo, error) {
+	// Messages name the folder as the user knows it: "" is the process's
+	// working directory.
+	folder := dir
+	if abs, err := filepath.Abs(dir); err == nil {
+		folder = abs
+	}
 	inside, err := git(ctx, dir, "rev-parse", "--is-inside-work-tree", "--is-bare-repository")
 	if err != nil {
 		if errors.Is(err, ErrGitMissing) || ctx.Err() != nil {
@@ -50,16 +56,16 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 		}
 		var ge *GitError
 		if errors.As(err, &ge) && strings.Contains(ge.Message, "not a git repository") {
-			return nil, fmt.Errorf("%w: %s; run quorum agent inside a git repository (git init, and commit something first)", ErrNotRepository, dir)
+			return nil, fmt.Errorf("%w: %s; run quorum agent inside a git repository (git init, and commit something first)", ErrNotRepository, folder)
 		}
 		return nil, err
 	}
 	fields := strings.Fields(inside)
 	if len(fields) == 2 && fields[1] == "true" {
-		return nil, fmt.Errorf("%w (%s); clone it (git clone) or add a worktree (git worktree add) and run quorum agent there", ErrBareRepository, dir)
+		return nil, fmt.Errorf("%w (%s); clone it (git clone) or add a worktree (git worktree add) and run quorum agent there", ErrBareRepository, folder)
 	}
 	if len(fields) < 1 || fields[0] != "true" {
-		return nil, fmt.Errorf("%w: %s is inside a git folder, not a working tree; run quorum agent in the working tree", ErrNotRepository, dir)
+		return nil, fmt.Errorf("%w: %s is inside a git folder, not a working tree; run quorum agent in the working tree", ErrNotRepository, folder)
 	}
 	r := &Repo{}
 	if r.Top, err = gitLine(ctx, dir, "rev-parse", "--show-toplevel"); err != nil {

@@ -101,3 +101,15 @@ func TestOpenHonoursContext(t *testing.T) {
 		t.Fatalf("Open with an ended context = %v, want context.Canceled", err)
 	}
 }
+
+// Opened at "" (the process's working directory) outside a repository,
+// the error names the folder, not an empty string.
+func TestOpenOutsideARepositoryNamesTheFolder(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("GIT_CEILING_DIRECTORIES", filepath.Dir(dir))
+	t.Chdir(dir)
+	_, err := Open(context.Background(), "")
+	if !errors.Is(err, ErrNotRepository) || !strings.Contains(err.Error(), ": "+dir+"; run quorum agent inside a git repository") {
+		t.Fatalf("Open(\"\") = %v; want ErrNotRepository naming %s", err, dir)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
@@ -108,10 +109,28 @@ func GitDiff(inv *cmdutil.Invocation, base, head string) (diff, source string, e
 	case errors.Is(err, workspace.ErrDiffTooLarge):
 		return "", source, tooLarge(source)
 	case errors.As(err, &ge):
-		msg, _, _ := strings.Cut(ge.Message, "\n")
-		return "", source, cmdutil.Usagef("%s failed (%s): %s", source, ge.Err, msg)
+		return "", source, gitDiffFailed(inv, source, rng, ge)
 	case err != nil:
 		return "", source, fmt.Errorf("running %s: %w", source, err)
 	}
 	return diff, source, nil
+}
+
+// gitDiffFailed says, in quorum's words and with what to do, why git diff
+// of a --base range failed: not in a repository, a revision git does not
+// know, or else git's own first line.
+func gitDiffFailed(inv *cmdutil.Invocation, source, rng string, ge *workspace.GitError) error {
+	lower := strings.ToLower(ge.Message)
+	switch {
+	case strings.Contains(lower, "not a git repository"):
+		folder := inv.Dir
+		if abs, err := filepath.Abs(folder); err == nil {
+			folder = abs
+		}
+		return cmdutil.Usagef("--base reviews a git range, but %s is not in a git repository; run quorum review inside one, or give the change as a diff file or on stdin (git diff > change.diff)", folder)
+	case strings.Contains(lower, "bad revision"), strings.Contains(lower, "unknown revision"), strings.Contains(lower, "ambiguous argument"):
+		return cmdutil.Usagef("%s: git knows no such revision in %s here; give --base (and --head) a branch, tag or commit of this repository (git branch -a, git log --oneline)", source, rng)
+	}
+	msg, _, _ := strings.Cut(ge.Message, "\n")
+	return cmdutil.Usagef("%s failed (%s): %s", source, ge.Err, msg)
 }
