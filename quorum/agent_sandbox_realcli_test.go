@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -335,20 +334,9 @@ func TestRealCLIAgentSandboxUnavailable(t *testing.T) {
 	if err != nil {
 		t.Fatalf("this test needs the real Copilot CLI: %v", err)
 	}
-	bare := t.TempDir()
-	for _, tool := range []string{"git", "sh", "bash"} {
-		if p, err := exec.LookPath(tool); err == nil {
-			os.Symlink(p, filepath.Join(bare, tool))
-		}
-	}
 	sb := clitest.NewSandbox(t)
 	api := sb.StartModelAPI(t, modelapi.Config{Models: map[string]modelapi.Responder{"planner": func(modelapi.Request) modelapi.Reply { return modelapi.Text("{}") }}})
-	env := clitest.OfflineEnv(t, api.URL())
-	for i, kv := range env {
-		if strings.HasPrefix(kv, "PATH=") {
-			env[i] = "PATH=" + bare
-		}
-	}
+	env := clitest.WithoutSandboxTools(t, clitest.OfflineEnv(t, api.URL()))
 	ctx, cancel := context.WithTimeout(context.Background(), realGuard)
 	defer cancel()
 	c := startRealCLI(ctx, t, sb, bin, env, nil)

@@ -2,15 +2,13 @@ package cli
 
 import (
 	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/testing/clitest"
+	"github.com/quorum-go/quorum/internal/testing/gittest"
 	"github.com/quorum-go/quorum/internal/testing/modelapi"
 )
 
@@ -31,27 +29,9 @@ func TestRealCLIAgentWithoutSandboxExits2(t *testing.T) {
 	}})
 	// A PATH with git and a shell only: what the agent's repository check
 	// needs, and none of the sandbox's prerequisites.
-	bare := t.TempDir()
-	for _, tool := range []string{"git", "sh", "bash"} {
-		if p, err := exec.LookPath(tool); err == nil {
-			if err := os.Symlink(p, filepath.Join(bare, tool)); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	env := append(clitest.OfflineEnv(t, api.URL()), "QUORUM_CLI_ARGS=--disable-builtin-mcps")
-	for i, kv := range env {
-		if strings.HasPrefix(kv, "PATH=") {
-			env[i] = "PATH=" + bare
-		}
-	}
-	repo := t.TempDir()
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"-c", "user.name=T", "-c", "user.email=t@localhost", "commit", "-q", "--allow-empty", "-m", "initial"}} {
-		if out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	head := gitOut(t, repo, "rev-parse", "HEAD")
+	env := clitest.WithoutSandboxTools(t, append(clitest.OfflineEnv(t, api.URL()), "QUORUM_CLI_ARGS=--disable-builtin-mcps"))
+	repo := gittest.NewRepo(t, map[string]string{"README": "a repository\n"})
+	head := gittest.Git(t, repo, "rev-parse", "HEAD")
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := sb.Command(ctx, bin, "agent", "--yes", "-m", "alpha", "-m", "beta", "--cli-path", cliBin, "Tidy up")
@@ -68,19 +48,10 @@ func TestRealCLIAgentWithoutSandboxExits2(t *testing.T) {
 	if n := len(api.Requests()); n != 0 {
 		t.Errorf("%d model requests before the host check failed", n)
 	}
-	if got := gitOut(t, repo, "rev-parse", "HEAD"); got != head {
+	if got := gittest.Git(t, repo, "rev-parse", "HEAD"); got != head {
 		t.Errorf("HEAD moved: %s → %s", head, got)
 	}
-	if branches := gitOut(t, repo, "branch", "--list", "quorum/*"); branches != "" {
+	if branches := gittest.Git(t, repo, "branch", "--list", "quorum/*"); branches != "" {
 		t.Errorf("a branch was made: %s", branches)
 	}
-}
-
-func gitOut(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).Output()
-	if err != nil {
-		t.Fatalf("git %v: %v", args, err)
-	}
-	return strings.TrimSpace(string(out))
 }
