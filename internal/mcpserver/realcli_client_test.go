@@ -45,18 +45,9 @@ func TestRealCLICallsQuorumMCPDiscuss(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	// The CLI's built-in tools stay on: NoBuiltinTools sends an empty
-	// availableTools, which filters MCP tools out too (CLI 1.0.102).
-	s, err := c.NewSession(ctx, copilot.SessionConfig{Model: "m", Permissions: copilot.ApproveAll,
+	s := newSessionWithMCPServer(ctx, t, c, api, copilot.SessionConfig{Model: "m", Permissions: copilot.ApproveAll,
 		MCPServers: map[string]copilot.MCPServer{"quorum": {Command: bin, Args: []string{"mcp", "--sim"}, Env: map[string]string{"HOME": t.TempDir()}}}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	defer s.Destroy(ctx)
-
-	// The CLI starts a session's MCP servers in the background: the turn
-	// is sent once quorum mcp has connected, so that its tools are offered.
-	awaitMCPServer(ctx, t, s, "quorum")
 
 	r, err := s.Stream(ctx, "Consult the quorum.", copilot.TurnHandlers{})
 	if err != nil {
@@ -88,10 +79,53 @@ func TestRealCLICallsQuorumMCPDiscuss(t *testing.T) {
 	}
 }
 
-// awaitMCPServer waits until the session's MCP server name is connected,
-// and fails the test if the CLI filtered it out (the account's policy),
-// could not start it, or ctx ends first.
-func awaitMCPServer(ctx context.Context, t *testing.T, s *copilot.Session, name string) {
+// newSessionWithMCPServer creates a session with cfg's one MCP server and
+// returns it once that server has connected. The CLI reads the account's MCP
+// policy (GET /copilot_internal/user) in the background after it starts, and
+// a session created before the answer has arrived has third-party MCP
+// servers filtered out for good (CLI 1.0.102; seen on a loaded machine). So
+// the session is created once the API has served the account, and a session
+// that still saw no policy is replaced by a new one: each try waits on what
+// the CLI reports, never on a clock, and ctx bounds them all.
+// The CLI's built-in tools stay on in cfg: NoBuiltinTools sends an empty
+// availableTools, which filters MCP tools out too (CLI 1.0.102).
+func newSessionWithMCPServer(ctx context.Context, t *testing.T, c *copilot.Client, api *modelapi.Server, cfg copilot.SessionConfig) *copilot.Session {
+	t.Helper()
+	if len(cfg.MCPServers) != 1 {
+		t.Fatalf("newSessionWithMCPServer takes one MCP server, got %d", len(cfg.MCPServers))
+	}
+	var name string
+	for name = range cfg.MCPServers {
+	}
+	for !slices.Contains(api.Calls(), "GET /copilot_internal/user") {
+		if !pause(ctx) {
+			t.Fatalf("the CLI never asked the model API for the account (calls: %v)", api.Calls())
+		}
+	}
+	const tries = 3
+	for try := 1; ; try++ {
+		s, err := c.NewSession(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if awaitMCPServer(ctx, t, s, name) {
+			return s
+		}
+		if try == tries {
+			t.Fatalf("the CLI filtered %s out of %d sessions although the account allows MCP", name, tries)
+		}
+		t.Logf("the session was created before the CLI applied the account's MCP policy; creating another")
+		if err := s.Destroy(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// awaitMCPServer waits until the session's MCP server name is connected and
+// reports true; it reports false if the CLI filtered the server out (the
+// session saw no account policy allowing MCP), and fails the test if the
+// CLI could not start it or ctx ends first.
+func awaitMCPServer(ctx context.Context, t *testing.T, s *copilot.Session, name string) bool {
 	t.Helper()
 	for {
 		l, err := s.RPC().MCP.List(ctx)
@@ -110,22 +144,33 @@ func awaitMCPServer(ctx context.Context, t *testing.T, s *copilot.Session, name 
 			t.Fatal(err)
 		}
 		if !list.Host.MCP3pEnabled || slices.Contains(list.Host.FilteredServers, name) {
-			t.Fatalf("the CLI filtered %s out although the account allows MCP: mcp.list %s", name, raw)
+			t.Logf("the CLI filtered %s out: mcp.list %s", name, raw)
+			return false
 		}
 		for _, sv := range list.Servers {
 			switch {
 			case sv.Name != name:
 			case sv.Status == "connected":
-				return
+				return true
 			case sv.Status != "pending":
 				t.Fatalf("the CLI could not start %s (status %s: %s): mcp.list %s", name, sv.Status, sv.Error, raw)
 			}
 		}
-		select {
-		case <-ctx.Done():
+		if !pause(ctx) {
 			t.Fatalf("%s did not connect: mcp.list %s", name, raw)
-		case <-time.After(50 * time.Millisecond): // the CLI says nothing when it connects: look again
 		}
+	}
+}
+
+// pause waits a moment before the CLI is asked again (it says nothing when
+// a server connects or the account arrives) and reports false once ctx has
+// ended.
+func pause(ctx context.Context) bool {
+	select {
+	case <-ctx.Done():
+		return false
+	case <-time.After(50 * time.Millisecond):
+		return true
 	}
 }
 

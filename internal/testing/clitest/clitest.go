@@ -87,11 +87,19 @@ func TCPServerArgs(extra ...string) []string {
 const AuthToken = "quorum-offline-test-token"
 
 // OfflineEnv is a complete environment for the CLI child: fresh temporary
-// HOME, COPILOT_HOME, XDG_CONFIG_HOME, XDG_STATE_HOME and GH_CONFIG_DIR (so no
-// test sees another's sessions, config or logins, nor the developer's), the
-// shared XDG_CACHE_HOME (so the CLI's 235 MB first-run unpack happens once),
-// every API URL and proxy pointed at apiURL, NO_PROXY for loopback, the
-// token, and PATH. Nothing else from the test's environment is passed on.
+// HOME, COPILOT_HOME, XDG_CONFIG_HOME, XDG_STATE_HOME, GH_CONFIG_DIR and
+// XDG_CACHE_HOME (so no test sees another's sessions, config, logins or
+// cached account, nor the developer's), every API URL and proxy pointed at
+// apiURL, NO_PROXY for loopback, the token, and PATH. Nothing else from the
+// test's environment is passed on.
+//
+// Only the CLI's unpacked package is shared: the test's
+// XDG_CACHE_HOME/copilot/pkg links to the one under [CacheDir], so the CLI's
+// 235 MB first-run unpack happens once. The rest of the CLI's cache must not
+// be: it keeps the account the model API described
+// (copilot-user-cache.json) and reuses it instead of asking again, so a test
+// whose account allows MCP servers got, on a loaded machine, the account of
+// an earlier test that does not, and the CLI filtered its server out.
 func OfflineEnv(t testing.TB, apiURL string) []string {
 	t.Helper()
 	cache, err := CacheDir()
@@ -106,9 +114,13 @@ func OfflineEnv(t testing.TB, apiURL string) []string {
 		"XDG_STATE_HOME":  "state",
 		"GH_CONFIG_DIR":   "gh",
 	}
+	xdgCache := filepath.Join(root, "cache")
+	if err := linkPackage(filepath.Join(cache, "xdg"), xdgCache); err != nil {
+		t.Fatal(err)
+	}
 	env := []string{
 		"PATH=" + os.Getenv("PATH"),
-		"XDG_CACHE_HOME=" + filepath.Join(cache, "xdg"),
+		"XDG_CACHE_HOME=" + xdgCache,
 		"COPILOT_API_URL=" + apiURL,
 		// Without it the CLI calls the public GitHub API for the user.
 		"COPILOT_DEBUG_GITHUB_API_URL=" + apiURL,
@@ -125,4 +137,22 @@ func OfflineEnv(t testing.TB, apiURL string) []string {
 		env = append(env, name+"="+d)
 	}
 	return env
+}
+
+// linkPackage makes xdgCache a cache folder of the CLI whose copilot/pkg (the
+// unpacked package) is shared's: a link to shared/copilot/pkg, made first if
+// no CLI has unpacked into it yet.
+func linkPackage(shared, xdgCache string) error {
+	pkg := filepath.Join(shared, "copilot", "pkg")
+	if err := os.MkdirAll(pkg, 0o755); err != nil {
+		return fmt.Errorf("clitest: the shared cache of the CLI's package: %w", err)
+	}
+	own := filepath.Join(xdgCache, "copilot")
+	if err := os.MkdirAll(own, 0o700); err != nil {
+		return fmt.Errorf("clitest: the test's cache folder: %w", err)
+	}
+	if err := os.Symlink(pkg, filepath.Join(own, "pkg")); err != nil {
+		return fmt.Errorf("clitest: linking the CLI's package into the test's cache: %w", err)
+	}
+	return nil
 }

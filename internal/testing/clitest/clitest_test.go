@@ -59,7 +59,8 @@ func TestBinary(t *testing.T) {
 }
 
 func TestOfflineEnv(t *testing.T) {
-	t.Setenv("QUORUM_CACHE", "/var/cache/q")
+	shared := t.TempDir()
+	t.Setenv("QUORUM_CACHE", shared)
 	t.Setenv("PATH", "/usr/bin:/bin")
 	t.Setenv("GITHUB_TOKEN", "must-not-leak")
 	const api = "http://127.0.0.1:4321"
@@ -77,7 +78,6 @@ func TestOfflineEnv(t *testing.T) {
 	}
 	fixed := map[string]string{
 		"PATH":                         "/usr/bin:/bin",
-		"XDG_CACHE_HOME":               "/var/cache/q/xdg",
 		"COPILOT_API_URL":              api,
 		"COPILOT_DEBUG_GITHUB_API_URL": api,
 		"COPILOT_SDK_AUTH_TOKEN":       AuthToken,
@@ -94,7 +94,12 @@ func TestOfflineEnv(t *testing.T) {
 		t.Error("the test's own environment leaked into the child's")
 	}
 	seen := map[string]bool{}
-	for _, k := range []string{"HOME", "COPILOT_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "GH_CONFIG_DIR"} {
+	// Only the unpacked package is shared; the rest of the CLI's cache (the
+	// account it was last told of) is the test's own.
+	if to, err := os.Readlink(filepath.Join(got["XDG_CACHE_HOME"], "copilot", "pkg")); err != nil || to != filepath.Join(shared, "xdg", "copilot", "pkg") {
+		t.Errorf("the test's XDG_CACHE_HOME/copilot/pkg links to %q (%v), want the shared package under QUORUM_CACHE", to, err)
+	}
+	for _, k := range []string{"HOME", "COPILOT_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "GH_CONFIG_DIR", "XDG_CACHE_HOME"} {
 		d := got[k]
 		if st, err := os.Stat(d); err != nil || !st.IsDir() {
 			t.Errorf("%s = %q is not a directory: %v", k, d, err)
