@@ -184,6 +184,7 @@ func Agent(ctx context.Context, b Backend, task string, cfg AgentConfig) (*Agent
 			return nil, err
 		}
 	}
+	s.fit(agentShape(as), agentShrinks(as)...)
 	a := &AgentResult{Task: task, Models: s.Models, Context: as.Sources}
 	r := newRun(ctx, b, s, &a.Outcome)
 	err = r.agent(a, as)

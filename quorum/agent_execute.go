@@ -146,6 +146,12 @@ func (ex *executor) run() error {
 // committing what it changed.
 func (ex *executor) turn(p Phase, round string, step int, goal, prompt, message string) error {
 	r := ex.r
+	settle, err := r.budget.reserve(ex.a.Executor)
+	if err != nil {
+		r.fail(&ModelError{Model: ex.a.Executor, Phase: p, Target: fmt.Sprint(step), Err: err}, "cap")
+		r.recordCall(Call{Phase: p, Model: ex.a.Executor, Target: fmt.Sprint(step), StartMS: time.Since(r.start).Milliseconds(), Outcome: "cap", Error: err.Error()})
+		return r.stopped(p)
+	}
 	ex.g.at(round, step)
 	run := StepRun{Round: round, Step: step, Goal: goal, Tools: []ToolUse{}}
 	ex.mu.Lock()
@@ -162,6 +168,7 @@ func (ex *executor) turn(p Phase, round string, step int, goal, prompt, message 
 	reply, err := ex.conv.Send(ctx, prompt, func(d string) {
 		r.ev.emit(Progress{Kind: Delta, Phase: p, Model: ex.a.Executor, Target: fmt.Sprint(step), Text: d})
 	})
+	settle(reply.Usage.Cost)
 	// The turn's bookkeeping shares the result with shell votes, which a
 	// provider may still be finishing on its own goroutine.
 	ex.as.votes.Lock()

@@ -1,6 +1,7 @@
 package quorum
 
 import (
+	"math"
 	"strings"
 	"time"
 )
@@ -66,6 +67,21 @@ type Config struct {
 	// run to go on (one suffices for the synthesis). Default 2.
 	MinModels int
 
+	// Multipliers are the premium requests a turn of each model costs
+	// (CopilotMultipliers reads them from the Copilot CLI); a model not in
+	// it counts 1. They price the run's Estimate and its cap.
+	Multipliers Multipliers
+	// MaxPremium caps the premium requests the run may spend: before it
+	// starts, the run shrinks where the strategy allows it (fewer
+	// reviewers, rounds or models, no fix round) until its estimate fits,
+	// and Premium.LeftOut says what it left out; as it goes, it never starts
+	// a turn that would pass the cap, and stops with ErrPremiumCap and what
+	// it has. 0 means no cap.
+	MaxPremium float64
+	// NoEarlyStop starts every review of Discuss and every vote of Plan,
+	// even once they can no longer change the winner (see Premium.Skipped).
+	NoEarlyStop bool
+
 	// Progress, if set, receives the run's events. It is called from one
 	// goroutine at a time, never concurrently, in the order events
 	// happened, so a UI can draw without locks. The run never waits for it:
@@ -84,6 +100,8 @@ type Config struct {
 type settings struct {
 	Config
 	t *templates
+	// estimate is the run's Estimate, once fit has shrunk it to the cap.
+	estimate Estimate
 }
 
 // settleFor checks the arguments every run shares, then settles c.
@@ -128,6 +146,14 @@ func (c Config) settle() (*settings, error) {
 	}
 	if c.Rounds == 0 {
 		c.Rounds = DefaultRounds
+	}
+	if !(c.MaxPremium >= 0) || math.IsInf(c.MaxPremium, 1) {
+		return nil, invalid("Config.MaxPremium is %v; give the most premium requests the run may spend, or 0 for no cap", c.MaxPremium)
+	}
+	for m, v := range c.Multipliers {
+		if !(v >= 0) || math.IsInf(v, 1) {
+			return nil, invalid("Config.Multipliers[%q] is %v; a multiplier is 0 or more premium requests per turn", m, v)
+		}
 	}
 	if c.MaxConcurrency < 0 {
 		return nil, invalid("Config.MaxConcurrency is negative (%d); use 0 for the default of %d", c.MaxConcurrency, DefaultMaxConcurrency)

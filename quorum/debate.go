@@ -49,6 +49,7 @@ func Debate(ctx context.Context, b Backend, claim string, cfg Config) (*DebateRe
 	if len(s.Models) < 2 {
 		return nil, invalid("a debate needs at least two models in Config.Models, one for each side; it has %d", len(s.Models))
 	}
+	s.fit(debateShape, fewerRounds, fewerModels(2))
 	d := &DebateResult{Claim: claim, Models: s.Models, Rounds: s.Rounds}
 	r := newRun(ctx, b, s, &d.Outcome)
 	err = newDebate(r, d).run()

@@ -37,6 +37,7 @@ func Discuss(ctx context.Context, b Backend, question string, cfg Config) (*Disc
 	if err != nil {
 		return nil, err
 	}
+	s.fit(discussShape, noReview, fewerModels(0))
 	d := &DiscussResult{Question: question, Models: s.Models}
 	r := newRun(ctx, b, s, &d.Outcome)
 	err = r.discuss(d)
@@ -121,10 +122,25 @@ func (r *run) review(d *DiscussResult, byLabel []Answer, nonce string) ([]judgem
 		tasks[k] = task{model: a.Model, system: s.Prompts.ReviewSystem, prompt: prompt}
 	}
 	ph := r.startPhase(PhaseReview, modelsOf(tasks))
-	results := ph.do(tasks)
+	var all []string
+	for _, a := range byLabel {
+		all = append(all, a.Label)
+	}
+	results, ran := ph.doStaged(tasks, staged{
+		labels:  all,
+		scoring: func(k int) scoring { return scoring{own: byLabel[idx[k]].Label, shown: shown[k]} },
+		scores: func(k int, res result) map[string]float64 {
+			v, _, _ := ParseVerdict(res.reply.Text, shown[k])
+			return verdictScores(v)
+		},
+	})
 	var js []judgement
 	var alive, dropped []string
 	for i, res := range results {
+		if !ran[i] {
+			alive = append(alive, tasks[i].model) // not asked: still in the run
+			continue
+		}
 		if res.err != nil {
 			r.fail(res.err, res.kind)
 			dropped = append(dropped, res.model)
@@ -147,15 +163,20 @@ func (r *run) review(d *DiscussResult, byLabel []Answer, nonce string) ([]judgem
 		}
 		r.ev.emit(ev)
 		alive = append(alive, res.model)
-		j := judgement{judge: res.model, own: byLabel[idx[i]].Label, shown: shown[i], scores: map[string]float64{}, ranking: v.Ranking}
-		for _, a := range v.Assessments {
-			if a.Score > 0 {
-				j.scores[a.Label] = a.Score
-			}
-		}
-		js = append(js, j)
+		js = append(js, judgement{judge: res.model, own: byLabel[idx[i]].Label, shown: shown[i], scores: verdictScores(v), ranking: v.Ranking})
 	}
 	return js, alive, ph.end(dropped, alive)
+}
+
+// verdictScores are a verdict's valid scores by label.
+func verdictScores(v Verdict) map[string]float64 {
+	scores := map[string]float64{}
+	for _, a := range v.Assessments {
+		if a.Score > 0 {
+			scores[a.Label] = a.Score
+		}
+	}
+	return scores
 }
 
 func summariseVerdict(v Verdict, problems []string) string {

@@ -214,7 +214,8 @@ func TestDiscussCancelMidway(t *testing.T) {
 				}
 				cancel() // every turn of the phase is in flight
 			}()
-			d, err := quorum.Discuss(ctx, e.b, question, quorum.Config{Models: ids})
+			// Early stop off: every turn of the phase starts at once.
+			d, err := quorum.Discuss(ctx, e.b, question, quorum.Config{Models: ids, NoEarlyStop: true})
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("err = %v, want context.Canceled", err)
 			}

@@ -357,7 +357,8 @@ func TestDiscussPhasesRunConcurrently(t *testing.T) {
 		)
 	}
 	e := newEnv(t, wrap("m1"), wrap("m2"), wrap("m3"))
-	d, err := quorum.Discuss(ctxGuard(t), e.b, question, quorum.Config{Models: []string{"m1", "m2", "m3"}})
+	// Early stop off: it starts reviews in waves (TestEarlyStop…).
+	d, err := quorum.Discuss(ctxGuard(t), e.b, question, quorum.Config{Models: []string{"m1", "m2", "m3"}, NoEarlyStop: true})
 	if err != nil {
 		t.Fatalf("Discuss: %v", err)
 	}

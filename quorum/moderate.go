@@ -1,6 +1,7 @@
 package quorum
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -73,8 +74,8 @@ func (r *run) moderate(m moderatedPhase) error {
 		}
 		dropped = append(dropped, c)
 		reasons = append(reasons, failed.Error())
-		if r.ctx.Err() != nil {
-			break
+		if r.ctx.Err() != nil || errors.Is(failed, ErrPremiumCap) {
+			break // a substitute would be refused the same way
 		}
 	}
 	ph.finish(dropped)

@@ -30,6 +30,7 @@ func Plan(ctx context.Context, b Backend, task string, cfg Config) (*PlanResult,
 	if err != nil {
 		return nil, err
 	}
+	s.fit(planShape, fewerModels(0))
 	p := &PlanResult{Task: task, Models: s.Models}
 	r := newRun(ctx, b, s, &p.Outcome)
 	err = r.plan(p)
@@ -106,16 +107,38 @@ func (r *run) vote(p *PlanResult, first firstReplies[Proposal]) ([]judgement, er
 		}
 	}
 	ph := r.startPhase(PhaseVote, proposers)
-	results := ph.do(vtasks)
 	own := make(map[string]string, len(byLabel)) // model → its plan's label
 	for _, pr := range byLabel {
 		own[pr.Model] = pr.Label
+	}
+	var labels []string
+	for _, pr := range byLabel {
+		labels = append(labels, pr.Label)
+	}
+	results, ran := ph.doStaged(vtasks, staged{
+		labels:  labels,
+		scoring: func(i int) scoring { return scoring{own: own[vtasks[i].model], shown: []string{vtasks[i].target}} },
+		scores: func(i int, res result) map[string]float64 {
+			if b, _, ok := ParseBallot(res.reply.Text); ok {
+				return map[string]float64{vtasks[i].target: b.Score}
+			}
+			return nil
+		},
+	})
+	notAsked := map[string]bool{} // voters with votes early stop did not start
+	for i := range vtasks {
+		if !ran[i] {
+			notAsked[vtasks[i].model] = true
+		}
 	}
 	js := make(map[string]*judgement, len(proposers))
 	for _, m := range proposers {
 		js[m] = &judgement{judge: m, own: own[m], scores: map[string]float64{}}
 	}
-	for _, res := range results {
+	for i, res := range results {
+		if !ran[i] {
+			continue
+		}
 		v := Vote{Voter: res.model, Plan: res.target, RawReply: RawReply{Raw: res.reply.Text}, TurnCost: res.cost()}
 		j := js[res.model]
 		ev := Progress{Kind: VoteCast, Phase: PhaseVote, Model: res.model, Target: res.target}
@@ -149,7 +172,7 @@ func (r *run) vote(p *PlanResult, first firstReplies[Proposal]) ([]judgement, er
 	var voters, dropped []string
 	var all []judgement
 	for _, m := range proposers {
-		if len(js[m].shown) > 0 {
+		if len(js[m].shown) > 0 || (notAsked[m] && !failedAll(p.Votes, m)) {
 			voters = append(voters, m)
 		} else {
 			dropped = append(dropped, m)
@@ -157,6 +180,21 @@ func (r *run) vote(p *PlanResult, first firstReplies[Proposal]) ([]judgement, er
 		all = append(all, *js[m])
 	}
 	return all, ph.end(dropped, voters)
+}
+
+// failedAll reports whether every vote voter cast failed (it has cast
+// at least one).
+func failedAll(votes []Vote, voter string) bool {
+	cast := false
+	for _, v := range votes {
+		if v.Voter == voter {
+			if v.Error == "" {
+				return false
+			}
+			cast = true
+		}
+	}
+	return cast
 }
 
 // elect ranks the plans by the voters' judgements and names the winner.

@@ -87,7 +87,8 @@ func TestPlanVotesRunAllAtOnce(t *testing.T) {
 		)
 	}
 	e := newEnv(t, wrap("m1"), wrap("m2"), wrap("m3"))
-	d, err := quorum.Plan(ctxGuard(t), e.b, task, quorum.Config{Models: []string{"m1", "m2", "m3"}})
+	// Early stop off: it starts votes in waves (TestEarlyStop…).
+	d, err := quorum.Plan(ctxGuard(t), e.b, task, quorum.Config{Models: []string{"m1", "m2", "m3"}, NoEarlyStop: true})
 	if err != nil || d.Degraded {
 		t.Fatalf("Plan: %v %+v", err, d.Failures)
 	}
@@ -319,7 +320,8 @@ func TestPlanCancel(t *testing.T) {
 		}
 		cancel()
 	}()
-	_, err := quorum.Plan(ctx, e.b, task, quorum.Config{Models: ids})
+	// Early stop off: all six votes start at once.
+	_, err := quorum.Plan(ctx, e.b, task, quorum.Config{Models: ids, NoEarlyStop: true})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}

@@ -222,6 +222,9 @@ type Outcome struct {
 	UsageByModel map[string]Usage `json:"usageByModel"`
 	StartedAt    time.Time        `json:"startedAt"`
 	ElapsedMS    int64            `json:"elapsedMs"`
+	// Premium is the run's account of premium requests: the estimate, what
+	// was used, and what the cap and early stop left out.
+	Premium *Premium `json:"premium,omitempty"`
 	// Error is the run's error when it failed, "" otherwise.
 	Error string `json:"error,omitempty"`
 }

@@ -46,6 +46,7 @@ func Review(ctx context.Context, b Backend, change Change, cfg Config) (*ReviewR
 	if err != nil {
 		return nil, invalid("the diff is not a valid unified diff: %v", err)
 	}
+	s.fit(reviewShape, fewerModels(0))
 	rv := &ReviewResult{Change: summarise(files, change.Context), Models: s.Models}
 	r := newRun(ctx, b, s, &rv.Outcome)
 	err = r.inspect(rv, change, files)

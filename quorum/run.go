@@ -32,6 +32,7 @@ type run struct {
 	ev     *emitter
 	start  time.Time
 	out    *Outcome
+	budget *budget
 
 	failures []*ModelError
 }
@@ -42,10 +43,12 @@ func newRun(ctx context.Context, b Backend, s *settings, out *Outcome) *run {
 	rctx, cancel := context.WithTimeoutCause(ctx, s.Timeout, cause)
 	out.StartedAt = start
 	out.UsageByModel = make(map[string]Usage)
+	out.Premium = &Premium{Estimate: s.estimate, Cap: s.MaxPremium, LeftOut: s.estimate.LeftOut}
 	return &run{
 		s: s, b: b, ctx: rctx, cancel: cancel, start: start, out: out,
-		sem: semaphore.NewWeighted(int64(s.MaxConcurrency)),
-		ev:  newEmitter(s.Progress, s.Transcript),
+		sem:    semaphore.NewWeighted(int64(s.MaxConcurrency)),
+		ev:     newEmitter(s.Progress, s.Transcript),
+		budget: newBudget(s.MaxPremium, s.Multipliers),
 	}
 }
 
@@ -226,7 +229,16 @@ func (r *run) call(ctx context.Context, p Phase, t task) result {
 	// so that a deadline passing later (during Close) does not disguise a
 	// real error as a timeout.
 	expired := err != nil && ctx.Err() != nil
+	var settle func(reported float64)
 	if err == nil {
+		// The cap is checked once the turn has its slot, so that turns
+		// waiting for one do not hold premium requests they may never use.
+		if settle, err = r.budget.reserve(t.model); err != nil {
+			r.sem.Release(1)
+			res.err, res.kind = &ModelError{Model: t.model, Phase: p, Target: t.target, Err: err}, "cap"
+		}
+	}
+	if res.err == nil && err == nil {
 		defer r.sem.Release(1)
 		res.call.StartMS = time.Since(r.start).Milliseconds()
 		r.ev.emit(Progress{Kind: ModelStarted, Phase: p, Model: t.model, Target: t.target, Text: t.prompt, System: t.system})
@@ -242,6 +254,7 @@ func (r *run) call(ctx context.Context, p Phase, t task) result {
 			})
 		}
 		res.elapsed = time.Since(started)
+		settle(res.reply.Usage.Cost)
 		expired = err != nil && ctx.Err() != nil
 		if conv != nil {
 			// The conversation must end on the provider's side even when ctx
@@ -256,7 +269,7 @@ func (r *run) call(ctx context.Context, p Phase, t task) result {
 			err = ErrEmptyReply
 		}
 	}
-	if err != nil {
+	if err != nil && res.err == nil {
 		res.err, res.kind = r.modelError(ctx, expired, p, t, err)
 	}
 	res.call.ElapsedMS = res.elapsed.Milliseconds()
@@ -326,10 +339,15 @@ func (r *run) unparsable(p Phase, t task, problems []string) *ModelError {
 	return e
 }
 
-// stopped returns the run's error if its context has ended: the caller
-// cancelled, or Config.Timeout passed.
+// stopped returns the run's error if it must stop: its context has ended
+// (the caller cancelled, or Config.Timeout passed), or the cap refused a
+// turn.
 func (r *run) stopped(p Phase) error {
 	if r.ctx.Err() == nil {
+		if _, refused := r.budget.spent(); refused > 0 {
+			return fmt.Errorf("%w: the run stopped in the %s phase with %s premium requests used of its cap of %s; raise --max-premium (Config.MaxPremium) to go further",
+				ErrPremiumCap, p, premiumNum(r.usedPremium()), premiumNum(r.s.MaxPremium))
+		}
 		return nil
 	}
 	cause := context.Cause(r.ctx)
@@ -352,7 +370,8 @@ func (r *run) tooFew(p Phase, left []string, need int) error {
 func (r *run) finish(err error, degraded bool) {
 	el := time.Since(r.start)
 	r.out.ElapsedMS = el.Milliseconds()
-	r.out.Degraded = degraded || len(r.out.Failures) > 0
+	r.out.Premium.Used, r.out.Premium.Refused = r.budget.spent()
+	r.out.Degraded = degraded || len(r.out.Failures) > 0 || r.out.Premium.Refused > 0
 	if err != nil {
 		r.out.Error = err.Error()
 	}
@@ -381,4 +400,19 @@ func modelsOf(tasks []task) []string {
 		}
 	}
 	return out
+}
+
+// usedPremium is what the run's turns have cost so far.
+func (r *run) usedPremium() float64 {
+	used, _ := r.budget.spent()
+	return used
+}
+
+// skip records turns early stop did not start.
+func (r *run) skip(n int, why string) {
+	r.out.Premium.Skipped += n
+	if r.out.Premium.SkippedWhy != "" {
+		why = r.out.Premium.SkippedWhy + "; " + why
+	}
+	r.out.Premium.SkippedWhy = why
 }

@@ -28,11 +28,15 @@ type Settings struct {
 	PhaseTimeout time.Duration
 	Timeout      time.Duration
 	Concurrency  int
-	CLIPath      string
-	CLIArgs      []string
-	Transport    string // "stdio" or "tcp"
-	Output       string // "text", "markdown" or "json"
-	NoColor      bool
+	// MaxPremium caps a run's premium requests (0: no cap); EarlyStop
+	// skips the reviews and votes that can no longer change the winner.
+	MaxPremium float64
+	EarlyStop  bool
+	CLIPath    string
+	CLIArgs    []string
+	Transport  string // "stdio" or "tcp"
+	Output     string // "text", "markdown" or "json"
+	NoColor    bool
 }
 
 // Source is the layer a value came from.

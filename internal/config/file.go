@@ -255,7 +255,7 @@ func (k Key) json(v string) json.RawMessage {
 		x = strings.Fields(v)
 	case kindBool:
 		x = parseBool(v)
-	case kindInt, kindCount:
+	case kindInt, kindCount, kindAmount:
 		x = json.Number(v)
 	}
 	b, _ := json.Marshal(x)

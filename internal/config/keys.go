@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,6 +27,7 @@ const (
 	kindInt      // a non-negative integer
 	kindCount    // a positive integer
 	kindDuration // a positive Go duration ("90s", "5m")
+	kindAmount   // a non-negative decimal number ("300", "7.5")
 	kindEnum
 )
 
@@ -62,6 +64,10 @@ var Keys = []Key{
 		kind: kindCount, most: MaxRounds, set: func(s *Settings, v string) { s.Rounds, _ = strconv.Atoi(v) }},
 	{Name: "fail-on", Env: "QUORUM_FAIL_ON", Default: "blocking", Help: "the least severity of a review finding that fails the review (exit 1): blocking, major, minor, or none",
 		kind: kindEnum, values: []string{"blocking", "major", "minor", "none"}, set: func(s *Settings, v string) { s.FailOn = v }},
+	{Name: "max-premium", Env: "QUORUM_MAX_PREMIUM", Default: "0", Help: "the most premium requests one run may spend (0: no cap); a run shrinks to fit, and stops with what it has at the cap",
+		kind: kindAmount, set: func(s *Settings, v string) { s.MaxPremium, _ = strconv.ParseFloat(v, 64) }},
+	{Name: "early-stop", Env: "QUORUM_EARLY_STOP", Default: "true", Help: "skip the reviews and votes that can no longer change the winner",
+		kind: kindBool, set: func(s *Settings, v string) { s.EarlyStop = parseBool(v) }},
 	{Name: "phase-timeout", Env: "QUORUM_PHASE_TIMEOUT", Default: "5m", Help: "time limit of each phase",
 		kind: kindDuration, set: func(s *Settings, v string) { s.PhaseTimeout, _ = time.ParseDuration(v) }},
 	{Name: "timeout", Env: "QUORUM_TIMEOUT", Default: "15m", Help: "time limit of the whole run",
@@ -114,6 +120,14 @@ func (k Key) Check(v string) error {
 	case kindBool:
 		if _, err := strconv.ParseBool(v); err != nil {
 			return errors.New("must be true or false")
+		}
+	case kindAmount:
+		x, err := strconv.ParseFloat(v, 64)
+		switch {
+		case err != nil || math.IsInf(x, 0) || math.IsNaN(x):
+			return errors.New("must be a number, such as 50 or 7.5")
+		case x < 0:
+			return errors.New("must not be negative")
 		}
 	case kindInt, kindCount:
 		n, err := strconv.Atoi(v)

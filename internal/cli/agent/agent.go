@@ -93,6 +93,7 @@ SARIF.
 		b.PhaseTimeout()
 		b.Timeout()
 		b.Sessions()
+		b.Premium(true)
 		b.Output()
 		b.Show()
 		b.Findings()

@@ -53,6 +53,8 @@ type Options struct {
 	// SARIF where review and agent write SARIF.
 	Context []string
 	SARIF   string
+	// DryRun prints the run's estimate of premium requests and exits.
+	DryRun bool
 }
 
 // Spec is what NewCommand needs to know of a command beyond cobra's: its
@@ -84,6 +86,9 @@ func (b FlagBuilder) Setting(key, name, short, usage, group string) *pflag.Flag 
 	case "phase-timeout", "timeout":
 		d, _ := time.ParseDuration(k.Default)
 		b.FS.DurationP(name, short, d, usage)
+	case "max-premium":
+		x, _ := strconv.ParseFloat(k.Default, 64)
+		b.FS.Float64P(name, short, x, usage)
 	case "reviewers", "concurrency", "rounds":
 		n, _ := strconv.Atoi(k.Default)
 		b.FS.IntP(name, short, n, usage)
@@ -186,6 +191,22 @@ func (b FlagBuilder) Sessions() {
 	b.Setting("concurrency", "concurrency", "j", "at most `N` sessions open at once", GroupRun)
 	b.FS.StringVar(&b.o.Transcript, "transcript", "", "write every prompt, reply and event as JSON lines to `file`")
 	Group(b.FS.Lookup("transcript"), GroupRun)
+}
+
+// Premium declares --max-premium and --dry-run, and with earlyStop
+// --no-early-stop (discuss, plan, agent: whose reviews or votes early stop
+// skips).
+func (b FlagBuilder) Premium(earlyStop bool) {
+	b.Setting("max-premium", "max-premium", "", "spend at most `N` premium requests: the run shrinks to fit and stops with what it has at the cap (0: no cap)", GroupRun)
+	if earlyStop {
+		b.FS.Bool("no-early-stop", false, "start every review and vote, even those that can no longer change the winner")
+		f := b.FS.Lookup("no-early-stop")
+		Annotate(f, AnnSetting, "early-stop")
+		Annotate(f, AnnInvert, "true")
+		Group(f, GroupRun)
+	}
+	b.FS.BoolVar(&b.o.DryRun, "dry-run", false, "print what the run would cost in premium requests, with the account's allowance, and exit without asking a model")
+	Group(b.FS.Lookup("dry-run"), GroupRun)
 }
 
 // Output declares the result's format: -o, --json, --jq, --template.

@@ -62,6 +62,7 @@ lists what was read and what was left out.
 		b.PhaseTimeout()
 		b.Timeout()
 		b.Sessions()
+		b.Premium(false)
 		b.Output()
 		b.Show()
 		b.Progress()

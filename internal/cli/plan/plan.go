@@ -50,6 +50,7 @@ lists what was read and what was left out.
 		b.PhaseTimeout()
 		b.Timeout()
 		b.Sessions()
+		b.Premium(true)
 		b.Output()
 		b.Show()
 		b.Progress()

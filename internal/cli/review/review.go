@@ -82,6 +82,7 @@ sim-alpha, sim-beta and sim-gamma).
 		b.PhaseTimeout()
 		b.Timeout()
 		b.Sessions()
+		b.Premium(false)
 		b.Output()
 		b.Show()
 		b.Findings()
