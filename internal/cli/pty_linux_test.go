@@ -156,8 +156,9 @@ func TestTerminalView(t *testing.T) {
 					t.Errorf("a line of %d columns on a terminal of %d: %q", n, width, l)
 				}
 			}
-			if !strings.HasPrefix(final, "quorum: discussing with sim-alpha, sim-beta, sim-gamma; mode") {
-				t.Errorf("final screen does not start with the header:\n%s", final)
+			// What the run will cost comes first, then who takes part.
+			if !strings.HasPrefix(final, "quorum: estimate 6–7 premium requests (6–7 model turns)\nquorum: discussing with sim-alpha, sim-beta, sim-gamma; mode") {
+				t.Errorf("final screen does not start with the estimate and the header:\n%s", final)
 			}
 			for _, p := range []struct{ phase, model string }{
 				{"answer   ", "sim-alpha"}, {"answer   ", "sim-beta"}, {"answer   ", "sim-gamma"},

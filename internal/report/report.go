@@ -153,16 +153,21 @@ func usage(d doc, o Options, out *quorum.Outcome) {
 	var rows [][]string
 	for _, m := range models {
 		u := out.UsageByModel[m]
-		rows = append(rows, []string{m, strconv.Itoa(turns[m]), strconv.Itoa(u.InputTokens), strconv.Itoa(u.OutputTokens), cost(u)})
+		rows = append(rows, []string{m, strconv.Itoa(turns[m]), strconv.Itoa(u.InputTokens), strconv.Itoa(u.OutputTokens), estimated(out.Premium, m), cost(u)})
 	}
 	u := out.Usage
-	rows = append(rows, []string{"total", strconv.Itoa(len(out.Calls)), strconv.Itoa(u.InputTokens), strconv.Itoa(u.OutputTokens), cost(u)})
-	d.table([]string{"Model", "Turns", "Input tokens", "Output tokens", "Premium requests"}, []bool{false, true, true, true, true}, rows)
+	total := "-"
+	if out.Premium != nil {
+		total = spanText(out.Premium.Estimate.Premium)
+	}
+	rows = append(rows, []string{"total", strconv.Itoa(len(out.Calls)), strconv.Itoa(u.InputTokens), strconv.Itoa(u.OutputTokens), total, cost(u)})
+	d.table([]string{"Model", "Turns", "Input tokens", "Output tokens", "Premium estimated", "Premium requests"}, []bool{false, true, true, true, true, true}, rows)
 	note := "Premium requests are GitHub Copilot's billing unit, as the CLI reports them: each model request counts its model's multiplier (quorum models lists them)."
 	if out.Usage.Cost == 0 {
 		note = "The CLI reported no premium requests (GitHub Copilot's billing unit) for these turns."
 	}
 	d.note(note + " A turn is one prompt and its reply, in a session of its own.")
+	premiumByPhase(d, out)
 }
 
 // problems writes what went wrong: the failures of a degraded run, or why

@@ -109,6 +109,33 @@ func TestFailureLinesGroupRepeats(t *testing.T) {
 	}
 }
 
+// The usage section puts the estimate made before the run beside what each
+// model and phase used, and says what the cap and early stop did.
+func TestUsageShowsEstimateBesideUse(t *testing.T) {
+	d := evilDiscussion()
+	d.Calls = []quorum.Call{{Phase: quorum.PhaseAnswer, Model: "m2", Outcome: "ok", Usage: quorum.Usage{Cost: 1}}, {Phase: quorum.PhaseSynthesis, Model: "m2", Outcome: "ok", Usage: quorum.Usage{Cost: 1}}}
+	d.UsageByModel = map[string]quorum.Usage{"m2": {Cost: 2}}
+	d.Usage = quorum.Usage{Cost: 2}
+	d.Premium = &quorum.Premium{Cap: 3, Used: 2, LeftOut: []string{"the peer review (2 turns)"}, Skipped: 1, SkippedWhy: "1 review not started",
+		Estimate: quorum.Estimate{Premium: quorum.Span{Min: 2, Max: 3}, Phases: []quorum.PhaseEstimate{
+			{Phase: quorum.PhaseAnswer, Turns: quorum.Span{Min: 1, Max: 1}, Premium: quorum.Span{Min: 1, Max: 1}, Models: []quorum.ModelEstimate{{Model: "m2", Turns: quorum.Span{Min: 1, Max: 1}, Premium: quorum.Span{Min: 1, Max: 1}}}},
+			{Phase: quorum.PhaseSynthesis, Turns: quorum.Span{Min: 1, Max: 2}, Premium: quorum.Span{Min: 1, Max: 2}, Models: []quorum.ModelEstimate{{Model: "m2", Turns: quorum.Span{Min: 1, Max: 2}, Premium: quorum.Span{Min: 1, Max: 2}}}},
+		}}}
+	var text strings.Builder
+	Text(&text, Discuss(d), Options{Sections: []string{"usage"}})
+	for _, want := range []string{
+		"m2     2      0             0              2–3                2\n",
+		"total  2      0             0              2–3                2\n",
+		"PHASE      TURNS ESTIMATED  TURNS  PREMIUM ESTIMATED  PREMIUM REQUESTS",
+		"synthesis  1–2              1      1–2                1\n",
+		"cap was 3 premium requests (--max-premium); it used 2.", "left out the peer review (2 turns).", "Early stop saved 1 turn: 1 review not started",
+	} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("usage lacks %q:\n%s", want, text.String())
+		}
+	}
+}
+
 // Usage shows each model's figures and says what premium requests are;
 // when the CLI reported none, it says so instead of showing zeros.
 func TestUsageSaysWhatCostIs(t *testing.T) {
@@ -118,7 +145,7 @@ func TestUsageSaysWhatCostIs(t *testing.T) {
 	d.Usage = quorum.Usage{InputTokens: 11, OutputTokens: 5, Cost: 2.33}
 	var text strings.Builder
 	Text(&text, Discuss(d), Options{Sections: []string{"usage"}})
-	for _, want := range []string{"MODEL  TURNS  INPUT TOKENS  OUTPUT TOKENS  PREMIUM REQUESTS", "m2     2      10            5              2\n", "total  3      11            5              2.33",
+	for _, want := range []string{"MODEL  TURNS  INPUT TOKENS  OUTPUT TOKENS  PREMIUM ESTIMATED  PREMIUM REQUESTS", "m2     2      10            5              -                  2\n", "total  3      11            5              -                  2.33",
 		"Premium requests are GitHub Copilot's billing unit"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("usage lacks %q:\n%s", want, text.String())

@@ -180,6 +180,11 @@ func agentInput(opts *AgentOptions) (runquorum.Input, error) {
 			cfg.Config = qc
 			return quorum.Agent(ctx, b, task, cfg)
 		}, report.Agent, func(a *quorum.AgentResult) *quorum.Outcome { return &a.Outcome }),
+		Estimate: func(qc quorum.Config) (quorum.Estimate, error) {
+			c := cfg
+			c.Config = qc
+			return quorum.EstimateAgent(c)
+		},
 		Status: func(result any) string {
 			switch result.(*quorum.AgentResult).Stage {
 			case quorum.StagePlanned:

@@ -88,7 +88,9 @@ func ExitCode(err error) int {
 		// A host that cannot sandbox the agent cannot run what was asked,
 		// as a wrong command line cannot: nothing was started.
 		return ExitUsage
-	case errors.Is(err, ErrDegraded):
+	case errors.Is(err, ErrDegraded), errors.Is(err, quorum.ErrPremiumCap):
+		// A run the premium-request cap stopped printed what it had, as a
+		// degraded one does.
 		return ExitDegraded
 	default:
 		return ExitFailure

@@ -85,4 +85,4 @@ func Run(opts *DebateOptions, observe func(quorum.Progress)) error {
 
 // kind is what a debate is to runquorum.
 var kind = runquorum.Kind{Noun: "debate", Verb: "debating", Moderated: true, Sides: true,
-	Input: runquorum.TextInput("claim", quorum.Debate, report.Debate, func(d *quorum.DebateResult) *quorum.Outcome { return &d.Outcome })}
+	Input: runquorum.TextInput("claim", quorum.Debate, quorum.EstimateDebate, report.Debate, func(d *quorum.DebateResult) *quorum.Outcome { return &d.Outcome })}

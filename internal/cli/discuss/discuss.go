@@ -79,4 +79,4 @@ func Run(opts *DiscussOptions, observe func(quorum.Progress)) error {
 
 // kind is what a discussion is to runquorum.
 var kind = runquorum.Kind{Noun: "discussion", Verb: "discussing", Moderated: true,
-	Input: runquorum.TextInput("topic", quorum.Discuss, report.Discuss, func(d *quorum.DiscussResult) *quorum.Outcome { return &d.Outcome })}
+	Input: runquorum.TextInput("topic", quorum.Discuss, quorum.EstimateDiscuss, report.Discuss, func(d *quorum.DiscussResult) *quorum.Outcome { return &d.Outcome })}

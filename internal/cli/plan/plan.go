@@ -73,4 +73,4 @@ func Run(opts *PlanOptions, observe func(quorum.Progress)) error {
 
 // kind is what planning is to runquorum.
 var kind = runquorum.Kind{Noun: "plan", Verb: "planning",
-	Input: runquorum.TextInput("task", quorum.Plan, report.Plan, func(p *quorum.PlanResult) *quorum.Outcome { return &p.Outcome })}
+	Input: runquorum.TextInput("task", quorum.Plan, quorum.EstimatePlan, report.Plan, func(p *quorum.PlanResult) *quorum.Outcome { return &p.Outcome })}

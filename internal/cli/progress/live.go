@@ -73,10 +73,15 @@ func newLiveView(w io.Writer, width int, colour bool, now func() time.Time) *liv
 	return &liveView{w: w, width: width, colour: colour, now: now, failed: map[turnKey]bool{}, repeats: repeats{}}
 }
 
-// start draws the header and starts the spinner.
-func (v *liveView) start(header string) {
+// start draws the estimate (when there is one) and the header, and starts
+// the spinner.
+func (v *liveView) start(estimate, header string) {
 	v.mu.Lock()
-	v.draw([]string{v.fit(sanitize.Line(header))})
+	var lines []string
+	if estimate != "" {
+		lines = append(lines, v.fit(sanitize.Line(estimate)))
+	}
+	v.draw(append(lines, v.fit(sanitize.Line(header))))
 	v.mu.Unlock()
 	v.stop, v.done = make(chan struct{}), make(chan struct{})
 	go v.tickLoop()

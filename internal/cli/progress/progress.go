@@ -38,6 +38,9 @@ type Options struct {
 	Plain bool
 	// NoColor: no colour in the live view.
 	NoColor bool
+	// Estimate, when set, is a line drawn above the header: what the run
+	// will cost.
+	Estimate string
 }
 
 // New picks the view on w, which it starts with header: none when quiet;
@@ -49,8 +52,11 @@ func New(w io.Writer, header string, o Options) View {
 	}
 	if tty, width := iostreams.TerminalWidth(w); tty && !o.Plain {
 		v := newLiveView(w, width, !o.NoColor, time.Now)
-		v.start(header)
+		v.start(o.Estimate, header)
 		return v
+	}
+	if o.Estimate != "" {
+		fmt.Fprintln(w, sanitize.Line(o.Estimate))
 	}
 	fmt.Fprintln(w, sanitize.Line(header))
 	return &plainView{w: w, failed: map[turnKey]bool{}, repeats: repeats{}}

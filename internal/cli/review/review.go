@@ -137,6 +137,7 @@ func reviewInput(opts *ReviewOptions) (runquorum.Input, error) {
 		Run: runquorum.Strategy(func(ctx context.Context, b quorum.Backend, cfg quorum.Config) (*quorum.ReviewResult, error) {
 			return quorum.Review(ctx, b, ch, cfg)
 		}, report.Review, func(r *quorum.ReviewResult) *quorum.Outcome { return &r.Outcome }),
+		Estimate: quorum.EstimateReview,
 		After: func(result any, complete bool) error {
 			r := result.(*quorum.ReviewResult)
 			if err := runquorum.WriteSARIF(inv, r, complete); err != nil {

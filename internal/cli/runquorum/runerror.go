@@ -23,9 +23,12 @@ type runError struct {
 func (e *runError) Error() string {
 	var b strings.Builder
 	var tf *quorum.TooFewError
-	if errors.As(e.err, &tf) {
+	switch {
+	case errors.Is(e.err, quorum.ErrPremiumCap):
+		fmt.Fprintf(&b, "the %s stopped at the premium-request cap: %s", e.noun, report.Plain(strings.TrimPrefix(e.err.Error(), "quorum: ")))
+	case errors.As(e.err, &tf):
 		fmt.Fprintf(&b, "the %s failed: %s", e.noun, tooFewText(tf))
-	} else {
+	default:
 		fmt.Fprintf(&b, "the %s failed: %s", e.noun, report.Plain(strings.TrimPrefix(e.err.Error(), "quorum: ")))
 	}
 	if e.printed {
@@ -47,6 +50,9 @@ func (e *runError) Error() string {
 // simulated run has no login, and a timeout or an unreadable reply has
 // nothing to do with one.
 func (e *runError) advice(tf *quorum.TooFewError) string {
+	if errors.Is(e.err, quorum.ErrPremiumCap) {
+		return "Raise --max-premium, or ask fewer models (-m); --dry-run says what a run would cost."
+	}
 	if errors.Is(e.err, quorum.ErrTimeout) && tf == nil {
 		return "Raise --timeout to give the whole run more time."
 	}

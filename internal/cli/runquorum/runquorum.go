@@ -84,14 +84,6 @@ func Run(inv *cmdutil.Invocation, k Kind, observe func(quorum.Progress)) (err er
 		moderator = ""
 	}
 
-	view := progress.New(inv.ErrOut, header(inv, k, qr.About, models, moderator),
-		progress.Options{Quiet: inv.Opts.Quiet, Plain: inv.Opts.Verbose || inv.Getenv("TERM") == "dumb", NoColor: inv.NoColor()})
-	defer view.Close()
-	inv.Interject = view.Interject
-	onEvent := view.Event
-	if hook := observe; hook != nil {
-		onEvent = func(ev quorum.Progress) { view.Event(ev); hook(ev) }
-	}
 	cfg := quorum.Config{
 		Models:             models,
 		Moderator:          moderator,
@@ -101,9 +93,29 @@ func Run(inv *cmdutil.Invocation, k Kind, observe func(quorum.Progress)) (err er
 		PhaseTimeout:       inv.Settings.PhaseTimeout,
 		Timeout:            inv.Settings.Timeout,
 		MaxConcurrency:     inv.Settings.Concurrency,
-		Progress:           onEvent,
 		Transcript:         tr,
+		MaxPremium:         inv.Settings.MaxPremium,
+		NoEarlyStop:        !inv.Settings.EarlyStop,
 	}
+	// What the run will cost is said before it starts; --dry-run stops
+	// there, before any session is created.
+	est, allowance, err := estimate(ctx, c, qr, &cfg)
+	if err != nil {
+		return cn.Early(err)
+	}
+	if inv.Opts.DryRun {
+		return printEstimate(inv, k.Noun, est, allowance)
+	}
+
+	view := progress.New(inv.ErrOut, header(inv, k, qr.About, models, moderator),
+		progress.Options{Estimate: estimateLine(est, allowance), Quiet: inv.Opts.Quiet, Plain: inv.Opts.Verbose || inv.Getenv("TERM") == "dumb", NoColor: inv.NoColor()})
+	defer view.Close()
+	inv.Interject = view.Interject
+	onEvent := view.Event
+	if hook := observe; hook != nil {
+		onEvent = func(ev quorum.Progress) { view.Event(ev); hook(ev) }
+	}
+	cfg.Progress = onEvent
 	rep, out, result, runErr := qr.Run(ctx, quorum.Copilot(c), cfg)
 	view.Close()
 	if rep == nil {

@@ -26,6 +26,8 @@ func statusOf(k Kind, out *quorum.Outcome, runErr error, in *cmdutil.Interrupted
 		return cmdutil.StatusInterrupted, fmt.Sprintf("the %s was %s %s.", k.Noun, in.What(), phase)
 	case errors.As(runErr, &tf):
 		return cmdutil.StatusFailed, "the " + k.Noun + " failed: " + tooFewText(tf) + "."
+	case errors.Is(runErr, quorum.ErrPremiumCap):
+		return cmdutil.StatusDegraded, fmt.Sprintf("the %s stopped at the premium-request cap (--max-premium) %s, with %s premium requests used.", k.Noun, phase, cmdutil.Num(out.Premium.Used))
 	case errors.Is(runErr, quorum.ErrTimeout):
 		return cmdutil.StatusFailed, fmt.Sprintf("the %s took longer than --timeout and was stopped %s.", k.Noun, phase)
 	case runErr != nil:

@@ -41,6 +41,9 @@ type Input struct {
 	// place of ok or degraded: an agent that stopped at its gate is
 	// "planned" or "rejected". "" keeps the usual status.
 	Status func(result any) string
+	// Estimate works out what the run will cost with a config, before it
+	// starts (quorum.EstimateDiscuss, …).
+	Estimate func(quorum.Config) (quorum.Estimate, error)
 }
 
 // Runner runs a Strategy whose input was read, against b: it returns the
@@ -63,7 +66,7 @@ func Strategy[R any](run func(context.Context, quorum.Backend, quorum.Config) (*
 // TextInput is the input of a Strategy about a text (quorum.Discuss,
 // Plan, Debate): the one argument, named what in messages ("topic"), read
 // by topic.
-func TextInput[R any](what string, run func(context.Context, quorum.Backend, string, quorum.Config) (*R, error), rep func(*R) report.Report, out func(*R) *quorum.Outcome) func(*cmdutil.Invocation) (Input, error) {
+func TextInput[R any](what string, run func(context.Context, quorum.Backend, string, quorum.Config) (*R, error), estimate func(quorum.Config) (quorum.Estimate, error), rep func(*R) report.Report, out func(*R) *quorum.Outcome) func(*cmdutil.Invocation) (Input, error) {
 	return func(inv *cmdutil.Invocation) (Input, error) {
 		q, err := input.Topic(inv, what)
 		if err != nil {
@@ -76,7 +79,7 @@ func TextInput[R any](what string, run func(context.Context, quorum.Backend, str
 		inv.Given = g
 		return Input{Run: Strategy(func(ctx context.Context, b quorum.Backend, cfg quorum.Config) (*R, error) {
 			return run(ctx, b, g.Text, cfg)
-		}, rep, out)}, nil
+		}, rep, out), Estimate: estimate}, nil
 	}
 }
 

@@ -1,0 +1,170 @@
+package runquorum
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/quorum-go/quorum/copilot"
+	"github.com/quorum-go/quorum/copilot/protocol"
+	"github.com/quorum-go/quorum/internal/cli/cmdutil"
+	"github.com/quorum-go/quorum/internal/report"
+	"github.com/quorum-go/quorum/internal/sanitize"
+	"github.com/quorum-go/quorum/quorum"
+)
+
+// This file is what a run will cost, said before it starts: the estimate
+// of premium requests at the CLI's multipliers, beside the account's
+// allowance when the CLI reports one, and --dry-run, which prints it and
+// stops there.
+
+// Allowance is the account's premium requests this period, as the CLI
+// reports them (account.getQuota, premium_interactions).
+type Allowance struct {
+	Entitlement float64 `json:"entitlement"`
+	Used        float64 `json:"used"`
+	Remaining   float64 `json:"remaining"`
+	Unlimited   bool    `json:"unlimited,omitempty"`
+	ResetDate   string  `json:"resetDate,omitempty"`
+}
+
+// estimate prices cfg's run at the CLI's multipliers (set into cfg) and
+// reads the account's allowance; nil when the CLI does not report one.
+func estimate(ctx context.Context, c *copilot.Client, qr Input, cfg *quorum.Config) (quorum.Estimate, *Allowance, error) {
+	m, err := quorum.CopilotMultipliers(ctx, c)
+	if err != nil {
+		return quorum.Estimate{}, nil, fmt.Errorf("reading the models' premium-request multipliers: %w", err)
+	}
+	cfg.Multipliers = m
+	est, err := qr.Estimate(*cfg)
+	if err != nil {
+		return quorum.Estimate{}, nil, err // the run would refuse the config: say so before it starts
+	}
+	return est, allowance(ctx, c), nil
+}
+
+// allowance reads the account's premium-request allowance; nil when the
+// CLI does not tell it (an older CLI, an account without one).
+func allowance(ctx context.Context, c *copilot.Client) *Allowance {
+	q, err := c.RPC().Account.GetQuota(ctx, protocol.AccountGetQuotaRequest{})
+	if err != nil || q == nil {
+		return nil
+	}
+	p, ok := q.QuotaSnapshots["premium_interactions"]
+	if !ok {
+		return nil
+	}
+	a := &Allowance{Entitlement: float64(p.EntitlementRequests), Used: float64(p.UsedRequests), Unlimited: p.IsUnlimitedEntitlement, ResetDate: p.ResetDate}
+	a.Remaining = max(0, a.Entitlement-a.Used)
+	return a
+}
+
+// span writes a range of premium requests or turns: "7", "6–7", "at least 4".
+func span(s quorum.Span) string {
+	n := func(x float64) string { return strconv.FormatFloat(round2(x), 'f', -1, 64) }
+	switch {
+	case s.Open:
+		return "at least " + n(s.Min)
+	case round2(s.Min) == round2(s.Max):
+		return n(s.Max)
+	}
+	return n(s.Min) + "–" + n(s.Max)
+}
+
+func round2(x float64) float64 {
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'f', 2, 64), 64)
+	return v
+}
+
+// estimateLine is the progress view's first line: what the run will cost
+// and what the account has left.
+func estimateLine(e quorum.Estimate, a *Allowance) string {
+	line := fmt.Sprintf("quorum: estimate %s premium requests (%s model turns)", span(e.Premium), span(e.Turns))
+	if e.Cap > 0 {
+		line += fmt.Sprintf(", cap %s", span(quorum.Span{Min: e.Cap, Max: e.Cap}))
+	}
+	if len(e.LeftOut) > 0 {
+		line += "; to fit, it leaves out " + strings.Join(e.LeftOut, ", ")
+	}
+	if s := allowanceText(a); s != "" {
+		line += "; " + s
+	}
+	return line
+}
+
+// allowanceText says what the account has left, "" when unknown.
+func allowanceText(a *Allowance) string {
+	switch {
+	case a == nil:
+		return ""
+	case a.Unlimited:
+		return "the account's premium requests are unlimited"
+	}
+	s := fmt.Sprintf("%s of the account's %s premium requests left this month", span(quorum.Span{Min: a.Remaining, Max: a.Remaining}), span(quorum.Span{Min: a.Entitlement, Max: a.Entitlement}))
+	if a.ResetDate != "" {
+		s += " (resets " + a.ResetDate + ")"
+	}
+	return s
+}
+
+// dryRun is --dry-run's result in JSON.
+type dryRun struct {
+	Estimate  quorum.Estimate `json:"estimate"`
+	Allowance *Allowance      `json:"allowance,omitempty"`
+}
+
+// printEstimate is --dry-run's output: the estimate phase by phase and
+// model by model, and the allowance; nothing was asked of a model.
+func printEstimate(inv *cmdutil.Invocation, noun string, e quorum.Estimate, a *Allowance) error {
+	if inv.JSONOutput() {
+		return inv.WriteJSON(dryRun{Estimate: e, Allowance: a}, cmdutil.StatusOK, "")
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# What this %s would cost\n\n", noun)
+	fmt.Fprintf(&b, "%s premium requests in %s model turns; nothing was asked of a model (--dry-run).\n\n", span(e.Premium), span(e.Turns))
+	b.WriteString("| Phase | Model | Turns | Premium requests |\n|---|---|---:|---:|\n")
+	for _, p := range e.Phases {
+		for _, m := range p.Models {
+			who := m.Model
+			if who == "" {
+				who = m.Role
+			} else if m.Role != "" {
+				who += " (" + m.Role + ")"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", p.Phase, sanitize.Line(who), span(m.Turns), span(m.Premium))
+		}
+	}
+	var notes []string
+	for _, p := range e.Phases {
+		if p.Why != "" {
+			notes = append(notes, fmt.Sprintf("- %s: %s", p.Phase, p.Why))
+		}
+	}
+	if len(e.Unpriced) > 0 {
+		notes = append(notes, "- the CLI gives no multiplier for "+sanitize.Line(strings.Join(e.Unpriced, ", "))+": each turn counted at 1")
+	}
+	if e.Cap > 0 {
+		c := fmt.Sprintf("- cap: %s premium requests (--max-premium)", span(quorum.Span{Min: e.Cap, Max: e.Cap}))
+		if len(e.LeftOut) > 0 {
+			c += "; to fit, the run leaves out " + strings.Join(e.LeftOut, ", ")
+		}
+		notes = append(notes, c)
+	}
+	if s := allowanceText(a); s != "" {
+		notes = append(notes, "- "+s)
+	}
+	if len(notes) > 0 {
+		b.WriteString("\n" + strings.Join(notes, "\n") + "\n")
+	}
+	md := b.String()
+	if tty, width := inv.StdoutTerminal(); tty && inv.Settings.Output != "markdown" {
+		if out, err := report.Terminal(md, width, !inv.NoColor()); err == nil {
+			_, err = io.WriteString(inv.Out, out)
+			return err
+		}
+	}
+	_, err := io.WriteString(inv.Out, md)
+	return err
+}
