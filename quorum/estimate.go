@@ -179,3 +179,12 @@ type unusedBackend struct{}
 func (unusedBackend) Open(context.Context, OpenOptions) (Conversation, error) {
 	return nil, errors.New("quorum: an estimate asks no model")
 }
+
+// EstimateAsk is what one question to model costs (quorum ask, a chat's
+// /ask): one turn at its multiplier. With a cap it cannot fit, Fits
+// reports false; nothing shrinks a single turn.
+func EstimateAsk(model string, m Multipliers, maxPremium float64) Estimate {
+	b := &estimator{m: m}
+	b.turns(b.phase(PhaseAsk, ""), model, "", one())
+	return b.done(maxPremium, nil)
+}

@@ -24,7 +24,7 @@ func (s *Server) discuss(ctx context.Context, c *call, in DiscussInput) (*mcp.Ca
 	if in.Reviewers < 0 {
 		return nil, nil, argError("reviewers must be 0 (every other answer) or a positive number")
 	}
-	cfg, err := s.quorumConfig(in.PhaseTimeoutSeconds, in.TimeoutSeconds)
+	cfg, err := s.quorumConfig(in.PhaseTimeoutSeconds, in.TimeoutSeconds, in.MaxPremium)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -38,7 +38,7 @@ func (s *Server) plan(ctx context.Context, c *call, in PlanInput) (*mcp.CallTool
 	if strings.TrimSpace(in.Task) == "" {
 		return nil, nil, argError("task is empty; give the task to plan")
 	}
-	cfg, err := s.quorumConfig(in.PhaseTimeoutSeconds, in.TimeoutSeconds)
+	cfg, err := s.quorumConfig(in.PhaseTimeoutSeconds, in.TimeoutSeconds, in.MaxPremium)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -54,7 +54,7 @@ func (s *Server) debate(ctx context.Context, c *call, in DebateInput) (*mcp.Call
 	if in.Rounds < 0 || in.Rounds > quorum.MaxRounds {
 		return nil, nil, argError("rounds must be between 1 and %d (or left out for the default)", quorum.MaxRounds)
 	}
-	cfg, err := s.quorumConfig(in.PhaseTimeoutSeconds, in.TimeoutSeconds)
+	cfg, err := s.quorumConfig(in.PhaseTimeoutSeconds, in.TimeoutSeconds, in.MaxPremium)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -69,7 +69,7 @@ func (s *Server) review(ctx context.Context, c *call, in ReviewInput) (*mcp.Call
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg, err := s.quorumConfig(in.PhaseTimeoutSeconds, in.TimeoutSeconds)
+	cfg, err := s.quorumConfig(in.PhaseTimeoutSeconds, in.TimeoutSeconds, in.MaxPremium)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -79,13 +79,21 @@ func (s *Server) review(ctx context.Context, c *call, in ReviewInput) (*mcp.Call
 }
 
 // quorumConfig is a run's Config from the settings and the call's limits.
-func (s *Server) quorumConfig(phaseSeconds, totalSeconds int) (quorum.Config, error) {
+func (s *Server) quorumConfig(phaseSeconds, totalSeconds int, maxPremium float64) (quorum.Config, error) {
 	phase, total, err := limits(phaseSeconds, totalSeconds)
 	if err != nil {
 		return quorum.Config{}, err
 	}
+	if maxPremium < 0 {
+		return quorum.Config{}, argError("maxPremium is %v; give the most premium requests the call may spend, or leave it out", maxPremium)
+	}
 	st := s.opts.Settings
+	if maxPremium == 0 {
+		maxPremium = st.MaxPremium
+	}
 	return quorum.Config{
+		MaxPremium:     maxPremium,
+		NoEarlyStop:    !st.EarlyStop,
 		PhaseTimeout:   orDur(phase, orDur(st.PhaseTimeout, quorum.DefaultPhaseTimeout)),
 		Timeout:        orDur(total, orDur(st.Timeout, quorum.DefaultTimeout)),
 		MaxConcurrency: orInt(st.Concurrency, quorum.DefaultMaxConcurrency),
@@ -117,6 +125,9 @@ func runStrategy[R any](ctx context.Context, c *call, noun string, models []stri
 	cfg.Models, cfg.Moderator, err = s.resolveQuorum(offered, models, moderator, moderated)
 	if err != nil {
 		return nil, nil, err
+	}
+	if cfg.Multipliers, err = quorum.CopilotMultipliers(ctx, inst.client); err != nil {
+		return nil, nil, c.notRun(ctx, err)
 	}
 	cfg.Progress = c.progress.event
 	r, runErr := run(ctx, quorum.Copilot(inst.client), cfg)
@@ -182,6 +193,8 @@ func statusOf(noun string, out *quorum.Outcome, runErr error, ctx context.Contex
 		return "interrupted", fmt.Sprintf("The %s was cancelled %s.", noun, phase)
 	case errors.As(runErr, &tf):
 		return "failed", fmt.Sprintf("The %s failed %s: %s.", noun, phase, strings.TrimPrefix(tf.Error(), "quorum: "))
+	case errors.Is(runErr, quorum.ErrPremiumCap):
+		return "degraded", fmt.Sprintf("The %s stopped at the premium-request cap (maxPremium) %s; what was collected is below.", noun, phase)
 	}
 	return "failed", fmt.Sprintf("The %s failed %s: %s.", noun, phase, strings.TrimPrefix(runErr.Error(), "quorum: "))
 }

@@ -25,6 +25,7 @@ type DiscussInput struct {
 	NoReview            bool     `json:"noReview,omitempty" jsonschema:"Skip the peer review: the synthesis works from the answers alone. Faster and cheaper."`
 	Reviewers           int      `json:"reviewers,omitempty" jsonschema:"How many of the other answers each model reviews; 0 for all of them."`
 	PhaseTimeoutSeconds int      `json:"phaseTimeoutSeconds,omitempty" jsonschema:"Time limit of each phase, in seconds; a model still running then is dropped and the discussion goes on without it."`
+	MaxPremium          float64  `json:"maxPremium,omitempty" jsonschema:"The most premium requests (GitHub Copilot's billing unit) the call may spend: the run shrinks to fit (fewer reviewers, rounds or models) and stops with what it has at the cap. Default: the user's max-premium setting, else no cap."`
 	TimeoutSeconds      int      `json:"timeoutSeconds,omitempty" jsonschema:"Time limit of the whole call, in seconds. When it passes, the call returns what was collected, marked incomplete."`
 }
 
@@ -33,6 +34,7 @@ type PlanInput struct {
 	Task                string   `json:"task" jsonschema:"The task to plan. Every model proposes a plan (title, ordered steps, risks), the others score each plan, and the best one wins."`
 	Models              []string `json:"models,omitempty" jsonschema:"Participant model ids, at least two (the models tool lists them). Default: the models of the user's quorum configuration, else the first three the Copilot CLI offers."`
 	PhaseTimeoutSeconds int      `json:"phaseTimeoutSeconds,omitempty" jsonschema:"Time limit of each phase, in seconds; a model still running then is dropped and the planning goes on without it."`
+	MaxPremium          float64  `json:"maxPremium,omitempty" jsonschema:"The most premium requests (GitHub Copilot's billing unit) the call may spend: the run shrinks to fit (fewer reviewers, rounds or models) and stops with what it has at the cap. Default: the user's max-premium setting, else no cap."`
 	TimeoutSeconds      int      `json:"timeoutSeconds,omitempty" jsonschema:"Time limit of the whole call, in seconds. When it passes, the call returns what was collected, marked incomplete."`
 }
 
@@ -43,6 +45,7 @@ type DebateInput struct {
 	Moderator           string   `json:"moderator,omitempty" jsonschema:"The model that gives the verdict. Default: the configured moderator, else the first debater."`
 	Rounds              int      `json:"rounds,omitempty" jsonschema:"Rounds after the opening, 1 to 10; the debate ends sooner once no blocking objection stands."`
 	PhaseTimeoutSeconds int      `json:"phaseTimeoutSeconds,omitempty" jsonschema:"Time limit of each phase, in seconds; a debater still running then is dropped and the debate goes on without it."`
+	MaxPremium          float64  `json:"maxPremium,omitempty" jsonschema:"The most premium requests (GitHub Copilot's billing unit) the call may spend: the run shrinks to fit (fewer reviewers, rounds or models) and stops with what it has at the cap. Default: the user's max-premium setting, else no cap."`
 	TimeoutSeconds      int      `json:"timeoutSeconds,omitempty" jsonschema:"Time limit of the whole call, in seconds. When it passes, the call returns what was collected, marked incomplete."`
 }
 
@@ -54,6 +57,7 @@ type ReviewInput struct {
 	Context             []string `json:"context,omitempty" jsonschema:"Paths of files, relative to the server's working directory and inside it, that help to understand the change; the models read them but do not review them."`
 	Models              []string `json:"models,omitempty" jsonschema:"Reviewer model ids, at least two (the models tool lists them). Default: the models of the user's quorum configuration, else the first three the Copilot CLI offers."`
 	PhaseTimeoutSeconds int      `json:"phaseTimeoutSeconds,omitempty" jsonschema:"Time limit of the review phase, in seconds; a reviewer still running then is dropped."`
+	MaxPremium          float64  `json:"maxPremium,omitempty" jsonschema:"The most premium requests (GitHub Copilot's billing unit) the call may spend: the run shrinks to fit (fewer reviewers, rounds or models) and stops with what it has at the cap. Default: the user's max-premium setting, else no cap."`
 	TimeoutSeconds      int      `json:"timeoutSeconds,omitempty" jsonschema:"Time limit of the whole call, in seconds. When it passes, the call returns what was collected, marked incomplete."`
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/cli/connect"
 	"github.com/quorum-go/quorum/internal/cli/input"
+	"github.com/quorum-go/quorum/internal/cli/runquorum"
 	"github.com/quorum-go/quorum/internal/sanitize"
 	"github.com/quorum-go/quorum/quorum"
 	"github.com/spf13/cobra"
@@ -60,6 +61,7 @@ Ctrl-C or a failure is still printed, in every format.`,
 	}, cmdutil.Spec{Flags: func(b cmdutil.FlagBuilder) {
 		b.OneModel()
 		b.Timeout()
+		b.Premium(false)
 		b.Output()
 		b.Progress()
 		b.Connects()
@@ -95,6 +97,18 @@ func Run(opts *AskOptions, observe func(quorum.Progress)) error {
 	model, err := connect.ResolveModel(ctx, inv, c)
 	if err != nil {
 		return cn.Early(err)
+	}
+	mult, err := quorum.CopilotMultipliers(ctx, c)
+	if err != nil {
+		return cn.Early(fmt.Errorf("reading the models' premium-request multipliers: %w", err))
+	}
+	est := quorum.EstimateAsk(model, mult, inv.Settings.MaxPremium)
+	if inv.Opts.DryRun {
+		return runquorum.PrintEstimate(inv, "question", est, runquorum.ReadAllowance(ctx, c))
+	}
+	if !est.Fits() {
+		return cn.Early(fmt.Errorf("%w: a question to %s costs %s premium requests, more than --max-premium %s; raise it or ask a cheaper model (quorum models lists them)",
+			quorum.ErrPremiumCap, model, cmdutil.Num(est.Premium.Max), cmdutil.Num(est.Cap)))
 	}
 	s, err := c.NewSession(ctx, copilot.SessionConfig{Model: model, BuiltinTools: copilot.NoBuiltinTools()})
 	if err != nil {

@@ -42,12 +42,12 @@ func estimate(ctx context.Context, c *copilot.Client, qr Input, cfg *quorum.Conf
 	if err != nil {
 		return quorum.Estimate{}, nil, err // the run would refuse the config: say so before it starts
 	}
-	return est, allowance(ctx, c), nil
+	return est, ReadAllowance(ctx, c), nil
 }
 
-// allowance reads the account's premium-request allowance; nil when the
+// ReadAllowance reads the account's premium-request allowance; nil when the
 // CLI does not tell it (an older CLI, an account without one).
-func allowance(ctx context.Context, c *copilot.Client) *Allowance {
+func ReadAllowance(ctx context.Context, c *copilot.Client) *Allowance {
 	q, err := c.RPC().Account.GetQuota(ctx, protocol.AccountGetQuotaRequest{})
 	if err != nil || q == nil {
 		return nil
@@ -115,9 +115,9 @@ type dryRun struct {
 	Allowance *Allowance      `json:"allowance,omitempty"`
 }
 
-// printEstimate is --dry-run's output: the estimate phase by phase and
+// PrintEstimate is --dry-run's output: the estimate phase by phase and
 // model by model, and the allowance; nothing was asked of a model.
-func printEstimate(inv *cmdutil.Invocation, noun string, e quorum.Estimate, a *Allowance) error {
+func PrintEstimate(inv *cmdutil.Invocation, noun string, e quorum.Estimate, a *Allowance) error {
 	if inv.JSONOutput() {
 		return inv.WriteJSON(dryRun{Estimate: e, Allowance: a}, cmdutil.StatusOK, "")
 	}

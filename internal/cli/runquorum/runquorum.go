@@ -104,7 +104,7 @@ func Run(inv *cmdutil.Invocation, k Kind, observe func(quorum.Progress)) (err er
 		return cn.Early(err)
 	}
 	if inv.Opts.DryRun {
-		return printEstimate(inv, k.Noun, est, allowance)
+		return PrintEstimate(inv, k.Noun, est, allowance)
 	}
 
 	view := progress.New(inv.ErrOut, header(inv, k, qr.About, models, moderator),
