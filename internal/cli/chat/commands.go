@@ -216,7 +216,7 @@ Keys:
   Enter          send                     Ctrl-J, Alt-Enter  new line
   Up/Down        move between the input's lines; from its first (last) line, the
                  previous (next) input, with the cursor on its first (last) line
-  Ctrl-U, Ctrl-K delete the input's line before (after) the cursor, as in a shell
+  Ctrl-U, Ctrl-K delete the input before (after) the cursor, as in a shell
   Ctrl-E         edit the input in $EDITOR
   Tab            complete commands, model ids
   Esc, Ctrl-C    cancel the round (what came in is kept, marked interrupted)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
@@ -48,6 +49,32 @@ func TestStoppedRoundSaysYouStoppedIt(t *testing.T) {
 	}
 	if v := ansi.Strip(m.conv.View()); !strings.Contains(v, "INCOMPLETE: interrupted: you stopped") {
 		t.Errorf("the screen does not start with the round's top, which says it was stopped:\n%s", v)
+	}
+}
+
+// A round stopped before it began (here while /review reads its change)
+// says so, not Go's "context canceled"; nothing is saved.
+func TestRoundStoppedBeforeItBegan(t *testing.T) {
+	o := newOptions(t)
+	reading := make(chan struct{})
+	o.Change = func(ctx context.Context, rng string) (quorum.Change, string, error) {
+		close(reading)
+		<-ctx.Done()
+		return quorum.Change{}, "", ctx.Err()
+	}
+	tm := startUI(t, o, 100, 30)
+	enter(tm, "/review")
+	select {
+	case <-reading:
+	case <-time.After(guard):
+		t.Fatal("/review never read its change")
+	}
+	tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
+	teatest.WaitFor(t, tm.Output(), outputHas("You stopped the round before anything was asked"), teatest.WithDuration(guard))
+	tm.Send(tea.QuitMsg{})
+	m := tm.FinalModel(t, teatest.WithFinalTimeout(guard)).(*Model)
+	if n := len(o.Chat.Rounds()); n != 0 || strings.Contains(m.conv.View(), "context canceled") {
+		t.Errorf("%d rounds; the screen:\n%s", n, m.conv.View())
 	}
 }
 
