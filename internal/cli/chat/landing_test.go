@@ -47,7 +47,7 @@ const sampleDiff = `diff --git a/main.go b/main.go
 // After a round the conversation lands where its reader starts: the
 // heading of what it concluded, at the top of the screen, for every kind
 // of round that has one (the report's own headings: found, not assumed);
-// an /ask answer from its top.
+// an /ask answer from its top. In colour, as on a terminal.
 func TestAfterARoundTheConversationLandsOnItsConclusion(t *testing.T) {
 	for _, c := range []struct {
 		kind, heading string
@@ -71,6 +71,7 @@ func TestAfterARoundTheConversationLandsOnItsConclusion(t *testing.T) {
 	} {
 		t.Run(c.kind, func(t *testing.T) {
 			o := newOptions(t)
+			o.Colour = true // as on a terminal: the headings are found in the styled text
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			m := New(ctx, o)

@@ -22,9 +22,9 @@ import (
 // round ends with its report as plain text (an /ask reply streams, and is
 // not written again). A prompt waits for each line typed at a terminal;
 // a line read from elsewhere is echoed after the prompt, as a person's
-// would be. It returns at the end of in,
-// /quit or when ctx ends; the caller closes the chat (o.Chat may have
-// been replaced by /new: it returns the chat to close).
+// would be. It returns at the end of in, /quit or when ctx ends; the
+// caller closes the chat (o.Chat may have been replaced by /new: it
+// returns the chat to close).
 func RunPlain(ctx context.Context, o Options, in io.Reader, out io.Writer) (*quorum.Chat, error) {
 	lines := make(chan string)
 	readErr := make(chan error, 1)
