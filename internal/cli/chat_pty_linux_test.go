@@ -57,7 +57,8 @@ func TestChatOnATerminal(t *testing.T) {
 	}
 	at = p.expect(at, "quorum chat · ")
 	p.typeLine("/help")
-	at = p.expect(at, "at an empty prompt, or /quit")
+	// It shows from its top.
+	at = p.expect(at, "Type a question and press Enter for a discussion round")
 	// /models opens the list of models over the conversation; Esc
 	// closes it as it was, and the hint of the last round's panes is back.
 	p.typeLine("/models")

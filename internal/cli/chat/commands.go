@@ -1,16 +1,13 @@
 package chat
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/quorum-go/quorum/internal/report"
 	"github.com/quorum-go/quorum/internal/sanitize"
 	"github.com/quorum-go/quorum/quorum"
 )
@@ -219,6 +216,7 @@ Keys:
   Enter          send                     Ctrl-J, Alt-Enter  new line
   Up/Down        move between the input's lines; from its first (last) line, the
                  previous (next) input, with the cursor on its first (last) line
+  Ctrl-U, Ctrl-K delete the input before (after) the cursor, as in a shell
   Ctrl-E         edit the input in $EDITOR
   Tab            complete commands, model ids
   Esc, Ctrl-C    cancel the round (what came in is kept, marked interrupted)
@@ -354,85 +352,4 @@ func HistoryLine(sc *quorum.SavedChat) string {
 		first = string(r[:49]) + "…"
 	}
 	return sanitize.Line(fmt.Sprintf("%-23s  %s  %2d round(s)  %s  %s", sc.ID, sc.UpdatedAt.Local().Format("2006-01-02 15:04"), len(sc.Rounds), strings.Join(sc.Models, ","), first))
-}
-
-// roundReport is a round's report and its options; rep is nil for an Ask
-// round and for a round that could not start.
-func roundReport(r *quorum.ChatRound, simulated bool) (rep report.Report, opts report.Options) {
-	opts = report.Options{Simulated: simulated}
-	if r.Status == quorum.RoundInterrupted || r.Status == quorum.RoundFailed {
-		opts.Incomplete = r.Status
-		if r.Error != "" {
-			opts.Incomplete += ": " + r.Error
-		}
-	}
-	switch {
-	case r.Discuss != nil:
-		rep = report.Discuss(r.Discuss)
-	case r.Plan != nil:
-		rep = report.Plan(r.Plan)
-	case r.Debate != nil:
-		rep = report.Debate(r.Debate)
-	case r.Review != nil:
-		rep = report.Review(r.Review)
-	case r.Agent != nil:
-		rep = report.Agent(r.Agent)
-	}
-	return rep, opts
-}
-
-// RoundMarkdown is a round as Markdown: what was asked, then its report.
-// Everything a model wrote is cleaned for the terminal.
-func RoundMarkdown(r *quorum.ChatRound, simulated bool) string {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "## Round %d · %s\n\n", r.N, r.Kind)
-	fmt.Fprintf(&b, "> %s\n\n", strings.ReplaceAll(sanitize.Text(r.Prompt), "\n", "\n> "))
-	rep, opts := roundReport(r, simulated)
-	switch {
-	case rep != nil:
-		report.Markdown(&b, rep, opts)
-	default:
-		writeAsk(&b, r, opts, "**", "*")
-	}
-	return b.String()
-}
-
-// RoundText is a round as plain text, for the line mode and pipes.
-func RoundText(r *quorum.ChatRound, simulated bool) string {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "Round %d · %s: %s\n\n", r.N, r.Kind, sanitize.Line(r.Prompt))
-	rep, opts := roundReport(r, simulated)
-	switch {
-	case rep != nil:
-		report.Text(&b, rep, opts)
-	default:
-		writeAsk(&b, r, opts, "", "")
-	}
-	return b.String()
-}
-
-// writeAsk writes an Ask round's reply (or why there is none), the
-// model's name and the note between the marks given.
-func writeAsk(b *bytes.Buffer, r *quorum.ChatRound, opts report.Options, strong, em string) {
-	if r.Ask != nil {
-		fmt.Fprintf(b, "%s%s%s", strong, sanitize.Line(r.Ask.Model), strong)
-		if opts.Simulated {
-			b.WriteString(" (simulated)")
-		}
-		b.WriteString("\n\n" + strings.TrimSpace(sanitize.Text(r.Ask.Text)) + "\n")
-	}
-	if opts.Incomplete != "" {
-		fmt.Fprintf(b, "\n%s%s%s\n", em, sanitize.Line(opts.Incomplete), em)
-	}
-}
-
-// saveMarkdown writes every round as Markdown to path (mode 0600).
-func saveMarkdown(path string, c *quorum.Chat, simulated bool) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# quorum chat %s\n\n", c.ID())
-	for _, r := range c.Rounds() {
-		b.WriteString(RoundMarkdown(&r, simulated))
-		b.WriteString("\n")
-	}
-	return os.WriteFile(path, []byte(b.String()), 0o600)
 }

@@ -46,7 +46,9 @@ func (m *Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case "ctrl+o":
 		m.cycleFocus()
 		return m, nil
-	case "pgup", "pgdown", "ctrl+u", "ctrl+b", "ctrl+f":
+	case "pgup", "pgdown":
+		// Only these scroll: Ctrl-U, Ctrl-K, Ctrl-B, Ctrl-F and the like
+		// edit the input, as in a shell.
 		return m, m.scroll(k)
 	case "tab":
 		line, hits := complete(m.input.Value(), m.completions())

@@ -159,3 +159,34 @@ func TestHistoryInAMultiLineInput(t *testing.T) {
 		t.Errorf("the input does not show the draft's last line:\n%s", m.input.View())
 	}
 }
+
+// Ctrl-U and Ctrl-K delete the input's line before and after the cursor,
+// as in a shell; they do not scroll the conversation (PgUp does).
+func TestCtrlUAndCtrlKEditTheInput(t *testing.T) {
+	o := newOptions(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	m := New(ctx, o)
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 10})
+	m.note(strings.Repeat("a line of the conversation\n", 30))
+	at := m.conv.YOffset
+	m.input.SetValue("first line\nhello there")
+	m.input.SetCursor(len("hello "))
+	m.Update(tea.KeyMsg{Type: tea.KeyCtrlU})
+	if got := m.input.Value(); got != "first line\nthere" {
+		t.Errorf("Ctrl-U leaves %q, want the line's text before the cursor gone", got)
+	}
+	m.input.SetValue("hello there")
+	m.input.SetCursor(len("hello"))
+	m.Update(tea.KeyMsg{Type: tea.KeyCtrlK})
+	if got := m.input.Value(); got != "hello" {
+		t.Errorf("Ctrl-K leaves %q, want the text after the cursor gone", got)
+	}
+	if m.conv.YOffset != at || at == 0 {
+		t.Errorf("a key of the input scrolled the conversation from line %d to %d", at, m.conv.YOffset)
+	}
+	m.Update(tea.KeyMsg{Type: tea.KeyPgUp})
+	if m.conv.YOffset >= at {
+		t.Error("PgUp did not scroll the conversation")
+	}
+}

@@ -59,6 +59,11 @@ type entry struct {
 	md       string // a round's report: Markdown
 	rendered string // md rendered at width
 	width    int
+	// lead is the heading of the report's part a reader starts with
+	// (leadHeading), "" for its top; anchor is that heading's line in
+	// rendered.
+	lead   string
+	anchor int
 }
 
 type entryKind int
@@ -80,11 +85,15 @@ type Model struct {
 	conv          viewport.Model // the conversation
 	zoom          viewport.Model // a focused pane
 	entries       []entry
+	// landing is the entry the conversation shows when it is laid out
+	// anew (refresh(true)): the last one added that a reader starts at,
+	// -1 for the end.
+	landing int
 
 	panes   panes
 	focus   int // the focused pane's index, -1: none
 	running bool
-	cancel  context.CancelFunc
+	cancel  context.CancelFunc // the running round's, with errYouStopped
 	// roundCtx is the running round's, ended with it.
 	roundCtx context.Context
 	req      request
@@ -152,7 +161,7 @@ func New(ctx context.Context, o Options) *Model {
 	in.Cursor.SetMode(cursor.CursorStatic)
 	in.FocusedStyle.CursorLine = lipgloss.NewStyle()
 	in.Focus()
-	m := &Model{o: &o, ctx: ctx, input: in, focus: -1, st: newStyles(o.Colour),
+	m := &Model{o: &o, ctx: ctx, input: in, focus: -1, landing: -1, st: newStyles(o.Colour),
 		conv: viewport.New(80, 10), zoom: viewport.New(80, 10), gate: viewport.New(80, 10)}
 	m.conv.MouseWheelEnabled = true
 	m.zoom.MouseWheelEnabled = true
@@ -258,7 +267,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.o.Chat = msg.c
 		m.picker = nil // it lists the old chat's models
-		m.entries = nil
+		m.entries, m.landing = nil, -1
 		m.panes = panes{}
 		m.note(m.intro())
 		m.refresh(true)

@@ -11,11 +11,16 @@ import (
 	"github.com/quorum-go/quorum/quorum"
 )
 
-// pane is one model's part of the running round: its turns so far, the
-// last one streaming. Text is cleaned as it comes in.
+// pane is one model's part of the running round: its turns so far. A
+// model may have several turns running at once (a plan's votes, one per
+// plan): each turn is told apart by its phase and target, as quorum's
+// events name it, so that each keeps its own text. Text is cleaned as it
+// comes in.
 type pane struct {
 	model string
-	turns []turn
+	// turns are pointers: a turn's text (a strings.Builder) is written
+	// after later turns were appended, and a Builder must not be copied.
+	turns []*turn
 }
 
 type turn struct {
@@ -35,25 +40,80 @@ const (
 	failed
 )
 
-func (p *pane) last() *turn {
-	if len(p.turns) == 0 {
-		p.turns = append(p.turns, turn{})
+// ended tells whether the turn is over.
+func (t *turn) ended() bool { return t.state == done || t.state == failed }
+
+// what names the turn: its phase, and its target if any.
+func (t *turn) what() string {
+	if t.target != "" {
+		return string(t.phase) + " of " + t.target
 	}
-	return &p.turns[len(p.turns)-1]
+	return string(t.phase)
 }
 
+// start begins a turn. A turn of the same phase and target that already
+// ended stays as it was: a new one (a retry) has its own section.
 func (p *pane) start(phase quorum.Phase, target string) {
-	p.turns = append(p.turns, turn{phase: phase, target: target, state: streaming})
+	p.turns = append(p.turns, &turn{phase: phase, target: target, state: streaming})
 }
 
-func (p *pane) add(d string) {
-	t := p.last()
+// turnOf is the turn an event of phase and target belongs to: the latest
+// such turn still running, else the latest such turn, else a new one (an
+// event whose start was not seen).
+func (p *pane) turnOf(phase quorum.Phase, target string) *turn {
+	var ended *turn
+	for i := len(p.turns) - 1; i >= 0; i-- {
+		t := p.turns[i]
+		if t.phase != phase || t.target != target {
+			continue
+		}
+		if !t.ended() {
+			return t
+		}
+		if ended == nil {
+			ended = t
+		}
+	}
+	if ended != nil {
+		return ended
+	}
+	p.start(phase, target)
+	return p.turns[len(p.turns)-1]
+}
+
+// current is the turn the pane shows: the latest still running, else the
+// latest; nil before the first.
+func (p *pane) current() *turn {
+	for i := len(p.turns) - 1; i >= 0; i-- {
+		if !p.turns[i].ended() {
+			return p.turns[i]
+		}
+	}
+	if len(p.turns) == 0 {
+		return nil
+	}
+	return p.turns[len(p.turns)-1]
+}
+
+// add appends a streamed piece to the turn of phase and target.
+func (p *pane) add(phase quorum.Phase, target, d string) {
+	t := p.turnOf(phase, target)
 	t.state = streaming
 	t.text.WriteString(sanitize.Text(d))
 }
 
+// note appends a line about the pane's running turn (a tool call, a
+// decision), whose events name no target: to the turn it shows.
+func (p *pane) note(phase quorum.Phase, s string) {
+	t := p.current()
+	if t == nil {
+		t = p.turnOf(phase, "")
+	}
+	t.text.WriteString(sanitize.Text(s))
+}
+
 func (p *pane) finish(ev quorum.Progress) {
-	t := p.last()
+	t := p.turnOf(ev.Phase, ev.Target)
 	if t.text.Len() == 0 && ev.Text != "" { // a provider that does not stream
 		t.text.WriteString(sanitize.Text(ev.Text))
 	}
@@ -63,37 +123,28 @@ func (p *pane) finish(ev quorum.Progress) {
 	}
 }
 
-// title is the pane's first line: the model, the phase of its last turn,
-// how far it is.
+// title is the pane's first line: the model, the turn it shows, how far
+// it is.
 func (p *pane) title() string {
-	if len(p.turns) == 0 {
+	t := p.current()
+	if t == nil {
 		return p.model + " · waiting"
-	}
-	t := &p.turns[len(p.turns)-1]
-	what := string(t.phase)
-	if t.target != "" {
-		what += " of " + t.target
 	}
 	n := len([]rune(t.text.String()))
 	switch t.state {
 	case done:
-		return fmt.Sprintf("✓ %s · %s · %d chars", p.model, what, n)
+		return fmt.Sprintf("✓ %s · %s · %d chars", p.model, t.what(), n)
 	case failed:
-		return fmt.Sprintf("✗ %s · %s · %s", p.model, what, t.err)
+		return fmt.Sprintf("✗ %s · %s · %s", p.model, t.what(), t.err)
 	}
-	return fmt.Sprintf("… %s · %s · %d chars", p.model, what, n)
+	return fmt.Sprintf("… %s · %s · %d chars", p.model, t.what(), n)
 }
 
 // whole is every turn of the round, for the focused view.
 func (p *pane) whole() string {
 	var b strings.Builder
-	for i := range p.turns {
-		t := &p.turns[i]
-		what := string(t.phase)
-		if t.target != "" {
-			what += " of " + t.target
-		}
-		fmt.Fprintf(&b, "── %s ──\n%s\n", what, strings.TrimSpace(t.text.String()))
+	for _, t := range p.turns {
+		fmt.Fprintf(&b, "── %s ──\n%s\n", t.what(), strings.TrimSpace(t.text.String()))
 		if t.err != "" {
 			fmt.Fprintf(&b, "(failed: %s)\n", t.err)
 		}
@@ -136,7 +187,7 @@ func (ps *panes) progress() (ended, started int) {
 	for _, p := range ps.list {
 		for _, t := range p.turns {
 			started++
-			if t.state == done || t.state == failed {
+			if t.ended() {
 				ended++
 			}
 		}
@@ -183,8 +234,9 @@ func (p *pane) cell(w, h int, sep bool, st styles) string {
 	}
 	title := fit(p.title(), tw)
 	ts := st.paneTitle
-	if len(p.turns) > 0 {
-		switch p.turns[len(p.turns)-1].state {
+	cur := p.current()
+	if cur != nil {
+		switch cur.state {
 		case done:
 			ts = st.paneDone
 		case failed:
@@ -192,10 +244,10 @@ func (p *pane) cell(w, h int, sep bool, st styles) string {
 		}
 	}
 	body := ""
-	if len(p.turns) > 0 {
+	if cur != nil {
 		// Only the end shows: wrapping the whole text at every delta
 		// would cost more the longer a reply gets.
-		text := []rune(strings.TrimSpace(p.turns[len(p.turns)-1].text.String()))
+		text := []rune(strings.TrimSpace(cur.text.String()))
 		if keep := tw * h * 2; len(text) > keep {
 			text = text[len(text)-keep:]
 		}

@@ -77,7 +77,7 @@ func TestModelsPickerEscChangesNothing(t *testing.T) {
 	}
 	// Keys reach the input again: /help is a command, not the picker's.
 	enter(tm, "/help")
-	teatest.WaitFor(t, tm.Output(), outputHas("at an empty prompt, or /quit"), teatest.WithDuration(guard))
+	teatest.WaitFor(t, tm.Output(), outputHas("Type a question and press Enter for a discussion round"), teatest.WithDuration(guard))
 	tm.Send(tea.QuitMsg{})
 	m := tm.FinalModel(t, teatest.WithFinalTimeout(guard)).(*Model)
 	if m.picker != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/quorum-go/quorum/internal/cli/iostreams"
 	"github.com/quorum-go/quorum/internal/cli/planfile"
 	"github.com/quorum-go/quorum/internal/sanitize"
 	"github.com/quorum-go/quorum/quorum"
@@ -18,9 +19,12 @@ import (
 // RunPlain runs the chat line by line, for a screen reader, a log or a
 // pipe: each line read from in is a question or a command (a line ending
 // with \ goes on on the next), progress is a line per step, and each
-// round ends with its report as plain text. It returns at the end of in,
-// /quit or when ctx ends; the caller closes the chat (o.Chat may have
-// been replaced by /new: it returns the chat to close).
+// round ends with its report as plain text (an /ask reply streams, and is
+// not written again). A prompt waits for each line typed at a terminal;
+// a line read from elsewhere is echoed after the prompt, as a person's
+// would be. It returns at the end of in, /quit or when ctx ends; the
+// caller closes the chat (o.Chat may have been replaced by /new: it
+// returns the chat to close).
 func RunPlain(ctx context.Context, o Options, in io.Reader, out io.Writer) (*quorum.Chat, error) {
 	lines := make(chan string)
 	readErr := make(chan error, 1)
@@ -50,23 +54,26 @@ func RunPlain(ctx context.Context, o Options, in io.Reader, out io.Writer) (*quo
 		readErr <- sc.Err()
 		close(lines)
 	}()
-	p := &plain{o: &o, out: out, lines: lines}
+	tty, _ := iostreams.TerminalWidth(out)
+	p := &plain{o: &o, out: out, lines: lines, typed: tty && iostreams.IsTerminal(in)}
 	if o.Notice != "" {
 		fmt.Fprintln(out, sanitize.Text(o.Notice))
 	}
 	p.intro()
 	for {
-		fmt.Fprint(out, "› ")
+		if p.typed {
+			fmt.Fprint(out, "› ")
+		}
 		var line string
 		var ok bool
 		select {
 		case line, ok = <-lines:
 		case <-ctx.Done():
-			fmt.Fprintln(out)
+			p.endPrompt()
 			return o.Chat, nil
 		}
 		if !ok {
-			fmt.Fprintln(out)
+			p.endPrompt()
 			select {
 			case err := <-readErr:
 				return o.Chat, err
@@ -76,6 +83,11 @@ func RunPlain(ctx context.Context, o Options, in io.Reader, out io.Writer) (*quo
 		}
 		if strings.TrimSpace(line) == "" {
 			continue
+		}
+		if !p.typed {
+			// What was read is said as the prompt and the line a person
+			// would have typed: each round's output follows its question.
+			fmt.Fprintln(out, "› "+strings.ReplaceAll(sanitize.Text(line), "\n", "\n  "))
 		}
 		if o.History != nil {
 			if err := o.History.Add(line); err != nil {
@@ -98,6 +110,18 @@ type plain struct {
 	o     *Options
 	out   io.Writer
 	lines <-chan string // the input, a line at a time: questions and the gate's answers
+	// typed: the input is typed at the terminal out shows, which echoes
+	// it. Then a prompt waits for each line; otherwise (a pipe, a file,
+	// out not that terminal) what was read is echoed after its prompt,
+	// so that no prompt is left in front of the output that follows.
+	typed bool
+}
+
+// endPrompt ends the line of a prompt left waiting (the input ended).
+func (p *plain) endPrompt() {
+	if p.typed {
+		fmt.Fprintln(p.out)
+	}
 }
 
 func (p *plain) intro() {
@@ -194,6 +218,7 @@ func (p *plain) round(ctx context.Context, req request) {
 		end <- done{r, err}
 	}()
 	streaming := false
+	var streamed strings.Builder // an Ask round's reply, as shown
 	for {
 		var ev quorum.Progress
 		select {
@@ -206,7 +231,7 @@ func (p *plain) round(ctx context.Context, req request) {
 				fmt.Fprintln(p.out, "quorum: "+sanitize.Line(d.err.Error()))
 			case d.r != nil:
 				fmt.Fprintln(p.out)
-				fmt.Fprint(p.out, RoundText(d.r, p.o.Simulated))
+				fmt.Fprint(p.out, roundText(d.r, p.o.Simulated, streamed.String()))
 			}
 			return
 		case ev = <-p.o.Feed.ch:
@@ -226,6 +251,7 @@ func (p *plain) round(ctx context.Context, req request) {
 			// models would interleave.
 			if ev.Phase == quorum.PhaseAsk {
 				streaming = true
+				streamed.WriteString(sanitize.Text(ev.Text))
 				fmt.Fprint(p.out, sanitize.Text(ev.Text))
 			}
 		case quorum.ToolActivity:
@@ -298,6 +324,9 @@ func (p *plain) answer(ctx context.Context, q *question) {
 	for {
 		fmt.Fprint(p.out, q.prompt(edited != nil)+": ")
 		line, err := read()
+		if err == nil && !p.typed {
+			fmt.Fprintln(p.out, sanitize.Line(line)) // the answer after its prompt
+		}
 		switch {
 		case err == io.EOF:
 			fmt.Fprintln(p.out)

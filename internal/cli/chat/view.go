@@ -86,21 +86,32 @@ func (m *Model) resize(w, h int) {
 	}
 }
 
-// refresh lays the conversation out again, following its end if asked.
+// refresh lays the conversation out again; land shows the landing entry
+// (from its anchor: a report's lead heading), or the end when there is
+// none; otherwise the view stays where it was scrolled.
 //
 // A report is rendered once per width and compacted (compact.go); the
 // entry then keeps its rendering as a part of the view's content, so that
 // the chat's reports are held once, not in the cache and in the content.
-func (m *Model) refresh(bottom bool) {
+func (m *Model) refresh(land bool) {
 	var parts []string
 	reports := map[int]int{} // part → entry, for the reports
+	landAt := -1             // the landing entry's first line
+	lines := 0
 	for i := range m.entries {
 		e := &m.entries[i]
+		if len(parts) > 0 {
+			lines++ // the blank line between parts
+		}
+		if i == m.landing {
+			landAt = lines
+		}
+		var part string
 		switch e.kind {
 		case entryPrompt:
-			parts = append(parts, m.st.prompt.Render(ansi.Wrap("› "+e.text, m.width, "")))
+			part = m.st.prompt.Render(ansi.Wrap("› "+e.text, m.width, ""))
 		case entryNote:
-			parts = append(parts, m.st.note.Render(ansi.Wrap(e.text, m.width, "")))
+			part = m.st.note.Render(ansi.Wrap(e.text, m.width, ""))
 		case entryReport:
 			if e.width != m.width {
 				out, err := report.Terminal(e.md, m.width, m.o.Colour)
@@ -108,10 +119,16 @@ func (m *Model) refresh(bottom bool) {
 					out = ansi.Wrap(e.md, m.width, "") // Markdown as it is: clean already
 				}
 				e.rendered, e.width = compact(strings.Trim(out, "\n")), m.width
+				e.anchor = headingLine(e.rendered, e.lead)
+			}
+			if i == m.landing {
+				landAt += e.anchor
 			}
 			reports[len(parts)] = i
-			parts = append(parts, e.rendered)
+			part = e.rendered
 		}
+		parts = append(parts, part)
+		lines += strings.Count(part, "\n") + 1
 	}
 	content := strings.Join(parts, "\n\n")
 	at := 0
@@ -122,9 +139,29 @@ func (m *Model) refresh(bottom bool) {
 		at += len(p) + len("\n\n")
 	}
 	m.conv.SetContent(content)
-	if bottom {
+	switch {
+	case !land:
+	case landAt >= 0:
+		m.conv.SetYOffset(landAt) // at most the end's offset: a short entry shows with what is above it
+	default:
 		m.conv.GotoBottom()
 	}
+}
+
+// headingLine is the line of rendered (a report as drawn) that shows the
+// heading title, the last such; 0 (the top) for "" or when none does.
+func headingLine(rendered, title string) int {
+	if title == "" {
+		return 0
+	}
+	lines := strings.Split(rendered, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimSpace(ansi.Strip(lines[i]))
+		if strings.TrimSpace(strings.TrimLeft(l, "#")) == title {
+			return i
+		}
+	}
+	return 0
 }
 
 // View draws the screen.

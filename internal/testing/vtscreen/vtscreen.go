@@ -6,43 +6,64 @@ package vtscreen
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Screen is a minimal terminal: enough of VT100 to replay what the command's live
-// progress view and its result write. It knows text, CR, LF (as CR LF, like a tty
-// with onlcr), cursor up (CSI n A), erase in line (CSI K, CSI 2K) and
-// erase below (CSI J); other escape sequences (colours) are ignored. Lines
-// do not wrap.
+// progress view and its result write, and a full-screen UI's frames. It knows
+// text, CR, LF (as CR LF, like a tty with onlcr), backspace, cursor up (CSI n
+// A), cursor position (CSI row;col H), erase in line (CSI K, CSI 2K) and
+// erase below or all (CSI J, CSI 2J); other escape sequences (colours,
+// modes) are ignored. Lines do not wrap. An escape sequence or a character
+// cut in two by the end of a Write is completed by the next.
 type Screen struct {
 	lines    [][]rune
 	row, col int
+	pending  []byte // the start of a sequence or character the last Write ended in
 }
 
 func (s *Screen) Write(b []byte) (int, error) {
-	rs := []rune(string(b))
-	for i := 0; i < len(rs); i++ {
-		switch r := rs[i]; r {
+	buf := append(s.pending, b...)
+	s.pending = nil
+	for i := 0; i < len(buf); {
+		switch c := buf[i]; c {
 		case '\r':
 			s.col = 0
+			i++
 		case '\n':
 			s.row++
 			s.col = 0
+			i++
+		case '\b':
+			s.col = max(s.col-1, 0)
+			i++
 		case '\x1b':
-			if i+1 >= len(rs) || rs[i+1] != '[' {
+			if i+1 >= len(buf) {
+				s.pending = append([]byte{}, buf[i:]...)
+				return len(b), nil
+			}
+			if buf[i+1] != '[' {
+				i++
 				continue
 			}
 			j := i + 2
-			for j < len(rs) && (rs[j] < '@' || rs[j] > '~') {
+			for j < len(buf) && (buf[j] < '@' || buf[j] > '~') {
 				j++
 			}
-			if j == len(rs) {
+			if j == len(buf) {
+				s.pending = append([]byte{}, buf[i:]...)
 				return len(b), nil
 			}
-			param := string(rs[i+2 : j])
-			s.csi(param, rs[j])
-			i = j
+			s.csi(string(buf[i+2:j]), rune(buf[j]))
+			i = j + 1
 		default:
+			if !utf8.FullRune(buf[i:]) {
+				s.pending = append([]byte{}, buf[i:]...)
+				return len(b), nil
+			}
+			r, size := utf8.DecodeRune(buf[i:])
 			s.put(r)
+			i += size
 		}
 	}
 	return len(b), nil
@@ -63,12 +84,26 @@ func (s *Screen) csi(param string, final rune) {
 		} else if s.col < len(s.lines[s.row]) {
 			s.lines[s.row] = s.lines[s.row][:s.col]
 		}
+	case 'H':
+		row, col, _ := strings.Cut(param, ";")
+		s.row, s.col = position(row), position(col)
 	case 'J':
+		if n == 2 {
+			s.lines = nil
+			return
+		}
 		if s.col < len(s.lines[s.row]) {
 			s.lines[s.row] = s.lines[s.row][:s.col]
 		}
 		s.lines = s.lines[:s.row+1]
 	}
+}
+
+// position is a 0-based row or column from CSI H's 1-based parameter
+// (missing or 0: the first).
+func position(p string) int {
+	n, _ := strconv.Atoi(p)
+	return max(n-1, 0)
 }
 
 func (s *Screen) grow() {

@@ -17,3 +17,18 @@ func TestScreen(t *testing.T) {
 		t.Errorf("screen = %q", got)
 	}
 }
+
+// A full-screen UI's frame: erase all, cursor positions, lines skipped
+// with LF, a backspace, and sequences and characters split across
+// writes.
+func TestScreenFrames(t *testing.T) {
+	s := &Screen{}
+	stream := "junk\x1b[2J\x1b[H\rtitle\x1b[K\r\nbody one\r\n·status\x1b[3;1H" +
+		"\x1b[H\nbody twX\bo\x1b[K\x1b[3;1H"
+	for i := range len(stream) { // a byte at a time
+		s.Write([]byte{stream[i]})
+	}
+	if got := strings.Join(s.Text(), "|"); got != "title|body two|·status" {
+		t.Errorf("screen = %q", got)
+	}
+}
