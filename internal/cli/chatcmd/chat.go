@@ -81,6 +81,7 @@ or the end of input), its sessions deleted and the CLI stopped.`,
 		b.PhaseTimeout()
 		b.Timeout()
 		b.Sessions()
+		b.Setting("max-premium", "max-premium", "", "spend at most `N` premium requests a round: it shrinks to fit and stops with what it has at the cap (0: no cap)", cmdutil.GroupRun)
 		opts.Sandbox.Declare(b.FS)
 		b.Show()
 		b.Progress()
@@ -135,9 +136,16 @@ func chatRun(opts *ChatOptions) error {
 	if err != nil {
 		return err
 	}
+	mult, err := quorum.CopilotMultipliers(ctx, c)
+	if err != nil {
+		return fmt.Errorf("reading the models' premium-request multipliers: %w", err)
+	}
 	feed := chat.NewFeed()
 	defer feed.Stop()
 	cfg := quorum.ChatConfig{Dir: dir, Config: quorum.Config{
+		Multipliers:        mult,
+		MaxPremium:         inv.Settings.MaxPremium,
+		NoEarlyStop:        !inv.Settings.EarlyStop,
 		Models:             models,
 		Moderator:          moderator,
 		NoReview:           !inv.Settings.Review,
