@@ -78,10 +78,19 @@ func round2(x float64) float64 {
 	return v
 }
 
+// counted is a span and its noun, singular for exactly one: "1 model
+// turn", "6–7 model turns".
+func counted(s quorum.Span, noun string) string {
+	if !s.Open && round2(s.Min) == 1 && round2(s.Max) == 1 {
+		return "1 " + noun
+	}
+	return span(s) + " " + noun + "s"
+}
+
 // estimateLine is the progress view's first line: what the run will cost
 // and what the account has left.
 func estimateLine(e quorum.Estimate, a *Allowance) string {
-	line := fmt.Sprintf("quorum: estimate %s premium requests (%s model turns)", span(e.Premium), span(e.Turns))
+	line := fmt.Sprintf("quorum: estimate %s (%s)", counted(e.Premium, "premium request"), counted(e.Turns, "model turn"))
 	if e.Cap > 0 {
 		line += fmt.Sprintf(", cap %s", span(quorum.Span{Min: e.Cap, Max: e.Cap}))
 	}
@@ -123,7 +132,7 @@ func PrintEstimate(inv *cmdutil.Invocation, noun string, e quorum.Estimate, a *A
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# What this %s would cost\n\n", noun)
-	fmt.Fprintf(&b, "%s premium requests in %s model turns; nothing was asked of a model (--dry-run).\n\n", span(e.Premium), span(e.Turns))
+	fmt.Fprintf(&b, "%s in %s; nothing was asked of a model (--dry-run).\n\n", counted(e.Premium, "premium request"), counted(e.Turns, "model turn"))
 	b.WriteString("| Phase | Model | Turns | Premium requests |\n|---|---|---:|---:|\n")
 	for _, p := range e.Phases {
 		for _, m := range p.Models {
