@@ -136,3 +136,17 @@ func TestMaxPremium(t *testing.T) {
 		t.Errorf("--max-premium -1: exit %d: %s", o.code, o.stderr)
 	}
 }
+
+// quorum ask: --dry-run prices its one turn; a cap its model's
+// multiplier does not fit is refused before the question is asked.
+func TestAskPremium(t *testing.T) {
+	h := newHarness(t)
+	o := h.run("ask", "--sim", "--dry-run", "Why?")
+	if o.code != cmdutil.ExitOK || !strings.Contains(o.stdout, "1 premium request in 1 model turn") {
+		t.Fatalf("ask --dry-run: exit %d:\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	o = h.run("ask", "--sim", "--max-premium", "0.5", "Why?")
+	if o.code != cmdutil.ExitDegraded || !strings.Contains(o.stderr, "premium-request cap") || o.stdout != "" {
+		t.Fatalf("ask --max-premium 0.5: exit %d, stdout %q: %s", o.code, o.stdout, o.stderr)
+	}
+}
