@@ -142,6 +142,23 @@
 // only after every call has ended. Token usage is summed per call, per
 // model and per run when the provider reports it.
 //
+// # Premium requests
+//
+// Every turn costs the user premium requests, GitHub Copilot's billing
+// unit: its model's multiplier (Config.Multipliers; CopilotMultipliers
+// reads them from the CLI) for each model request. EstimateDiscuss,
+// EstimatePlan, EstimateDebate, EstimateReview, EstimateAgent and
+// EstimateAsk say before a run, asking no model, what each phase will
+// take (a range where the run decides). Config.MaxPremium caps a run: it
+// shrinks to fit before it starts (Premium.LeftOut says what it left out)
+// and never starts a turn that would pass the cap, stopping with
+// ErrPremiumCap and what it has. Discuss's reviews and Plan's votes start
+// in waves, each as small as could settle the winner, and stop once the
+// leader can no longer be overtaken (early stop; Config.NoEarlyStop
+// starts them all at once): the winner is always the full run's, and
+// Premium.Skipped counts what was saved. Outcome.Premium reports the
+// estimate, the use and both.
+//
 // Copilot sessions run with the CLI's built-in tools switched off (no
 // shell, no file writes, no web access) and deny every permission request:
 // the models only talk. The one exception is an agent's executor, whose
