@@ -169,7 +169,9 @@
 //
 // Discuss, Plan, Debate and Review may be called concurrently, with the
 // same Backend and even the same Transcript. Within a run, phases follow one another; the
-// calls of a phase run concurrently, each on its own goroutine. A Backend
+// calls of a phase run concurrently, each on its own goroutine (with early
+// stop, a review or vote phase runs as waves of concurrent calls, one wave
+// after another). A Backend
 // must therefore accept concurrent Open calls; each Conversation is used
 // by one goroutine at a time. Config.Progress is called from one goroutine
 // at a time, never concurrently, in the order events happened; the run
