@@ -15,6 +15,7 @@ import (
 
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/testing/gittest"
+	"github.com/quorum-go/quorum/internal/testing/ptytest"
 )
 
 // ptySession is the quorum binary running on a pseudo-terminal, driven
@@ -32,7 +33,7 @@ type ptySession struct {
 
 func startOnTerminal(t *testing.T, dir string, env []string, args ...string) *ptySession {
 	t.Helper()
-	master, slave, err := openPTY(100, 50)
+	master, slave, err := ptytest.Open(100, 50)
 	if err != nil {
 		t.Fatalf("a pseudo-terminal is needed: %v", err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/config"
+	"github.com/quorum-go/quorum/internal/testing/ptytest"
 )
 
 // complete runs `quorum __complete args…` in-process, as the shell
@@ -189,7 +190,7 @@ type shell struct {
 
 func startShell(t *testing.T, env []string, bin string, args ...string) *shell {
 	t.Helper()
-	master, slave, err := openPTY(200, 40)
+	master, slave, err := ptytest.Open(200, 40)
 	if err != nil {
 		t.Fatalf("a pseudo-terminal is needed: %v", err)
 	}

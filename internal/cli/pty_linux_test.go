@@ -18,49 +18,19 @@ import (
 	"github.com/quorum-go/quorum/internal/cli/progress"
 	"github.com/quorum-go/quorum/internal/sim"
 	"github.com/quorum-go/quorum/internal/simquorum"
+	"github.com/quorum-go/quorum/internal/testing/ptytest"
 	"github.com/quorum-go/quorum/internal/testing/vtscreen"
 	"github.com/quorum-go/quorum/quorum"
-	"golang.org/x/sys/unix"
 )
 
 var spinningRE = regexp.MustCompile(`\x1b\[36m[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]\x1b\[0m (answer|review|synthesis) +sim-[a-z]+ +(answering|reviewing|writing the synthesis)  \d+ chars  \d+\.\ds`)
-
-// openPTY opens a pseudo-terminal of cols×rows: the master, which the test
-// reads the screen from, and the slave, which the program gets as its
-// terminal.
-func openPTY(cols, rows int) (master, slave *os.File, err error) {
-	fd, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, nil, fmt.Errorf("open /dev/ptmx: %w", err)
-	}
-	master = os.NewFile(uintptr(fd), "/dev/ptmx")
-	fail := func(err error) (*os.File, *os.File, error) {
-		master.Close()
-		return nil, nil, err
-	}
-	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil { // unlockpt
-		return fail(fmt.Errorf("unlockpt: %w", err))
-	}
-	n, err := unix.IoctlGetInt(fd, unix.TIOCGPTN) // ptsname
-	if err != nil {
-		return fail(fmt.Errorf("ptsname: %w", err))
-	}
-	if err := unix.IoctlSetWinsize(fd, unix.TIOCSWINSZ, &unix.Winsize{Col: uint16(cols), Row: uint16(rows)}); err != nil {
-		return fail(fmt.Errorf("set the window size: %w", err))
-	}
-	slave, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		return fail(err)
-	}
-	return master, slave, nil
-}
 
 // capturePTY opens a pseudo-terminal of cols×rows for the command to
 // write to in-process, and reads everything written there; finish closes
 // the command's side and returns it.
 func capturePTY(t *testing.T, cols, rows int) (slave *os.File, finish func() []byte) {
 	t.Helper()
-	master, slave, err := openPTY(cols, rows)
+	master, slave, err := ptytest.Open(cols, rows)
 	if err != nil {
 		t.Fatalf("a pseudo-terminal is needed: %v", err)
 	}
@@ -83,7 +53,7 @@ func capturePTY(t *testing.T, cols, rows int) (slave *os.File, finish func() []b
 func runOnTerminal(t *testing.T, width int, args ...string) []byte {
 	t.Helper()
 	bin := quorumBinary(t)
-	master, slave, err := openPTY(width, 50)
+	master, slave, err := ptytest.Open(width, 50)
 	if err != nil {
 		t.Fatalf("a pseudo-terminal is needed: %v", err)
 	}

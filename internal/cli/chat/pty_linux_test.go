@@ -9,44 +9,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quorum-go/quorum/internal/testing/ptytest"
 	"github.com/quorum-go/quorum/internal/testing/vtscreen"
-	"golang.org/x/sys/unix"
 )
 
 // This file runs the chat on a real pseudo-terminal, in-process: Run (or
 // RunPlain) gets the terminal's slave side as its input and output, as
 // `quorum chat` gets the person's terminal; the test types on the master
 // side and reads the screen the chat draws there (vtscreen replays it).
-
-// openPTY opens a pseudo-terminal of cols×rows: the master, which the
-// test reads the screen from and types on, and the slave, the chat's
-// terminal.
-func openPTY(cols, rows int) (master, slave *os.File, err error) {
-	fd, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, nil, fmt.Errorf("open /dev/ptmx: %w", err)
-	}
-	master = os.NewFile(uintptr(fd), "/dev/ptmx")
-	fail := func(err error) (*os.File, *os.File, error) {
-		master.Close()
-		return nil, nil, err
-	}
-	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil { // unlockpt
-		return fail(fmt.Errorf("unlockpt: %w", err))
-	}
-	n, err := unix.IoctlGetInt(fd, unix.TIOCGPTN) // ptsname
-	if err != nil {
-		return fail(fmt.Errorf("ptsname: %w", err))
-	}
-	if err := unix.IoctlSetWinsize(fd, unix.TIOCSWINSZ, &unix.Winsize{Col: uint16(cols), Row: uint16(rows)}); err != nil {
-		return fail(fmt.Errorf("set the window size: %w", err))
-	}
-	slave, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		return fail(err)
-	}
-	return master, slave, nil
-}
 
 // terminal is a chat running on a pseudo-terminal.
 type terminal struct {
@@ -64,7 +34,7 @@ type terminal struct {
 // as the person leaves it; then the terminal is closed.
 func runOnTerminal(t *testing.T, o Options, cols, rows int, plain bool) *terminal {
 	t.Helper()
-	master, slave, err := openPTY(cols, rows)
+	master, slave, err := ptytest.Open(cols, rows)
 	if err != nil {
 		t.Fatalf("a pseudo-terminal is needed: %v", err)
 	}
