@@ -8,9 +8,12 @@ package copilot
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"maps"
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/quorum-go/quorum/copilot/protocol"
 	"github.com/quorum-go/quorum/internal/testing/modelapi"
@@ -28,24 +31,15 @@ func TestRealCLIModelsListCarriesMultipliers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]float64{}
-	for _, m := range ms {
-		var full protocol.Model
-		if err := json.Unmarshal(m.Raw, &full); err != nil {
-			t.Fatalf("%s: %v", m.ID, err)
-		}
-		if full.Billing != nil && full.Billing.Multiplier != nil {
-			got[m.ID] = *full.Billing.Multiplier
-		}
-	}
-	for id, want := range map[string]float64{"cheap": 0.33, "plain": 1, "pricey": 3} {
-		if m, ok := got[id]; !ok || m != want {
-			t.Errorf("%s: multiplier %v (reported: %v), want %v", id, m, ok, want)
-		}
+	got := Multipliers(ms)
+	want := map[string]float64{"cheap": 0.33, "plain": 1, "pricey": 3}
+	if !maps.Equal(got, want) {
+		t.Errorf("Multipliers = %v, want %v (the CLI's auto model has none)", got, want)
 	}
 }
 
-// account.getQuota reports the account's premium_interactions snapshot,
+// account.getQuota reports the account's premium_interactions snapshot
+// (which Client.PremiumQuota returns, with the reset date),
 // read from GET /copilot_internal/user: the entitlement, and the used
 // requests and remaining percentage the CLI derives from
 // percent_remaining (42.5 used of 300 is 43 in usedRequests, rounded).
@@ -62,8 +56,12 @@ func TestRealCLIAccountQuota(t *testing.T) {
 		return r, c, api
 	}
 	t.Run("none", func(t *testing.T) {
-		if r, _, _ := quota(t, nil); len(r.QuotaSnapshots) != 0 {
+		r, c, _ := quota(t, nil)
+		if len(r.QuotaSnapshots) != 0 {
 			t.Errorf("snapshots %+v for an account without any", r.QuotaSnapshots)
+		}
+		if q, err := c.PremiumQuota(testutil.Context(t, hangGuard)); !errors.Is(err, ErrNoPremiumQuota) {
+			t.Errorf("PremiumQuota = %+v, %v; want ErrNoPremiumQuota", q, err)
 		}
 	})
 	t.Run("limited", func(t *testing.T) {
@@ -90,11 +88,23 @@ func TestRealCLIAccountQuota(t *testing.T) {
 			b, _ := json.Marshal(auth)
 			t.Errorf("account.getCurrentAuth lacks the reset date: %s", b)
 		}
+		reset := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+		q, err := c.PremiumQuota(testutil.Context(t, hangGuard))
+		if err != nil || !q.ResetDate.Equal(reset) {
+			t.Fatalf("PremiumQuota = %+v, %v; want it to reset on %v", q, err, reset)
+		}
+		q.ResetDate = time.Time{}
+		if want := (Quota{Entitlement: 300, Used: 42.5, Remaining: 257.5}); q != want {
+			t.Errorf("PremiumQuota = %+v, want %+v", q, want)
+		}
 	})
 	t.Run("unlimited", func(t *testing.T) {
-		r, _, _ := quota(t, &modelapi.Quota{Unlimited: true})
+		r, c, _ := quota(t, &modelapi.Quota{Unlimited: true})
 		if p := r.QuotaSnapshots["premium_interactions"]; !p.IsUnlimitedEntitlement || p.EntitlementRequests != -1 || p.RemainingPercentage != 100 {
 			t.Errorf("snapshot %+v, want unlimited", p)
+		}
+		if q, err := c.PremiumQuota(testutil.Context(t, hangGuard)); err != nil || q != (Quota{Unlimited: true}) {
+			t.Errorf("PremiumQuota = %+v, %v; want unlimited, with no reset date (none served)", q, err)
 		}
 	})
 }

@@ -56,16 +56,31 @@ func limitStatus(reqs []modelapi.Request) string {
 	return ""
 }
 
+// limitParams is sessionLimits with maxAiCredits, as ExtraParams: the
+// package types no field for it, as it bounds AI credits, not premium
+// requests, and ends turns without saying so reliably (below).
 func limitParams(credits float64) map[string]any {
 	return map[string]any{"sessionLimits": map[string]any{"maxAiCredits": credits}}
 }
 
-// Below 30 AI credits the CLI refuses the session.
+// Below 30 AI credits the CLI refuses the session; at 30 it takes it.
 func TestRealCLISessionLimitsHaveAMinimum(t *testing.T) {
 	c, _ := startReal(t, map[string]modelapi.Responder{"m": modelapi.Echo}, Options{})
-	_, err := c.NewSession(testutil.Context(t, hangGuard), SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools(), ExtraParams: limitParams(29)})
+	ctx := testutil.Context(t, hangGuard)
+	_, err := c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools(), ExtraParams: limitParams(29)})
 	if err == nil || !strings.Contains(err.Error(), "Minimum session limit is 30 AI credits") {
 		t.Fatalf("session.create with maxAiCredits 29: %v", err)
+	}
+	s, err := c.NewSession(ctx, SessionConfig{Model: "m", BuiltinTools: NoBuiltinTools(), ExtraParams: limitParams(30)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := s.RPC().Metadata.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := md.SessionLimits; l == nil || l.MaxAICredits == nil || *l.MaxAICredits != 30 {
+		t.Errorf("the session's limits are %+v, want 30 AI credits", l)
 	}
 }
 
@@ -92,10 +107,11 @@ func TestRealCLISessionLimitsIgnorePremiumRequests(t *testing.T) {
 }
 
 // AI credits count: with every response costing 20 credits, a limit of 30
-// lets the first turn and the second (10 remained when it began) through,
-// then ends the third before its model request, with session.info
-// session_limits "Session limit reached. …" and no error: the turn just
-// has no text. No session_limits_exhausted.requested is sent.
+// lets the first turn through and the second (10 remained when it began),
+// whose answer arrives whole, followed by session.info session_limits
+// "Session limit reached. …". The third ends before its model request,
+// with that info again, no text and no error: a client learns of the stop
+// only from the info. No session_limits_exhausted.requested is sent.
 func TestRealCLISessionLimitsStopOnAICredits(t *testing.T) {
 	c, api := startRealAPI(t, modelapi.Config{Models: map[string]modelapi.Responder{"m": modelapi.Fixed(modelapi.Text("hello"))},
 		AICreditsPerRequest: 20}, Options{})
@@ -107,6 +123,13 @@ func TestRealCLISessionLimitsStopOnAICredits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	reached := func(turn int) {
+		t.Helper()
+		msgs := info.all()
+		if len(msgs) == 0 || !strings.HasPrefix(msgs[len(msgs)-1], "Session limit reached.") {
+			t.Errorf("after turn %d the session_limits infos are %q, want the last to say the limit was reached", turn, msgs)
+		}
+	}
 	for turn := 1; turn <= 2; turn++ {
 		if r, err := s.Stream(ctx, "hi", TurnHandlers{}); err != nil || r.Text != "hello" {
 			t.Fatalf("turn %d: %q %v", turn, r.Text, err)
@@ -115,7 +138,8 @@ func TestRealCLISessionLimitsStopOnAICredits(t *testing.T) {
 	if st := limitStatus(api.Requests()); !strings.Contains(st, "Remaining session limits: 10 AI credits") {
 		t.Errorf("the second request's limit status is %q, want 10 credits remaining", st)
 	}
-	requests := len(api.Requests())
+	reached(2)
+	requests, infos := len(api.Requests()), len(info.all())
 	r, err := s.Stream(ctx, "hi", TurnHandlers{})
 	if err != nil || r.Text != "" || r.Usage.Cost != 0 {
 		t.Errorf("the turn past the limit: %q (cost %v) %v, want no text and no error", r.Text, r.Usage.Cost, err)
@@ -123,10 +147,10 @@ func TestRealCLISessionLimitsStopOnAICredits(t *testing.T) {
 	if n := len(api.Requests()); n != requests {
 		t.Errorf("the turn past the limit made %d model requests, want none", n-requests)
 	}
-	msgs := info.all()
-	if len(msgs) == 0 || !strings.HasPrefix(msgs[len(msgs)-1], "Session limit reached.") {
-		t.Errorf("session_limits infos %q, want the last to say the limit was reached", msgs)
+	if len(info.all()) == infos {
+		t.Error("the turn past the limit sent no session_limits info")
 	}
+	reached(3)
 	seen.mu.Lock()
 	defer seen.mu.Unlock()
 	for _, typ := range seen.types {
