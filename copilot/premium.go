@@ -13,6 +13,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/quorum-go/quorum/copilot/protocol"
@@ -94,10 +96,39 @@ func quotaOf(s protocol.AccountQuotaSnapshot) Quota {
 	share := min(max(s.RemainingPercentage, 0), 100) / 100
 	// Rounded to a millionth, so that 300 × 85.8333…% is 257.5, not
 	// 257.49999999999997.
-	q.Remaining = math.Round(float64(q.Entitlement)*share*1e6) / 1e6
-	q.Used = float64(q.Entitlement) - q.Remaining
+	q.Remaining = roundMillionth(float64(q.Entitlement) * share)
+	q.Used = roundMillionth(float64(q.Entitlement) - q.Remaining)
 	return q
 }
+
+func roundMillionth(x float64) float64 { return math.Round(x*1e6) / 1e6 }
+
+// String says the allowance in a line: "42 of 300 used, 258 left, resets
+// 2026-12-01", "unlimited", with what overage there is.
+func (q Quota) String() string {
+	var b strings.Builder
+	if q.Unlimited {
+		b.WriteString("unlimited")
+		if q.Used > 0 {
+			fmt.Fprintf(&b, ", %s used", number(q.Used))
+		}
+	} else {
+		fmt.Fprintf(&b, "%s of %d used, %s left", number(q.Used), q.Entitlement, number(q.Remaining))
+	}
+	if !q.ResetDate.IsZero() {
+		fmt.Fprintf(&b, ", resets %s", q.ResetDate.UTC().Format(time.DateOnly))
+	}
+	switch {
+	case q.Overage > 0:
+		fmt.Fprintf(&b, "; %s more billed beyond it", number(q.Overage))
+	case q.OverageAllowed && !q.Unlimited:
+		b.WriteString("; more are billed beyond it")
+	}
+	return b.String()
+}
+
+// number is x as short as it reads exactly: 42, 257.5.
+func number(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
 
 // resetDate is the account's quota reset date: quota_reset_date_utc, else
 // quota_reset_date (a day); zero when neither parses.

@@ -92,3 +92,23 @@ func TestQuotaJSON(t *testing.T) {
 		t.Errorf("%s, want %s", b, want)
 	}
 }
+
+// A Quota says itself in one line.
+func TestQuotaString(t *testing.T) {
+	reset := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		q    Quota
+		want string
+	}{
+		{Quota{Entitlement: 300, Used: 42, Remaining: 258, ResetDate: reset}, "42 of 300 used, 258 left, resets 2026-12-01"},
+		{Quota{Entitlement: 300, Used: 42.5, Remaining: 257.5}, "42.5 of 300 used, 257.5 left"},
+		{Quota{Entitlement: 50, Used: 50, OverageAllowed: true}, "50 of 50 used, 0 left; more are billed beyond it"},
+		{Quota{Entitlement: 50, Used: 50, OverageAllowed: true, Overage: 7.5, ResetDate: reset}, "50 of 50 used, 0 left, resets 2026-12-01; 7.5 more billed beyond it"},
+		{Quota{Unlimited: true}, "unlimited"},
+		{Quota{Unlimited: true, Used: 12, OverageAllowed: true}, "unlimited, 12 used"},
+	} {
+		if got := tc.q.String(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.q, got, tc.want)
+		}
+	}
+}

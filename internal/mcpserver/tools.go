@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/quorum-go/quorum/copilot"
 	"github.com/quorum-go/quorum/quorum"
 )
 
@@ -81,6 +82,9 @@ type AskResult struct {
 // `quorum models -o json`'s result.
 type ModelsResult struct {
 	Models []ModelInfo `json:"models"`
+	// Allowance is the account's premium requests this period, when the
+	// CLI reports them.
+	Allowance *copilot.Quota `json:"allowance,omitempty"`
 }
 
 // ModelInfo is one model the CLI offers.
