@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/quorum-go/quorum/copilot/protocol"
+	"github.com/quorum-go/quorum/internal/sim"
 	"github.com/quorum-go/quorum/internal/testing/modelapi"
 	"github.com/quorum-go/quorum/internal/testing/testutil"
 )
@@ -192,5 +193,84 @@ func TestRealCLICostIsTheMultiplierPerModelRequest(t *testing.T) {
 		if err := s.Destroy(ctx); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// The simulator answers as the real CLI does for the same account and
+// models: the same multipliers, the same account.getQuota snapshot (but
+// for resetDate, each the time its snapshot was taken), the same
+// allowance from PremiumQuota, and the same cost for every model call of
+// a plain turn and of one with a tool call.
+func TestSimulatorReportsPremiumRequestsAsTheRealCLI(t *testing.T) {
+	reset := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	after := func(req modelapi.Request) modelapi.Reply { return modelapi.Text("done") }
+	real, _ := startRealAPI(t, modelapi.Config{
+		Models:       map[string]modelapi.Responder{"plain": modelapi.Fixed(modelapi.Text("hello")), "tooly": modelapi.ToolThenText("lookup", `{}`, after)},
+		Multipliers:  map[string]float64{"tooly": 0.25},
+		PremiumQuota: &modelapi.Quota{Entitlement: 300, Used: 42.5, ResetDate: reset.Format(time.DateOnly)},
+	}, Options{})
+	simulated, _ := simClient(t, sim.Options{
+		Models: []sim.Model{model("plain", func(sim.Turn) sim.Response { return sim.Text("hello") }), model("tooly", func(turn sim.Turn) sim.Response {
+			if turn.Call == 0 {
+				return sim.Response{ToolCalls: []sim.ToolCall{sim.Call("lookup", map[string]string{})}}
+			}
+			return sim.Text("done")
+		}).WithMultiplier(0.25)},
+		PremiumQuota: &sim.Quota{Entitlement: 300, Used: 42.5, ResetDate: reset},
+	})
+	ctx := testutil.Context(t, 2*hangGuard)
+	type seen struct {
+		multipliers map[string]float64
+		snapshot    protocol.AccountQuotaSnapshot
+		quota       Quota
+		costs       map[string][]float64
+	}
+	observe := func(c *Client) seen {
+		var s seen
+		ms, err := c.Models(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.multipliers = Multipliers(ms)
+		r, err := c.RPC().Account.GetQuota(ctx, protocol.AccountGetQuotaRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.snapshot = r.QuotaSnapshots["premium_interactions"]
+		s.snapshot.ResetDate = ""
+		if s.quota, err = c.PremiumQuota(ctx); err != nil {
+			t.Fatal(err)
+		}
+		s.costs = map[string][]float64{}
+		lookup := Tool{Name: "lookup", Handler: func(context.Context, ToolCall) (string, error) { return "found", nil }}
+		for _, m := range []string{"plain", "tooly"} {
+			var log usageLog
+			session, err := c.NewSession(ctx, SessionConfig{Model: m, BuiltinTools: NoBuiltinTools(), Tools: []Tool{lookup},
+				Permissions: ApproveAll, OnEvent: log.on})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := session.Ask(ctx, "hi"); err != nil {
+				t.Fatal(err)
+			}
+			s.costs[m], _ = log.costs()
+			if err := session.Destroy(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return s
+	}
+	want, got := observe(real), observe(simulated)
+	if !maps.Equal(got.multipliers, want.multipliers) {
+		t.Errorf("multipliers: simulator %v, CLI %v", got.multipliers, want.multipliers)
+	}
+	if got.snapshot != want.snapshot {
+		t.Errorf("account.getQuota: simulator %+v, CLI %+v", got.snapshot, want.snapshot)
+	}
+	if !got.quota.ResetDate.Equal(want.quota.ResetDate) || got.quota.String() != want.quota.String() {
+		t.Errorf("PremiumQuota: simulator %+v, CLI %+v", got.quota, want.quota)
+	}
+	if !maps.EqualFunc(got.costs, want.costs, slices.Equal) {
+		t.Errorf("costs per model call: simulator %v, CLI %v", got.costs, want.costs)
 	}
 }
