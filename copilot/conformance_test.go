@@ -25,12 +25,18 @@ import (
 // startReal starts the real CLI against a model API serving models.
 func startReal(t *testing.T, models map[string]modelapi.Responder, o Options) (*Client, *modelapi.Server) {
 	t.Helper()
+	return startRealAPI(t, modelapi.Config{Models: models}, o)
+}
+
+// startRealAPI starts the real CLI against a model API configured by cfg.
+func startRealAPI(t *testing.T, cfg modelapi.Config, o Options) (*Client, *modelapi.Server) {
+	t.Helper()
 	bin, err := clitest.Binary()
 	if err != nil {
 		t.Fatalf("the conformance tests need the real Copilot CLI: %v", err)
 	}
 	sb := clitest.NewSandbox(t)
-	api := sb.StartModelAPI(t, modelapi.Config{Models: models})
+	api := sb.StartModelAPI(t, cfg)
 	o.CLIPath = bin
 	o.Env = clitest.OfflineEnv(t, api.URL())
 	o.WorkingDir = t.TempDir()

@@ -42,6 +42,13 @@
 // LoggedOut plays a CLI with no login. Dial opens another connection, for
 // copilot.Connect with options of your own.
 //
+// Premium requests are reported as the CLI reports them: each model's
+// multiplier in Client.Models (PremiumMultiplier sets one; 1 otherwise),
+// each model call's cost in assistant.usage (the multiplier, once per
+// model request), and the account's allowance in Client.PremiumQuota
+// (PremiumQuota sets it, NoPremiumQuota reports none; a Copilot Pro
+// account's 300 a month otherwise).
+//
 // # Fidelity
 //
 // The server is the project's own simulator (the one its tests, the

@@ -13,16 +13,19 @@ import (
 	"github.com/quorum-go/quorum/internal/sim"
 )
 
-// An Option configures a Server: a Model to offer, LoggedOut or
-// ClientOptions.
+// An Option configures a Server: a Model to offer, LoggedOut,
+// ClientOptions, PremiumMultiplier, PremiumQuota or NoPremiumQuota.
 type Option interface {
 	apply(*config)
 }
 
 type config struct {
-	models    []Model
-	loggedOut bool
-	client    copilot.Options
+	models      []Model
+	loggedOut   bool
+	client      copilot.Options
+	multipliers map[string]float64 // PremiumMultiplier
+	quota       *Quota             // PremiumQuota
+	noQuota     bool               // NoPremiumQuota
 }
 
 func (m Model) apply(c *config) { c.models = append(c.models, m) }
@@ -103,6 +106,13 @@ func Start(ctx context.Context, opts ...Option) (*Server, error) {
 		seen[m.ID] = true
 		models = append(models, m.toSim())
 	}
+	if err := cfg.applyMultipliers(models); err != nil {
+		return nil, err
+	}
+	quota, err := cfg.engineQuota()
+	if err != nil {
+		return nil, err
+	}
 	f := &faults{}
 	s := &Server{
 		srv: sim.NewServer(sim.Options{
@@ -110,6 +120,8 @@ func Start(ctx context.Context, opts ...Option) (*Server, error) {
 			RecordCalls:     true,
 			EventCopies:     f.copies,
 			Unauthenticated: cfg.loggedOut,
+			PremiumQuota:    quota,
+			NoPremiumQuota:  cfg.noQuota,
 		}),
 		wire:   &wire{},
 		faults: f,

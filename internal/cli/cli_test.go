@@ -264,7 +264,7 @@ func TestFirstHourMistakes(t *testing.T) {
 		t.Errorf("--version: exit %d, %q", o.code, o.stdout)
 	}
 	o := h.run("models", "--sim", "-o", "markdown")
-	if o.code != cmdutil.ExitOK || !strings.Contains(o.stdout, "| ID | Name | Premium requests per request |\n|---|---|---:|\n| sim-alpha | Simulated sim-alpha | - |") {
+	if o.code != cmdutil.ExitOK || !strings.Contains(o.stdout, "| ID | Name | Premium requests per request |\n|---|---|---:|\n| sim-alpha | Simulated sim-alpha | 1 |\n| sim-beta | Simulated sim-beta | 1 |\n| sim-gamma | Simulated sim-gamma | 0.25 |") {
 		t.Errorf("models -o markdown: exit %d:\n%s", o.code, o.stdout)
 	}
 }

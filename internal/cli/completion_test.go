@@ -54,7 +54,7 @@ func TestCompletionValues(t *testing.T) {
 		{[]string{"review", "--show", ""}, "reviews findings usage"},
 		{[]string{"debate", "--show", "ledger,"}, "ledger,arguments ledger,verdict ledger,usage"},
 		{[]string{"debate", "--sim", "--moderator", ""}, "sim-alpha sim-beta sim-gamma sim-moderator"},
-		{[]string{"models", "--json", ""}, "command error models simulated status"},
+		{[]string{"models", "--json", ""}, "allowance command error models simulated status"},
 		{[]string{"config", "set", ""}, strings.Join(config.Names(), " ")},
 		{[]string{"config", "set", "output", ""}, "text markdown json"},
 		{[]string{"help", "dis"}, "discuss"},

@@ -48,6 +48,9 @@ func (s *Server) ask(ctx context.Context, c *call, in AskInput) (*mcp.CallToolRe
 		}
 		model = offered[0]
 	}
+	if err := s.checkAskCap(ctx, inst.client, model, in.MaxPremium); err != nil {
+		return nil, nil, err
+	}
 	if err := checkOffered(offered, model); err != nil {
 		return nil, nil, err
 	}
@@ -92,4 +95,26 @@ func (s *Server) ask(ctx context.Context, c *call, in AskInput) (*mcp.CallToolRe
 	res.Meta = mcp.Meta{"status": status, "simulated": s.opts.Simulated}
 	res.Content = append(res.Content, &mcp.TextContent{Text: r.Text})
 	return res, out, nil
+}
+
+// checkAskCap refuses a question whose model costs more premium requests
+// than the call's cap (maxPremium, else the user's max-premium setting).
+func (s *Server) checkAskCap(ctx context.Context, c *copilot.Client, model string, maxPremium float64) error {
+	if maxPremium < 0 {
+		return argError("maxPremium is %v; give the most premium requests the call may spend, or leave it out", maxPremium)
+	}
+	if maxPremium == 0 {
+		maxPremium = s.opts.Settings.MaxPremium
+	}
+	if maxPremium == 0 {
+		return nil
+	}
+	m, err := quorum.CopilotMultipliers(ctx, c)
+	if err != nil {
+		return err
+	}
+	if e := quorum.EstimateAsk(model, m, maxPremium); !e.Fits() {
+		return fmt.Errorf("%w: a question to %s costs %v premium requests, more than maxPremium %v; raise it or ask a cheaper model (the models tool lists them)", quorum.ErrPremiumCap, model, e.Premium.Max, maxPremium)
+	}
+	return nil
 }

@@ -5,14 +5,14 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/quorum-go/quorum/copilot"
-	"github.com/quorum-go/quorum/copilot/protocol"
+	"github.com/quorum-go/quorum/internal/sanitize"
 	"github.com/quorum-go/quorum/quorum"
 )
 
@@ -112,9 +112,8 @@ func (s *Server) models(ctx context.Context, c *call, _ ModelsInput) (*mcp.CallT
 	md.WriteString("| id | name | premium requests per request |\n| --- | --- | --- |\n")
 	for _, m := range ms {
 		info := ModelInfo{ID: m.ID, Name: m.Name}
-		var full protocol.Model
-		if json.Unmarshal(m.Raw, &full) == nil && full.Billing != nil {
-			info.Multiplier = full.Billing.Multiplier
+		if x, ok := m.Multiplier(); ok {
+			info.Multiplier = &x
 		}
 		out.Models = append(out.Models, info)
 		mult := "-"
@@ -122,6 +121,19 @@ func (s *Server) models(ctx context.Context, c *call, _ ModelsInput) (*mcp.CallT
 			mult = fmt.Sprint(*info.Multiplier)
 		}
 		fmt.Fprintf(&md, "| %s | %s | %s |\n", cell(info.ID), cell(info.Name), mult)
+	}
+	// The allowance, when the CLI reports one: one it could not read is
+	// left out, as the models are what was asked for; only the call's
+	// time running out fails it.
+	q, err := inst.client.PremiumQuota(ctx)
+	switch {
+	case err == nil:
+		out.Allowance = &q
+		fmt.Fprintf(&md, "\nPremium requests this month: %s.\n", q)
+	case ctx.Err() != nil:
+		return nil, nil, c.notRun(ctx, fmt.Errorf("reading the premium-request allowance failed: %w", err))
+	case !errors.Is(err, copilot.ErrNoPremiumQuota):
+		fmt.Fprintf(&md, "\n(The account's premium-request allowance could not be read: %s.)\n", sanitize.Line(err.Error()))
 	}
 	return &mcp.CallToolResult{Meta: mcp.Meta{"status": "ok", "simulated": s.opts.Simulated},
 		Content: []mcp.Content{&mcp.TextContent{Text: md.String()}}}, out, nil

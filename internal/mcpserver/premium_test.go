@@ -30,6 +30,11 @@ func TestToolMaxPremium(t *testing.T) {
 		t.Fatalf("maxPremium 2: status %v, premium %+v, %d answers:\n%s", res.Meta["status"], d.Premium, len(d.Answers), text(res))
 	}
 
+	res = f.call(t, ctx, "ask", map[string]any{"question": "Why?", "model": "sim-alpha", "maxPremium": 0.5})
+	if !res.IsError || !strings.Contains(text(res), "premium-request cap") {
+		t.Fatalf("ask with maxPremium 0.5 on a model of multiplier 1: %s", text(res))
+	}
+
 	res = f.call(t, ctx, "plan", map[string]any{"task": "Ship it", "maxPremium": -1})
 	if !res.IsError || !strings.Contains(text(res), "maxPremium is -1") {
 		t.Fatalf("maxPremium -1: %s", text(res))

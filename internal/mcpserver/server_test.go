@@ -33,11 +33,11 @@ func TestListTools(t *testing.T) {
 		required []string
 		args     []string
 	}{
-		"discuss": {[]string{"topic"}, []string{"topic", "models", "moderator", "noReview", "reviewers", "phaseTimeoutSeconds", "timeoutSeconds"}},
-		"plan":    {[]string{"task"}, []string{"task", "models", "phaseTimeoutSeconds", "timeoutSeconds"}},
-		"debate":  {[]string{"claim"}, []string{"claim", "models", "moderator", "rounds", "phaseTimeoutSeconds", "timeoutSeconds"}},
-		"review":  {nil, []string{"diff", "base", "head", "context", "models", "phaseTimeoutSeconds", "timeoutSeconds"}},
-		"ask":     {[]string{"question"}, []string{"question", "model", "timeoutSeconds"}},
+		"discuss": {[]string{"topic"}, []string{"topic", "models", "moderator", "noReview", "reviewers", "phaseTimeoutSeconds", "maxPremium", "timeoutSeconds"}},
+		"plan":    {[]string{"task"}, []string{"task", "models", "phaseTimeoutSeconds", "maxPremium", "timeoutSeconds"}},
+		"debate":  {[]string{"claim"}, []string{"claim", "models", "moderator", "rounds", "phaseTimeoutSeconds", "maxPremium", "timeoutSeconds"}},
+		"review":  {nil, []string{"diff", "base", "head", "context", "models", "phaseTimeoutSeconds", "maxPremium", "timeoutSeconds"}},
+		"ask":     {[]string{"question"}, []string{"question", "model", "maxPremium", "timeoutSeconds"}},
 		"models":  {nil, nil},
 	}
 	var names []string

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/quorum-go/quorum/copilot"
 	"github.com/quorum-go/quorum/quorum"
 )
 
@@ -63,9 +64,10 @@ type ReviewInput struct {
 
 // AskInput are the ask tool's arguments.
 type AskInput struct {
-	Question       string `json:"question" jsonschema:"The question for one model, asked in a session of its own with the Copilot CLI's tools switched off."`
-	Model          string `json:"model,omitempty" jsonschema:"The model to ask (the models tool lists them). Default: the first model of the user's quorum configuration, else the first the Copilot CLI offers."`
-	TimeoutSeconds int    `json:"timeoutSeconds,omitempty" jsonschema:"Time limit of the call, in seconds. When it passes, the call returns the answer so far, marked incomplete."`
+	Question       string  `json:"question" jsonschema:"The question for one model, asked in a session of its own with the Copilot CLI's tools switched off."`
+	Model          string  `json:"model,omitempty" jsonschema:"The model to ask (the models tool lists them). Default: the first model of the user's quorum configuration, else the first the Copilot CLI offers."`
+	MaxPremium     float64 `json:"maxPremium,omitempty" jsonschema:"The most premium requests (GitHub Copilot's billing unit) the question may cost: a model whose multiplier is more is not asked. Default: the user's max-premium setting, else no cap."`
+	TimeoutSeconds int     `json:"timeoutSeconds,omitempty" jsonschema:"Time limit of the call, in seconds. When it passes, the call returns the answer so far, marked incomplete."`
 }
 
 // ModelsInput are the models tool's arguments: none.
@@ -85,6 +87,9 @@ type AskResult struct {
 // `quorum models -o json`'s result.
 type ModelsResult struct {
 	Models []ModelInfo `json:"models"`
+	// Allowance is the account's premium requests this period, when the
+	// CLI reports them.
+	Allowance *copilot.Quota `json:"allowance,omitempty"`
 }
 
 // ModelInfo is one model the CLI offers.

@@ -12,6 +12,9 @@ type persona struct {
 	openers  []string
 	points   int // how many points the reply makes
 	closers  []string
+	// multiplier is the model's premium requests per request; 0 means
+	// the default, 1.
+	multiplier float64
 }
 
 // Demo models. Their replies are clearly labelled as simulated, vary with the
@@ -19,9 +22,10 @@ type persona struct {
 var personas = []persona{
 	{
 		id: "sim-fast", name: "Simulated fast model",
-		openers: []string{"Short answer:", "In brief:", "Quick take:"},
-		points:  1,
-		closers: []string{"That is the gist.", "Details depend on your constraints."},
+		multiplier: 0.25, // cheap, as fast models are
+		openers:    []string{"Short answer:", "In brief:", "Quick take:"},
+		points:     1,
+		closers:    []string{"That is the gist.", "Details depend on your constraints."},
 	},
 	{
 		id: "sim-thorough", name: "Simulated thorough model",
@@ -57,6 +61,9 @@ func DefaultModels() []Model {
 	out := make([]Model, len(personas))
 	for i, p := range personas {
 		out[i] = Model{ID: p.id, Name: p.name, Respond: p.respond}
+		if p.multiplier != 0 {
+			out[i] = out[i].WithMultiplier(p.multiplier)
+		}
 	}
 	return out
 }

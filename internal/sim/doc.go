@@ -77,7 +77,7 @@
 //	  assistant.message_delta {messageId, deltaContent}   ┐ per piece
 //	  assistant.streaming_delta {totalResponseSizeBytes}   ┘ (streaming only)
 //	assistant.message {messageId, content, toolRequests:[]}
-//	assistant.usage {model, inputTokens, outputTokens, duration, cost}
+//	assistant.usage {model, inputTokens, outputTokens, duration, cost}   (cost: the model's multiplier)
 //	assistant.turn_end {turnId:"0"}
 //	assistant.idle {}
 //	session.idle {}
@@ -291,6 +291,21 @@
 // CLI's notice "<tools_changed_notice>\nThe model has been switched from X
 // to Y.\n</tools_changed_notice>\n\n". AutoModel ("auto") is answered by
 // Options.DefaultModel's script unless the server offers a model of that id.
+//
+// # Premium requests
+//
+// As CLI 1.0.102 reports them: models.list gives each model's billing
+// {multiplier} (Model.Multiplier, 1 unless set), and every model call's
+// assistant.usage costs that multiplier — a turn with a tool call makes
+// two model calls and costs it twice. account.getQuota answers the
+// account's allowance (Options.PremiumQuota, DefaultQuota unless set;
+// none with NoPremiumQuota or Unauthenticated) as {quotaSnapshots:
+// {premium_interactions: {entitlementRequests, usedRequests (rounded),
+// remainingPercentage, overage, …, resetDate}}}, resetDate being, as on
+// the CLI, the time of the snapshot; account.getCurrentAuth answers a
+// github.com user whose copilotUser carries GitHub's quota_snapshots and
+// quota_reset_date(_utc), the reset date. The allowance does not go down
+// as turns run: the CLI reads it from GitHub once.
 //
 // # Rate limits
 //

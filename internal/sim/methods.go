@@ -77,6 +77,8 @@ func init() {
 		protocol.MethodStatusGet:                                        (*Conn).handleStatus,
 		protocol.MethodAuthGetStatus:                                    (*Conn).handleAuthStatus,
 		protocol.MethodModelsList:                                       (*Conn).handleModelsList,
+		protocol.MethodAccountGetQuota:                                  (*Conn).handleGetQuota,
+		protocol.MethodAccountGetCurrentAuth:                            (*Conn).handleGetCurrentAuth,
 		protocol.MethodSessionList:                                      (*Conn).handleSessionList,
 		protocol.MethodSessionCreate:                                    (*Conn).handleCreate,
 		protocol.MethodSessionResume:                                    (*Conn).handleResume,
@@ -144,7 +146,8 @@ func (c *Conn) handleAuthStatus(r *request) (any, error) {
 
 func (c *Conn) handleModelsList(r *request) (any, error) {
 	out := make([]protocol.Model, 0, len(c.srv.opts.Models))
-	for _, m := range c.srv.opts.Models {
+	for i := range c.srv.opts.Models {
+		m := &c.srv.opts.Models[i]
 		name := m.Name
 		if name == "" {
 			name = m.ID
@@ -156,6 +159,7 @@ func (c *Conn) handleModelsList(r *request) (any, error) {
 				Supports: &protocol.ModelCapabilitiesSupports{Vision: ptr(false)},
 				Limits:   &protocol.ModelCapabilitiesLimits{MaxContextWindowTokens: ptr[int64](128000)},
 			},
+			Billing: m.billing(),
 		})
 	}
 	return protocol.ModelList{Models: out}, nil

@@ -88,6 +88,14 @@ type Options struct {
 	// every turn fail with session.error errorType "authentication".
 	Unauthenticated bool
 
+	// PremiumQuota is the account's premium-request allowance that
+	// account.getQuota and account.getCurrentAuth report. Nil means
+	// DefaultQuota(). NoPremiumQuota reports none instead, as for an
+	// account whose plan the CLI knows no allowance of (so does
+	// Unauthenticated).
+	PremiumQuota   *Quota
+	NoPremiumQuota bool
+
 	// StartOrder places session.start relative to the create response.
 	StartOrder StartOrder
 	// Seed seeds StartRandom's generator.
@@ -146,6 +154,12 @@ func (o Options) withDefaults() Options {
 	if o.DefaultModel == "" {
 		o.DefaultModel = o.Models[0].ID
 	}
+	q := DefaultQuota()
+	if o.PremiumQuota != nil {
+		q = *o.PremiumQuota
+	}
+	q = q.withDefaults(time.Now())
+	o.PremiumQuota = &q // a copy: the caller's stays as it was
 	if o.ProtocolVersion == 0 {
 		o.ProtocolVersion = ProtocolVersion
 	}
@@ -183,6 +197,9 @@ func (o Options) validate() error {
 		if seen[m.ID] {
 			return fmt.Errorf("sim: model %q is listed twice", m.ID)
 		}
+		if err := validateMultiplier(m); err != nil {
+			return err
+		}
 		seen[m.ID] = true
 	}
 	if !seen[o.DefaultModel] {
@@ -192,6 +209,9 @@ func (o Options) validate() error {
 	case StartBefore, StartAfter, StartRandom:
 	default:
 		return fmt.Errorf("sim: unknown %v", o.StartOrder)
+	}
+	if err := o.PremiumQuota.validate(); err != nil {
+		return err
 	}
 	if o.RepeatEvents < 0 || o.RepeatDistance < 0 {
 		return fmt.Errorf("sim: Options.RepeatEvents (%d) and RepeatDistance (%d) must not be negative", o.RepeatEvents, o.RepeatDistance)

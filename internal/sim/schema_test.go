@@ -41,6 +41,11 @@ func TestTrafficMatchesTheCLISchemas(t *testing.T) {
 			if _, err := c.Models(ctx); err != nil {
 				t.Fatal(err)
 			}
+			// account.getQuota and account.getCurrentAuth, with the default
+			// allowance.
+			if _, err := c.PremiumQuota(ctx); err != nil {
+				t.Fatal(err)
+			}
 			tool := copilot.Tool{
 				Name: "lookup", Description: "looks things up",
 				Parameters: json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}}}`),

@@ -14,6 +14,11 @@ type Model struct {
 	ID string
 	// Name is the display name in models.list; empty means ID.
 	Name string
+	// Multiplier is how many premium requests one request to the model
+	// counts: models.list reports it as the model's billing.multiplier,
+	// and each of its model calls' assistant.usage as its cost. Nil
+	// means 1. WithMultiplier sets it.
+	Multiplier *float64
 	// Respond produces the model's reply to one model call. It runs on the
 	// turn's own goroutine, so it may block (a test can use that to hold turns
 	// open), but it should return: the simulator cannot interrupt it. For a

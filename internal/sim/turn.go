@@ -171,7 +171,7 @@ func (s *session) runTurn(t *turn) {
 			InputTokens:  ptr(int64(u.InputTokens)),
 			OutputTokens: ptr(int64(u.OutputTokens)),
 			Duration:     ptr(time.Since(started).Milliseconds()),
-			Cost:         ptr(1.0),
+			Cost:         ptr(model.multiplier()), // per model request, as CLI 1.0.102 counts
 		}) != nil {
 			return
 		}

@@ -27,9 +27,20 @@ func Models(ids ...string) []sim.Model {
 	return out
 }
 
-// Model returns one quorum-aware simulated model.
+// multipliers are the premium requests one request to a simulated model
+// counts, where it is not 1: sim-gamma is a cheap model, as GitHub
+// Copilot's fast models count 0.25 (a binary fraction: sums of premium
+// requests stay exact, as a run's report and estimate add them up).
+var multipliers = map[string]float64{"sim-gamma": 0.25}
+
+// Model returns one quorum-aware simulated model, with its multiplier
+// (1 unless multipliers says otherwise).
 func Model(id string) sim.Model {
-	return sim.Model{ID: id, Name: "Simulated " + id, Respond: Respond}
+	m := sim.Model{ID: id, Name: "Simulated " + id, Respond: Respond}
+	if x, ok := multipliers[id]; ok {
+		m = m.WithMultiplier(x)
+	}
+	return m
 }
 
 // Respond answers a turn as a quorum participant would, by the prompt's

@@ -52,11 +52,18 @@ func Start(ctx context.Context, opts ...copilottest.Option) (*copilottest.Server
 	return copilottest.Start(ctx, withModels(opts)...)
 }
 
-// withModels is opts after the Models.
+// withModels is opts after the Models and their premium-request
+// multipliers (the same as --sim's: sim-gamma costs a quarter of a
+// request), so that opts may set other multipliers.
 func withModels(opts []copilottest.Option) []copilottest.Option {
-	all := make([]copilottest.Option, 0, len(opts)+4)
+	all := make([]copilottest.Option, 0, len(opts)+8)
 	for _, m := range Models() {
 		all = append(all, m)
+	}
+	for _, m := range simquorum.Models() {
+		if m.Multiplier != nil {
+			all = append(all, copilottest.PremiumMultiplier(m.ID, *m.Multiplier))
+		}
 	}
 	return append(all, opts...)
 }

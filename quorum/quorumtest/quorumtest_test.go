@@ -159,3 +159,16 @@ func TestQuorumAgent(t *testing.T) {
 		t.Errorf("the executor wrote nothing in the workspace: %v", err)
 	}
 }
+
+// The simulated models cost what they cost under --sim: sim-gamma a
+// quarter of a premium request a turn, the others one.
+func TestModelsCostWhatSimCosts(t *testing.T) {
+	srv := quorumtest.NewServer(t)
+	m, err := quorum.CopilotMultipliers(context.Background(), srv.Client())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m["sim-gamma"] != 0.25 || m["sim-alpha"] != 1 || m[quorumtest.Moderator] != 1 {
+		t.Fatalf("multipliers %v", m)
+	}
+}

@@ -1,15 +1,17 @@
 // Package models is quorum models: the models the Copilot CLI offers,
-// with their names and premium-request multipliers. Its command is built
+// with their names and premium-request multipliers, and the account's
+// premium-request allowance when the CLI reports one. Its command is built
 // once per run and used by one goroutine.
 package models
 
 import (
-	"encoding/json"
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/quorum-go/quorum/copilot/protocol"
+	"github.com/quorum-go/quorum/copilot"
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/cli/connect"
 	"github.com/quorum-go/quorum/internal/sanitize"
@@ -19,7 +21,14 @@ import (
 // modelsResult is the result of `quorum models -o json`.
 type modelsResult struct {
 	Models []modelInfo `json:"models"`
+	// Allowance is the account's premium requests this period, when the
+	// CLI reports them.
+	Allowance *copilot.Quota `json:"allowance,omitempty"`
 }
+
+// resultShape is the result's shape for --json's fields: with an
+// allowance, which a result without one leaves out.
+var resultShape = modelsResult{Allowance: &copilot.Quota{}}
 
 type modelInfo struct {
 	ID   string `json:"id"`
@@ -43,9 +52,12 @@ func NewCmdModels(f *cmdutil.Factory, runF func(*ModelsOptions) error) *cobra.Co
 		Short: "List the models the Copilot CLI offers",
 		Long: `List the models the Copilot CLI offers: the ids that -m and --moderator take,
 their names, and how many premium requests (GitHub Copilot's billing unit)
-one request to each counts. With -o json:
+one request to each counts; then the account's premium requests this month,
+when the CLI reports them. With -o json:
   {"command": "models", "simulated", "status", "result":
-   {"models": [{"id", "name", "multiplier"}]}}`,
+   {"models": [{"id", "name", "multiplier"}],
+    "allowance": {"entitlement", "used", "remaining", "unlimited",
+                  "overageAllowed", "overage", "resetDate"}}}`,
 		Example: `  $ quorum models
   $ quorum models --json models | jq -r '.models[].id'`,
 		Args: cmdutil.NoArgs,
@@ -53,7 +65,7 @@ one request to each counts. With -o json:
 		b.Timeout()
 		b.Output()
 		b.Connects()
-	}, Result: modelsResult{}}, func(inv *cmdutil.Invocation) error {
+	}, Result: resultShape}, func(inv *cmdutil.Invocation) error {
 		opts := &ModelsOptions{Invocation: inv}
 		if runF != nil {
 			return runF(opts)
@@ -77,11 +89,13 @@ func modelsRun(opts *ModelsOptions) error {
 	res := modelsResult{Models: []modelInfo{}}
 	for _, m := range ms {
 		info := modelInfo{ID: m.ID, Name: m.Name}
-		var full protocol.Model
-		if json.Unmarshal(m.Raw, &full) == nil && full.Billing != nil {
-			info.Multiplier = full.Billing.Multiplier
+		if x, ok := m.Multiplier(); ok {
+			info.Multiplier = &x
 		}
 		res.Models = append(res.Models, info)
+	}
+	if res.Allowance, err = allowance(ctx, inv, c); err != nil {
+		return cn.Early(err)
 	}
 	if inv.Settings.Output == "json" {
 		return inv.WriteJSON(res, cmdutil.StatusOK, "")
@@ -99,6 +113,9 @@ func modelsRun(opts *ModelsOptions) error {
 			}
 			fmt.Fprintf(w, "| %s | %s | %s |\n", mdCell(m.ID), mdCell(m.Name), mult)
 		}
+		if res.Allowance != nil {
+			fmt.Fprintf(w, "\n%s %s.\n", allowanceLabel, res.Allowance)
+		}
 		return nil
 	}
 	if inv.Simulated() {
@@ -113,7 +130,31 @@ func modelsRun(opts *ModelsOptions) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", sanitize.Line(m.ID), sanitize.Line(m.Name), mult)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil || res.Allowance == nil {
+		return err
+	}
+	_, err = fmt.Fprintf(inv.Out, "\n%s %s\n", allowanceLabel, res.Allowance)
+	return err
+}
+
+// allowanceLabel introduces the allowance's line.
+const allowanceLabel = "Premium requests this month:"
+
+// allowance is the account's premium-request allowance, nil when the CLI
+// reports none. Only the command's time running out fails the command: an
+// allowance the CLI could not read is left out, with a warning, since the
+// models are what was asked for.
+func allowance(ctx context.Context, inv *cmdutil.Invocation, c *copilot.Client) (*copilot.Quota, error) {
+	q, err := c.PremiumQuota(ctx)
+	switch {
+	case err == nil:
+		return &q, nil
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("reading the premium-request allowance: %w", err)
+	case !errors.Is(err, copilot.ErrNoPremiumQuota):
+		fmt.Fprintf(inv.ErrOut, "quorum: warning: the account's premium-request allowance could not be read: %s\n", sanitize.Line(err.Error()))
+	}
+	return nil, nil
 }
 
 // mdCell is text for a Markdown table's cell: one line, pipes escaped.

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/quorum-go/quorum/copilot"
-	"github.com/quorum-go/quorum/copilot/protocol"
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/report"
 	"github.com/quorum-go/quorum/internal/sanitize"
@@ -20,19 +19,9 @@ import (
 // allowance when the CLI reports one, and --dry-run, which prints it and
 // stops there.
 
-// Allowance is the account's premium requests this period, as the CLI
-// reports them (account.getQuota, premium_interactions).
-type Allowance struct {
-	Entitlement float64 `json:"entitlement"`
-	Used        float64 `json:"used"`
-	Remaining   float64 `json:"remaining"`
-	Unlimited   bool    `json:"unlimited,omitempty"`
-	ResetDate   string  `json:"resetDate,omitempty"`
-}
-
 // estimate prices cfg's run at the CLI's multipliers (set into cfg) and
 // reads the account's allowance; nil when the CLI does not report one.
-func estimate(ctx context.Context, c *copilot.Client, qr Input, cfg *quorum.Config) (quorum.Estimate, *Allowance, error) {
+func estimate(ctx context.Context, c *copilot.Client, qr Input, cfg *quorum.Config) (quorum.Estimate, *copilot.Quota, error) {
 	m, err := quorum.CopilotMultipliers(ctx, c)
 	if err != nil {
 		return quorum.Estimate{}, nil, fmt.Errorf("reading the models' premium-request multipliers: %w", err)
@@ -45,20 +34,14 @@ func estimate(ctx context.Context, c *copilot.Client, qr Input, cfg *quorum.Conf
 	return est, ReadAllowance(ctx, c), nil
 }
 
-// ReadAllowance reads the account's premium-request allowance; nil when the
-// CLI does not tell it (an older CLI, an account without one).
-func ReadAllowance(ctx context.Context, c *copilot.Client) *Allowance {
-	q, err := c.RPC().Account.GetQuota(ctx, protocol.AccountGetQuotaRequest{})
-	if err != nil || q == nil {
+// ReadAllowance reads the account's premium-request allowance; nil when
+// the CLI does not tell it (an older CLI, an account without one).
+func ReadAllowance(ctx context.Context, c *copilot.Client) *copilot.Quota {
+	q, err := c.PremiumQuota(ctx)
+	if err != nil {
 		return nil
 	}
-	p, ok := q.QuotaSnapshots["premium_interactions"]
-	if !ok {
-		return nil
-	}
-	a := &Allowance{Entitlement: float64(p.EntitlementRequests), Used: float64(p.UsedRequests), Unlimited: p.IsUnlimitedEntitlement, ResetDate: p.ResetDate}
-	a.Remaining = max(0, a.Entitlement-a.Used)
-	return a
+	return &q
 }
 
 // span writes a range of premium requests or turns: "7", "6–7", "at least 4".
@@ -89,7 +72,7 @@ func counted(s quorum.Span, noun string) string {
 
 // estimateLine is the progress view's first line: what the run will cost
 // and what the account has left.
-func estimateLine(e quorum.Estimate, a *Allowance) string {
+func estimateLine(e quorum.Estimate, a *copilot.Quota) string {
 	line := fmt.Sprintf("quorum: estimate %s (%s)", counted(e.Premium, "premium request"), counted(e.Turns, "model turn"))
 	if e.Cap > 0 {
 		line += fmt.Sprintf(", cap %s", span(quorum.Span{Min: e.Cap, Max: e.Cap}))
@@ -104,29 +87,22 @@ func estimateLine(e quorum.Estimate, a *Allowance) string {
 }
 
 // allowanceText says what the account has left, "" when unknown.
-func allowanceText(a *Allowance) string {
-	switch {
-	case a == nil:
+func allowanceText(a *copilot.Quota) string {
+	if a == nil {
 		return ""
-	case a.Unlimited:
-		return "the account's premium requests are unlimited"
 	}
-	s := fmt.Sprintf("%s of the account's %s premium requests left this month", span(quorum.Span{Min: a.Remaining, Max: a.Remaining}), span(quorum.Span{Min: a.Entitlement, Max: a.Entitlement}))
-	if a.ResetDate != "" {
-		s += " (resets " + a.ResetDate + ")"
-	}
-	return s
+	return "premium requests this month: " + a.String()
 }
 
 // dryRun is --dry-run's result in JSON.
 type dryRun struct {
 	Estimate  quorum.Estimate `json:"estimate"`
-	Allowance *Allowance      `json:"allowance,omitempty"`
+	Allowance *copilot.Quota  `json:"allowance,omitempty"`
 }
 
 // PrintEstimate is --dry-run's output: the estimate phase by phase and
 // model by model, and the allowance; nothing was asked of a model.
-func PrintEstimate(inv *cmdutil.Invocation, noun string, e quorum.Estimate, a *Allowance) error {
+func PrintEstimate(inv *cmdutil.Invocation, noun string, e quorum.Estimate, a *copilot.Quota) error {
 	if inv.JSONOutput() {
 		return inv.WriteJSON(dryRun{Estimate: e, Allowance: a}, cmdutil.StatusOK, "")
 	}

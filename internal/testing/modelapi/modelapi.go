@@ -5,13 +5,16 @@
 // A [Server] listens on 127.0.0.1 and answers the few endpoints the CLI needs
 // (see shared/PROTOCOL.md, "Running it offline"):
 //
-//   - GET /models lists every configured model id; without it the CLI retries
-//     for about 23 s per turn and then fails the turn.
+//   - GET /models lists every configured model id, with its premium-request
+//     multiplier (Config.Multipliers); without it the CLI retries for about
+//     23 s per turn and then fails the turn.
 //   - GET /copilot_internal/user describes a user whose API and telemetry
-//     endpoints are this server, so nothing is sent elsewhere.
+//     endpoints are this server, so nothing is sent elsewhere, and whose
+//     premium-request allowance is Config.PremiumQuota.
 //   - POST /chat/completions answers with whatever the model's [Responder]
 //     returns, streamed as server-sent events when the request says
-//     "stream":true, else as one chat.completion body.
+//     "stream":true, else as one chat.completion body; with
+//     Config.AICreditsPerRequest it says what it cost in AI credits.
 //   - Telemetry posts get 204; everything else (the GitHub MCP endpoint,
 //     team customizations, unknown paths) gets 404, which the CLI tolerates.
 //
@@ -54,13 +57,34 @@ type Config struct {
 	// session MCP server out by name (mcp.list: mcp3pEnabled false, the
 	// server under filteredServers), and starts none.
 	MCPEnabled bool
+	// Multipliers sets the premium-request multiplier GET /models reports
+	// for a model (its billing.multiplier, as GitHub's API reports it);
+	// a model not named here reports 1. The CLI passes it on in
+	// models.list.
+	Multipliers map[string]float64
+	// PremiumQuota, when set, is the account's premium-request allowance:
+	// GET /copilot_internal/user then carries it as
+	// quota_snapshots.premium_interactions, where the CLI reads what
+	// account.getQuota reports. Nil describes an account with no
+	// snapshots, as before.
+	PremiumQuota *Quota
+	// AICreditsPerRequest, when above zero, makes every chat response
+	// report that it cost this many AI credits (copilot_usage, as a
+	// token-billed account's responses carry it). The CLI 1.0.102 counts
+	// them, and only them, against a session's sessionLimits.maxAiCredits.
+	AICreditsPerRequest float64
 }
 
 // Server is a running local model API. Its methods are safe for concurrent use.
 type Server struct {
 	url        string
 	mcpEnabled bool // Config.MCPEnabled
-	http       *http.Server
+	// multipliers and premiumQuota are Config's, copied at Start and
+	// only read afterwards.
+	multipliers  map[string]float64
+	premiumQuota *Quota
+	aiCredits    float64 // Config.AICreditsPerRequest
+	http         *http.Server
 	// done is closed by Close so that stalled responses end even if the
 	// HTTP server's own connection shutdown were not to cancel their context.
 	done      chan struct{}
@@ -99,6 +123,9 @@ func Start(cfg Config) (*Server, error) {
 	s := &Server{
 		url:           "http://" + ln.Addr().String(),
 		mcpEnabled:    cfg.MCPEnabled,
+		multipliers:   maps.Clone(cfg.Multipliers),
+		premiumQuota:  cloneQuota(cfg.PremiumQuota),
+		aiCredits:     cfg.AICreditsPerRequest,
 		done:          make(chan struct{}),
 		served:        make(chan struct{}),
 		models:        make(map[string]Responder),
@@ -227,32 +254,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (s *Server) serveModels(w http.ResponseWriter) {
-	s.mu.Lock()
-	ids := slices.Clone(s.order)
-	s.mu.Unlock()
-	type limits struct {
-		MaxContextWindowTokens int `json:"max_context_window_tokens"`
-	}
-	type caps struct {
-		Supports map[string]bool `json:"supports"`
-		Limits   limits          `json:"limits"`
-	}
-	type model struct {
-		ID           string `json:"id"`
-		Name         string `json:"name"`
-		Capabilities caps   `json:"capabilities"`
-	}
-	data := make([]model, 0, len(ids))
-	for _, id := range ids {
-		data = append(data, model{ID: id, Name: id, Capabilities: caps{
-			Supports: map[string]bool{"vision": true},
-			Limits:   limits{MaxContextWindowTokens: 128000},
-		}})
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"data": data})
-}
-
 func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 	s.inflight.Add(1)
 	defer s.inflight.Add(-1)
@@ -314,5 +315,5 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 		s.waitEnd(ctx)
 		return
 	}
-	writeJSON(w, http.StatusOK, completion(req.Model, id, reply, usage))
+	writeJSON(w, http.StatusOK, completion(req.Model, id, reply, usage, s.copilotUsage()))
 }

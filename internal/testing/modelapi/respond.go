@@ -64,13 +64,13 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, req Request,
 		// The tool calls, whole, in the chunk that also ends the choice:
 		// the shape shared/PROTOCOL.md records the CLI accepting.
 		calls := wireCalls(reply.Calls, true)
-		if !send(chunk{Choices: []chunkChoice{{Delta: delta{Role: "assistant", ToolCalls: calls}, FinishReason: &finish}}, Usage: usage}) {
+		if !send(chunk{Choices: []chunkChoice{{Delta: delta{Role: "assistant", ToolCalls: calls}, FinishReason: &finish}}, Usage: usage, CopilotUsage: s.copilotUsage()}) {
 			return
 		}
 	} else {
 		// Usage rides on the finishing chunk; the CLI asks for it with
 		// stream_options.include_usage and reports it as assistant.usage.
-		if !send(chunk{Choices: []chunkChoice{{Delta: delta{}, FinishReason: &finish}}, Usage: usage}) {
+		if !send(chunk{Choices: []chunkChoice{{Delta: delta{}, FinishReason: &finish}}, Usage: usage, CopilotUsage: s.copilotUsage()}) {
 			return
 		}
 	}
@@ -122,6 +122,25 @@ type chunk struct {
 	Model   string        `json:"model"`
 	Choices []chunkChoice `json:"choices"`
 	Usage   *Usage        `json:"usage,omitempty"`
+	// CopilotUsage rides on the finishing chunk with Usage.
+	CopilotUsage *copilotUsage `json:"copilot_usage,omitempty"`
+}
+
+// copilotUsage is what a token-billed account's response says it cost, in
+// nano AI credits (10⁹ to the credit): the CLI 1.0.102 adds it up
+// against a session's sessionLimits.maxAiCredits.
+type copilotUsage struct {
+	TotalNanoAIU float64 `json:"total_nano_aiu"`
+	TokenDetails []any   `json:"token_details"`
+}
+
+// copilotUsage is the response's copilot_usage: Config.AICreditsPerRequest,
+// or nil when it is not set.
+func (s *Server) copilotUsage() *copilotUsage {
+	if s.aiCredits <= 0 {
+		return nil
+	}
+	return &copilotUsage{TotalNanoAIU: s.aiCredits * 1e9, TokenDetails: []any{}}
 }
 
 type chunkChoice struct {
@@ -143,6 +162,8 @@ type completionBody struct {
 	Model   string             `json:"model"`
 	Choices []completionChoice `json:"choices"`
 	Usage   *Usage             `json:"usage"`
+	// CopilotUsage is as on a chunk.
+	CopilotUsage *copilotUsage `json:"copilot_usage,omitempty"`
 }
 
 type completionChoice struct {
@@ -157,7 +178,7 @@ type completionMessage struct {
 	ToolCalls []wireToolCall `json:"tool_calls,omitempty"`
 }
 
-func completion(model, id string, reply Reply, usage *Usage) completionBody {
+func completion(model, id string, reply Reply, usage *Usage, billed *copilotUsage) completionBody {
 	msg := completionMessage{Role: "assistant"}
 	finish := "stop"
 	if len(reply.Calls) > 0 {
@@ -172,7 +193,7 @@ func completion(model, id string, reply Reply, usage *Usage) completionBody {
 	return completionBody{
 		ID: id, Object: "chat.completion", Created: time.Now().Unix(), Model: model,
 		Choices: []completionChoice{{Message: msg, FinishReason: finish}},
-		Usage:   usage,
+		Usage:   usage, CopilotUsage: billed,
 	}
 }
 
