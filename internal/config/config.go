@@ -28,11 +28,14 @@ type Settings struct {
 	PhaseTimeout time.Duration
 	Timeout      time.Duration
 	Concurrency  int
-	CLIPath      string
-	CLIArgs      []string
-	Transport    string // "stdio" or "tcp"
-	Output       string // "text", "markdown" or "json"
-	NoColor      bool
+	// Sim runs on the simulator built into quorum instead of the Copilot
+	// CLI (--sim, or the setting for those who try quorum first).
+	Sim       bool
+	CLIPath   string
+	CLIArgs   []string
+	Transport string // "stdio" or "tcp"
+	Output    string // "text", "markdown" or "json"
+	NoColor   bool
 }
 
 // Source is the layer a value came from.
