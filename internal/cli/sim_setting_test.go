@@ -57,7 +57,7 @@ func TestSimChosenBySetting(t *testing.T) {
 	if o := h.run("discuss", "-q", goldenTopic); o.code != cmdutil.ExitOK || !strings.HasPrefix(o.stdout, "SIMULATED RUN") {
 		t.Errorf("sim in the config file: exit %d, stdout %.100q, stderr %q", o.code, o.stdout, o.stderr)
 	}
-	if o := h.run("config"); !regexp.MustCompile(`(?m)^sim +true +file `+regexp.QuoteMeta(h.configFile())+`$`).MatchString(o.stdout) {
+	if o := h.run("config"); !regexp.MustCompile(`(?m)^sim +true +file ` + regexp.QuoteMeta(h.configFile()) + `$`).MatchString(o.stdout) {
 		t.Errorf("quorum config does not show sim from the file:\n%s", o.stdout)
 	}
 }
