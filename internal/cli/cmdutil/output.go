@@ -175,6 +175,9 @@ func (inv *Invocation) PrintResult(rep report.Report, result any, status, incomp
 	}
 	o := report.Options{Sections: inv.Opts.Show, Simulated: inv.Simulated(), Incomplete: incomplete,
 		Subject: inv.Given.Question, Context: inv.Given.Lines}
+	if status == StatusInterrupted {
+		o.Interrupted = InterruptedBy(inv.Cmd.Context()).What()
+	}
 	if inv.Settings.Output == "markdown" {
 		report.Markdown(inv.Out, rep, o)
 		return nil

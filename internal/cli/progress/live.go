@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/quorum-go/quorum/internal/report"
 	"github.com/quorum-go/quorum/internal/sanitize"
 	"github.com/quorum-go/quorum/quorum"
@@ -49,6 +50,10 @@ type liveView struct {
 	dirty   bool // state changed since the last draw
 	// closed: the view is finished; nothing more is drawn.
 	closed bool
+	// held: Interject's f has the screen; nothing is drawn, and the
+	// permanent lines that come meanwhile wait in pending.
+	held    bool
+	pending []string
 
 	stop, done chan struct{}
 	once       sync.Once
@@ -76,7 +81,7 @@ func newLiveView(w io.Writer, width int, colour bool, now func() time.Time) *liv
 // start draws the header and starts the spinner.
 func (v *liveView) start(header string) {
 	v.mu.Lock()
-	v.draw([]string{v.fit(sanitize.Line(header))})
+	v.draw(v.wrap(header))
 	v.mu.Unlock()
 	v.stop, v.done = make(chan struct{}), make(chan struct{})
 	go v.tickLoop()
@@ -100,7 +105,7 @@ func (v *liveView) tickLoop() {
 func (v *liveView) tick() {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if v.closed {
+	if v.closed || v.held {
 		return
 	}
 	v.frame++
@@ -253,6 +258,12 @@ func verb(p quorum.Phase) string {
 // live rows, in one write. The cursor stays at the start of the line
 // below the live rows.
 func (v *liveView) draw(perm []string) {
+	if v.held && !v.closed {
+		v.pending = append(v.pending, perm...)
+		v.dirty = true
+		return
+	}
+	perm, v.pending = append(v.pending, perm...), nil
 	var b bytes.Buffer
 	if v.drawn > 0 {
 		fmt.Fprintf(&b, "\x1b[%dA", v.drawn)
@@ -315,15 +326,48 @@ func (v *liveView) Close() {
 }
 
 // interject makes the running rows permanent lines, so the live region is
-// empty, and runs f with the view held: the ticker and events wait, and
-// the view draws again below what f wrote.
+// empty, and runs f with the view held: events go on updating the rows
+// but nothing is drawn until f returns, and the view draws again below
+// what f wrote. The lock is not held while f runs (it waits for a person's
+// answer), so that a notice (Ctrl-C's) is not kept waiting behind it.
 func (v *liveView) Interject(f func()) {
 	v.mu.Lock()
-	defer v.mu.Unlock()
 	if !v.closed {
 		v.finalise()
 	}
+	v.held = true
+	v.mu.Unlock()
+	defer func() {
+		v.mu.Lock()
+		v.held = false
+		if !v.closed {
+			v.draw(nil)
+		}
+		v.mu.Unlock()
+	}()
 	f()
+}
+
+// Notice shows text (the first Ctrl-C's "stopping…") as permanent lines
+// above the live rows, which are drawn again below it: written behind the
+// view's back, it would push the rows down out of the view's reach and
+// leave them frozen on the screen. The line the terminal echoed ^C on is
+// erased with the rows. With nothing live on screen (closed, or held by
+// Interject), text goes on a line of its own.
+func (v *liveView) Notice(text string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.closed || v.held {
+		_, _ = io.WriteString(v.w, "\n"+text+"\n")
+		return
+	}
+	v.draw(v.wrap(text))
+}
+
+// wrap breaks s, a permanent line (the header, a notice), at spaces into
+// lines that fit the terminal: cut, it would lose its end.
+func (v *liveView) wrap(s string) []string {
+	return strings.Split(ansi.Wordwrap(sanitize.Line(s), max(v.width-1, 10), ""), "\n")
 }
 
 // fit cuts s to the terminal's width, leaving room for the glyph and a

@@ -29,6 +29,13 @@ type View interface {
 	Interject(f func())
 }
 
+// Noticer is a view that must show the process's own notices itself
+// (the live view: see cmdutil.Notices); the command routes them to it
+// while it is drawn.
+type Noticer interface {
+	Notice(text string)
+}
+
 // Options say how the progress of one run is shown.
 type Options struct {
 	// Quiet: no progress at all (-q).
