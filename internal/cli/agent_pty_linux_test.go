@@ -32,7 +32,13 @@ type ptySession struct {
 
 func startOnTerminal(t *testing.T, dir string, env []string, args ...string) *ptySession {
 	t.Helper()
-	master, slave, err := openPTY(100, 50)
+	return startOnTerminalOf(t, 100, dir, env, args...)
+}
+
+// startOnTerminalOf is startOnTerminal on a terminal cols columns wide.
+func startOnTerminalOf(t *testing.T, cols int, dir string, env []string, args ...string) *ptySession {
+	t.Helper()
+	master, slave, err := openPTY(cols, 50)
 	if err != nil {
 		t.Fatalf("a pseudo-terminal is needed: %v", err)
 	}

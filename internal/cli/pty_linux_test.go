@@ -176,13 +176,16 @@ func TestTerminalView(t *testing.T) {
 			}
 			report := final[i:]
 			at := 0
-			for _, want := range []string{"Discussion", "Question: Should we adopt Go", "## Answers", "### Response A · sim-beta",
-				"## Reviews", "## Ranking", "## Synthesis", "Responses: A = sim-beta, B = sim-alpha, C = sim-gamma", "### Conclusion", "## Usage", "Premium requests"} {
+			for _, want := range []string{"Discussion", "Question: Should we adopt Go", "ANSWERS", "Response A · sim-beta",
+				"REVIEWS", "RANKING", "SYNTHESIS", "Responses: A = sim-beta, B = sim-alpha, C = sim-gamma", "Conclusion", "USAGE", "Premium requests"} {
 				j := strings.Index(report[at:], want)
 				if j < 0 {
 					t.Fatalf("the report lacks %q after what came before:\n%s", want, report)
 				}
 				at += j
+			}
+			if m := headingMarkRE.FindString(report); m != "" {
+				t.Errorf("a heading shows its Markdown marker: %q", m)
 			}
 			for _, raw := range []string{"**Question:**", "| Rank |", "|---:|"} {
 				if strings.Contains(report, raw) {
@@ -247,6 +250,9 @@ func TestRenderedReportNeutralisesModelText(t *testing.T) {
 }
 
 var sgrRE = regexp.MustCompile(`\x1b\[[0-9;]*m`)
+
+// headingMarkRE matches a heading drawn with its Markdown marker ("## ").
+var headingMarkRE = regexp.MustCompile(`(?m)^\s*#{1,6} \S.*$`)
 
 // The live view in-process, with a pseudo-terminal as stderr: the spinner's
 // ticker and quorum's progress calls run side by side (the race detector

@@ -24,6 +24,10 @@ const liveTick = 100 * time.Millisecond
 // movement cannot reach lines scrolled off the top).
 const maxLiveRows = 12
 
+// minPhaseWidth fits every phase of discuss, plan, debate and review
+// ("synthesis", "round-10"); the agent's are wider (progress.Options.Phases).
+const minPhaseWidth = 9
+
 // Spinner are the frames of the live view's spinner, in turn.
 var Spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
@@ -42,12 +46,14 @@ type liveView struct {
 	colour bool
 	now    func() time.Time
 
-	rows    []*liveRow       // the running phase's models, in order of appearance
-	failed  map[turnKey]bool // turns whose failure was counted
-	repeats repeats
-	drawn   int  // live lines on screen, above the cursor
-	frame   int  // spinner frame
-	dirty   bool // state changed since the last draw
+	// phaseWidth is the phase column's: the widest phase the run may show.
+	phaseWidth int
+	rows       []*liveRow       // the running phase's models, in order of appearance
+	failed     map[turnKey]bool // turns whose failure was counted
+	repeats    repeats
+	drawn      int  // live lines on screen, above the cursor
+	frame      int  // spinner frame
+	dirty      bool // state changed since the last draw
 	// closed: the view is finished; nothing more is drawn.
 	closed bool
 	// held: Interject's f has the screen; nothing is drawn, and the
@@ -75,7 +81,7 @@ type liveRow struct {
 }
 
 func newLiveView(w io.Writer, width int, colour bool, now func() time.Time) *liveView {
-	return &liveView{w: w, width: width, colour: colour, now: now, failed: map[turnKey]bool{}, repeats: repeats{}}
+	return &liveView{w: w, width: width, colour: colour, now: now, phaseWidth: minPhaseWidth, failed: map[turnKey]bool{}, repeats: repeats{}}
 }
 
 // start draws the header and starts the spinner.
@@ -192,7 +198,7 @@ func (v *liveView) Event(ev quorum.Progress) {
 // line is a live row as drawn.
 func (v *liveView) line(r *liveRow) string {
 	var glyph, s string
-	prefix := fmt.Sprintf("%-9s %-14s ", r.phase, sanitize.Line(r.model))
+	prefix := fmt.Sprintf("%-*s %-14s ", v.phaseWidth, r.phase, sanitize.Line(r.model))
 	turns := ""
 	if n := r.ok + r.failed + r.running; n > 1 {
 		turns = fmt.Sprintf(" %d/%d", r.ok+r.failed, n)
@@ -365,9 +371,27 @@ func (v *liveView) Notice(text string) {
 }
 
 // wrap breaks s, a permanent line (the header, a notice), at spaces into
-// lines that fit the terminal: cut, it would lose its end.
+// lines that fit the terminal: cut, it would lose its end. A word wider
+// than the terminal (a long path) stays whole, for the terminal to fold:
+// permanent lines are not counted when the view moves up to redraw.
 func (v *liveView) wrap(s string) []string {
-	return strings.Split(ansi.Wordwrap(sanitize.Line(s), max(v.width-1, 10), ""), "\n")
+	width := max(v.width-1, 10)
+	var lines []string
+	line, cols := "", 0
+	for _, w := range strings.Fields(sanitize.Line(s)) {
+		n := ansi.StringWidth(w)
+		if cols > 0 && cols+1+n > width {
+			lines = append(lines, line)
+			line, cols = "", 0
+		}
+		if cols > 0 {
+			line += " "
+			cols++
+		}
+		line += w
+		cols += n
+	}
+	return append(lines, line)
 }
 
 // fit cuts s to the terminal's width, leaving room for the glyph and a

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"time"
+	"unicode/utf8"
 
 	"github.com/quorum-go/quorum/internal/cli/iostreams"
 	"github.com/quorum-go/quorum/internal/report"
@@ -45,6 +46,10 @@ type Options struct {
 	Plain bool
 	// NoColor: no colour in the live view.
 	NoColor bool
+	// Phases are the phases the run may show, so that the live view's
+	// phase column fits the widest of them; it always fits those of
+	// discuss, plan, debate and review.
+	Phases []quorum.Phase
 }
 
 // New picks the view on w, which it starts with header: none when quiet;
@@ -56,11 +61,22 @@ func New(w io.Writer, header string, o Options) View {
 	}
 	if tty, width := iostreams.TerminalWidth(w); tty && !o.Plain {
 		v := newLiveView(w, width, !o.NoColor, time.Now)
+		v.phaseWidth = phaseColumn(o.Phases)
 		v.start(header)
 		return v
 	}
 	fmt.Fprintln(w, sanitize.Line(header))
 	return &plainView{w: w, failed: map[turnKey]bool{}, repeats: repeats{}}
+}
+
+// phaseColumn is the width of the live view's phase column: the widest
+// of phases, and at least minPhaseWidth.
+func phaseColumn(phases []quorum.Phase) int {
+	n := minPhaseWidth
+	for _, p := range phases {
+		n = max(n, utf8.RuneCountInString(string(p)))
+	}
+	return n
 }
 
 type nopProgress struct{}
