@@ -235,7 +235,7 @@ func TestAgentSignalKeepsTheWork(t *testing.T) {
 			}
 			out := stdout.String()
 			wts, _ := filepath.Glob(filepath.Join(state, "quorum", "worktrees", "*", "*"))
-			if len(wts) != 1 || !strings.Contains(out, "git worktree remove "+wts[0]) || !strings.Contains(out, "INCOMPLETE") {
+			if len(wts) != 1 || !strings.Contains(flat(out), "git worktree remove "+wts[0]) || !strings.Contains(out, "INCOMPLETE") {
 				t.Fatalf("worktrees %v; the report:\n%s", wts, out)
 			}
 			branch := gittest.Git(t, repo, "branch", "--list", "quorum/*", "--format=%(refname:short)")

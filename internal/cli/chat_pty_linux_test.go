@@ -35,7 +35,7 @@ func TestChatOnATerminal(t *testing.T) {
 	}
 	expectRE(p, at, regexp.MustCompile(`sim-moderator · synthesis · [1-9][0-9]* chars`))
 	at = p.expect(at, "1 round(s)")
-	at = p.expect(at, "Usage")
+	at = p.expect(at, "USAGE")
 
 	p.typeLine("And what about read replicas?")
 	at = p.expect(at, "discuss · answer")

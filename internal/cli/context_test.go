@@ -109,7 +109,7 @@ func TestContextFilesAndFolders(t *testing.T) {
 		t.Errorf("prompt:\n%.2000s", p)
 	}
 	for _, want := range []string{"Context:", design + " (22 bytes)", "left out: " + filepath.Join(dir, "docs/big.txt") + " (over the 256.0 KiB budget)", filepath.Join(dir, "docs/logo.png") + " (not text)"} {
-		if !strings.Contains(o.stdout, want) {
+		if !strings.Contains(flat(o.stdout), want) {
 			t.Errorf("the report lacks %q:\n%.800s", want, o.stdout)
 		}
 	}

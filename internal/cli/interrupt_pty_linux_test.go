@@ -169,7 +169,7 @@ func TestCtrlCOnATerminalLeavesNoFrozenRows(t *testing.T) {
 			if !strings.Contains(final, "✗ review    sim-gamma      failed after ") || !strings.Contains(final, "✓ review    sim-alpha      done ") {
 				t.Errorf("the finished rows are not on the terminal:\n%s", final)
 			}
-			if !strings.Contains(stdout.String(), "Participants: sim-alpha, sim-beta, sim-gamma (stopped in the review phase: the run was interrupted by Ctrl-C)\n") {
+			if !strings.Contains(flat(stdout.String()), "Participants: sim-alpha, sim-beta, sim-gamma (stopped in the review phase: the run was interrupted by Ctrl-C) ") {
 				t.Errorf("the report does not say the run was stopped in the review phase:\n%.800s", stdout.String())
 			}
 		})

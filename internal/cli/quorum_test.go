@@ -87,7 +87,7 @@ func TestDegradedRunExitsThree(t *testing.T) {
 	golden(t, "discuss-degraded.text.golden", o.stdout)
 	for _, want := range []string{"DEGRADED", "2 failures; the result comes from the models that remained", "sim-beta, answer phase (error)",
 		"simulated outage of sim-beta", "in place of sim-moderator", "sim-beta (dropped out in the answer phase)"} {
-		if !strings.Contains(o.stdout, want) {
+		if !strings.Contains(flat(o.stdout), want) {
 			t.Errorf("stdout lacks %q", want)
 		}
 	}

@@ -44,6 +44,10 @@ type Options struct {
 	// size) and what was left out and why.
 	Subject string
 	Context []string
+	// Width, when set, is the width the plain-text report is wrapped at
+	// (prose only: tables and models' code stay whole); Markdown is not
+	// wrapped.
+	Width int
 }
 
 // subject is what the report names as the run's question: o.Subject, or
@@ -76,7 +80,7 @@ type Report interface {
 }
 
 // Text writes r as plain text.
-func Text(w io.Writer, r Report, o Options) { r.write(&textDoc{blocks: blocks{w: w}}, o) }
+func Text(w io.Writer, r Report, o Options) { r.write(&textDoc{blocks: blocks{w: w}, width: o.Width}, o) }
 
 // Markdown writes r as GitHub-flavoured Markdown.
 func Markdown(w io.Writer, r Report, o Options) { r.write(&mdDoc{blocks{w: w}}, o) }

@@ -191,9 +191,25 @@ func (inv *Invocation) PrintResult(rep report.Report, result any, status, incomp
 			return err
 		}
 		fmt.Fprintf(inv.ErrOut, "quorum: rendering the report failed (%v); plain text follows\n", err)
+	} else {
+		o.Width = inv.TextWidth()
 	}
 	report.Text(inv.Out, rep, o)
 	return nil
+}
+
+// DefaultTextWidth is the width of plain text off a terminal without
+// $COLUMNS: what a pager or an editor shows.
+const DefaultTextWidth = 80
+
+// TextWidth is the width plain text is wrapped at off a terminal: a pipe
+// or a file has none of its own, so $COLUMNS when it is a positive
+// number, else DefaultTextWidth.
+func (inv *Invocation) TextWidth() int {
+	if n, err := strconv.Atoi(strings.TrimSpace(inv.Getenv("COLUMNS"))); err == nil && n > 0 {
+		return n
+	}
+	return DefaultTextWidth
 }
 
 // StdoutTerminal reports whether stdout is a terminal that can take
