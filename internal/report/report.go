@@ -80,7 +80,9 @@ type Report interface {
 }
 
 // Text writes r as plain text.
-func Text(w io.Writer, r Report, o Options) { r.write(&textDoc{blocks: blocks{w: w}, width: o.Width}, o) }
+func Text(w io.Writer, r Report, o Options) {
+	r.write(&textDoc{blocks: blocks{w: w}, width: o.Width}, o)
+}
 
 // Markdown writes r as GitHub-flavoured Markdown.
 func Markdown(w io.Writer, r Report, o Options) { r.write(&mdDoc{blocks{w: w}}, o) }
