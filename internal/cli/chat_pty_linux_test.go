@@ -98,7 +98,7 @@ func TestChatOnATerminal(t *testing.T) {
 		cmd.Stdin = strings.NewReader(stdin)
 		return runBinary(t, cmd)
 	}
-	if r := run("", "history"); r.code != 0 || !strings.Contains(r.stdout, id[1]) || !strings.Contains(r.stdout, "3 round(s)") {
+	if r := run("", "history"); r.code != 0 || !regexp.MustCompile(`(?m)^`+id[1]+` +\S+ \S+ +3 +sim-alpha, sim-beta, sim-gamma \(simulated\) `).MatchString(r.stdout) {
 		t.Errorf("quorum history: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	r := run("", "show", id[1])

@@ -137,7 +137,7 @@ func chatRun(opts *ChatOptions) error {
 	}
 	feed := chat.NewFeed()
 	defer feed.Stop()
-	cfg := quorum.ChatConfig{Dir: dir, Config: quorum.Config{
+	cfg := quorum.ChatConfig{Dir: dir, Simulated: inv.Simulated(), Config: quorum.Config{
 		Models:             models,
 		Moderator:          moderator,
 		NoReview:           !inv.Settings.Review,

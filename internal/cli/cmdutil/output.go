@@ -35,7 +35,8 @@ import (
 // never null.
 //
 // --json FIELDS prints an object with only those fields, taken from the
-// result, or from the envelope for command, simulated, status and error.
+// result, or from the envelope for command, simulated, status and error;
+// a simulated result's object always has simulated (true).
 // One field is more there than in the result: plan's winner is the
 // winning proposal (label, model, title, steps, risks, text), where the
 // result has its label.
@@ -123,6 +124,11 @@ func (inv *Invocation) WriteJSON(result any, status, errText string) error {
 				v = json.RawMessage("null") // an optional field that is absent
 			}
 			picked[f] = v
+		}
+		// The simulator's answers are never printed without their mark:
+		// fields picked from a simulated result come with simulated.
+		if env.Simulated {
+			picked["simulated"] = json.RawMessage("true")
 		}
 		out = picked
 	}

@@ -107,3 +107,29 @@ func TestSimSetting(t *testing.T) {
 		}
 	}
 }
+
+// Fields picked with --json from a simulated result come with simulated,
+// so that the simulator's answers never pass for real ones; a real
+// result's fields come alone, as asked.
+func TestPickedFieldsKeepTheSimulatedMark(t *testing.T) {
+	for _, sim := range []bool{true, false} {
+		f, out := testFactory(t)
+		c := NewCommand(f, &cobra.Command{Use: "x"}, Spec{Flags: func(b FlagBuilder) { b.Output(); b.Sim() }, Result: shape{}},
+			func(inv *Invocation) error { return inv.WriteJSON(shape{Answer: "42"}, StatusOK, "") })
+		args := []string{"--json", "answer"}
+		if sim {
+			args = append(args, "--sim")
+		}
+		c.SetArgs(args)
+		if err := c.ExecuteContext(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		want := "{\n  \"answer\": \"42\"\n}\n"
+		if sim {
+			want = "{\n  \"answer\": \"42\",\n  \"simulated\": true\n}\n"
+		}
+		if out.String() != want {
+			t.Errorf("sim %v: %s, want %s", sim, out, want)
+		}
+	}
+}
