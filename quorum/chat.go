@@ -66,6 +66,11 @@ type ChatConfig struct {
 	// ID names a new chat (letters, digits, '-' and '_'); empty makes one
 	// from the time and a random suffix.
 	ID string
+	// Simulated marks a chat whose Backend is a simulator (the quorum
+	// command's --sim): it is saved with the chat, so that what lists or
+	// prints the chat later can say that its answers are not real models'.
+	// A chat resumed stays simulated once it was.
+	Simulated bool
 }
 
 // ChatRound is one round of a Chat: what was asked, of whom, what came
@@ -356,7 +361,7 @@ func (c *Chat) end(ctx context.Context, detach bool) error {
 
 // infoLocked is the chat's header record.
 func (c *Chat) infoLocked() *ChatInfo {
-	return &ChatInfo{ID: c.id, CreatedAt: c.created, Models: slices.Clone(c.cfg.Models), Moderator: c.cfg.Moderator}
+	return &ChatInfo{ID: c.id, CreatedAt: c.created, Models: slices.Clone(c.cfg.Models), Moderator: c.cfg.Moderator, Simulated: c.cfg.Simulated}
 }
 
 // saveLocked appends rec to the chat's file, if it is saved.

@@ -60,6 +60,9 @@ type ChatInfo struct {
 	CreatedAt time.Time `json:"createdAt"`
 	Models    []string  `json:"models"`
 	Moderator string    `json:"moderator,omitempty"`
+	// Simulated: the chat ran, at least in part, on a simulator
+	// (ChatConfig.Simulated).
+	Simulated bool `json:"simulated,omitempty"`
 }
 
 // SavedChat is a chat as its file holds it (LoadChat).
@@ -202,8 +205,9 @@ func LoadChat(dir, id string) (*SavedChat, error) {
 			if rec.Chat == nil {
 				return nil, fmt.Errorf("%w %s, line %d: a %q record without its chat", ErrChatFile, path, line, rec.Type)
 			}
-			created := sc.CreatedAt
+			created, simulated := sc.CreatedAt, sc.Simulated
 			sc.ChatInfo = *rec.Chat
+			sc.Simulated = sc.Simulated || simulated // once simulated, in part
 			if rec.Type == recModels {
 				sc.CreatedAt = created
 			}
@@ -335,6 +339,7 @@ func ResumeChat(ctx context.Context, b Backend, cfg ChatConfig, id string) (*Cha
 		return nil, err
 	}
 	cfg.ID = id
+	cfg.Simulated = cfg.Simulated || sc.Simulated
 	c := &Chat{b: b, cfg: cfg, id: id, created: sc.CreatedAt, rounds: sc.Rounds, kept: map[string]*keptSession{}, log: l}
 	if !sc.Closed {
 		c.resumeKept(ctx, sc.Sessions, cfg.Models)

@@ -33,7 +33,13 @@ type ptySession struct {
 
 func startOnTerminal(t *testing.T, dir string, env []string, args ...string) *ptySession {
 	t.Helper()
-	master, slave, err := ptytest.Open(100, 50)
+	return startOnTerminalOf(t, 100, dir, env, args...)
+}
+
+// startOnTerminalOf is startOnTerminal on a terminal cols columns wide.
+func startOnTerminalOf(t *testing.T, cols int, dir string, env []string, args ...string) *ptySession {
+	t.Helper()
+	master, slave, err := ptytest.Open(cols, 50)
 	if err != nil {
 		t.Fatalf("a pseudo-terminal is needed: %v", err)
 	}
@@ -230,7 +236,7 @@ func TestAgentSignalKeepsTheWork(t *testing.T) {
 			}
 			out := stdout.String()
 			wts, _ := filepath.Glob(filepath.Join(state, "quorum", "worktrees", "*", "*"))
-			if len(wts) != 1 || !strings.Contains(out, "git worktree remove "+wts[0]) || !strings.Contains(out, "INCOMPLETE") {
+			if len(wts) != 1 || !strings.Contains(flat(out), "git worktree remove "+wts[0]) || !strings.Contains(out, "INCOMPLETE") {
 				t.Fatalf("worktrees %v; the report:\n%s", wts, out)
 			}
 			branch := gittest.Git(t, repo, "branch", "--list", "quorum/*", "--format=%(refname:short)")

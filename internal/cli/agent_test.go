@@ -266,7 +266,7 @@ func TestAgentInterruptKeepsTheWork(t *testing.T) {
 		t.Fatalf("worktrees %v, want the one kept", wt)
 	}
 	for _, want := range []string{"interrupted", "git worktree remove " + wt[0], "Step 1:"} {
-		if !strings.Contains(o.stdout, want) {
+		if !strings.Contains(flat(o.stdout), want) {
 			t.Errorf("the report lacks %q:\n%s", want, o.stdout)
 		}
 	}

@@ -24,7 +24,7 @@ func TestAskSimStreamsToStdout(t *testing.T) {
 	if !strings.HasPrefix(o.stdout, "[simulated sim-alpha]") || !strings.Contains(o.stdout, "goroutine") || !strings.HasSuffix(o.stdout, "\n") {
 		t.Errorf("stdout = %q", o.stdout)
 	}
-	if o.stderr != "quorum: asking sim-alpha, simulated\n" {
+	if o.stderr != "quorum: asking sim-alpha (simulated)\n" {
 		t.Errorf("stderr = %q", o.stderr)
 	}
 	// -q: nothing on stderr; the result alone on stdout.

@@ -183,7 +183,7 @@ func TestBinary(t *testing.T) {
 			if again := strings.Contains(string(rest), "press Ctrl-C again to quit at once, without it"); again != (c.sig == syscall.SIGINT) {
 				t.Errorf("after %v, stderr %q", c.sig, rest)
 			}
-			if out := stdout.String(); !strings.Contains(out, "INCOMPLETE: the discussion was "+c.says+" in the answer phase") || !strings.Contains(out, "Response A · sim-") {
+			if out := stdout.String(); !strings.Contains(flat(out), "INCOMPLETE: the discussion was "+c.says+" in the answer phase") || !strings.Contains(out, "Response A · sim-") {
 				t.Errorf("stdout does not hold the answers that came in, marked incomplete:\n%s", out)
 			}
 		})

@@ -35,7 +35,7 @@ func TestChatOnATerminal(t *testing.T) {
 	}
 	expectRE(p, at, regexp.MustCompile(`sim-moderator · synthesis · [1-9][0-9]* chars`))
 	at = p.expect(at, "1 round(s)")
-	at = p.expect(at, "Usage")
+	at = p.expect(at, "USAGE")
 
 	p.typeLine("And what about read replicas?")
 	at = p.expect(at, "discuss · answer")
@@ -99,7 +99,7 @@ func TestChatOnATerminal(t *testing.T) {
 		cmd.Stdin = strings.NewReader(stdin)
 		return runBinary(t, cmd)
 	}
-	if r := run("", "history"); r.code != 0 || !strings.Contains(r.stdout, id[1]) || !strings.Contains(r.stdout, "3 round(s)") {
+	if r := run("", "history"); r.code != 0 || !regexp.MustCompile(`(?m)^`+id[1]+` +\S+ \S+ +3 +sim-alpha, sim-beta, sim-gamma \(simulated\) `).MatchString(r.stdout) {
 		t.Errorf("quorum history: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	r := run("", "show", id[1])

@@ -26,7 +26,7 @@ func TestChatHistoryShowInProcess(t *testing.T) {
 	}
 	id := m[1]
 	h.stdin = ""
-	if o := h.run("history"); o.code != cmdutil.ExitOK || !strings.Contains(o.stdout, id) || !strings.Contains(o.stdout, "2 round(s)") {
+	if o := h.run("history"); o.code != cmdutil.ExitOK || !regexp.MustCompile(`(?m)^`+id+` +\S+ \S+ +2 +sim-alpha, sim-beta, sim-gamma \(simulated\) +Should we adopt Go\?$`).MatchString(o.stdout) {
 		t.Errorf("history: exit %d\n%s%s", o.code, o.stdout, o.stderr)
 	}
 	if o := h.run("show", id); o.code != cmdutil.ExitOK || !strings.Contains(o.stdout, "Conversation "+id) || !strings.Contains(o.stdout, "SYNTHESIS") {

@@ -129,10 +129,9 @@ func commaList(values []string, toComplete string) []string {
 // --cli-path and the config file count), and gives up quietly after a
 // few seconds: a shell waiting on a slow CLI is worse than no completion.
 func (e *env) completeModels(cmd *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	sim, _ := cmd.Flags().GetBool("sim")
 	path, _ := cmd.Flags().GetString("config")
 	loaded, _ := config.Load(config.Layers{Path: path, Getenv: e.Getenv, ConfigDir: e.ConfigDir, Flags: cmdutil.FlagValues(cmd.Flags())})
-	inv := &cmdutil.Invocation{Factory: e.Factory, Cmd: cmd, Opts: &cmdutil.Options{Sim: sim}, Settings: loaded.Settings, Loaded: loaded, Log: zerolog.Nop()}
+	inv := &cmdutil.Invocation{Factory: e.Factory, Cmd: cmd, Opts: &cmdutil.Options{Sim: loaded.Settings.Sim}, Settings: loaded.Settings, Loaded: loaded, Log: zerolog.Nop()}
 	ctx, cancel := context.WithTimeout(cmd.Context(), 15*time.Second)
 	defer cancel()
 	c, closeClient, err := connect.Connect(ctx, inv)

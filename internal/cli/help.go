@@ -67,6 +67,8 @@ func (e *env) help(cmd *cobra.Command, w io.Writer) {
 
 const rootMore = `  Add --sim to run on the simulated Copilot server built into quorum: no
   Copilot CLI or login needed, and every output is marked as simulated.
+  To use it for every run, quorum config set sim true (or QUORUM_SIM=1);
+  models configured for the CLI are then set aside, with a note.
 
   Settings: flags beat environment variables (QUORUM_*), which beat the
   config file (quorum/config.json in your user config directory), which

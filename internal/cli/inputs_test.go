@@ -29,7 +29,7 @@ func TestStdinTopicLimit(t *testing.T) {
 	if o.code != cmdutil.ExitOK {
 		t.Fatalf("exit %d: %s", o.code, o.stderr)
 	}
-	if strings.Count(o.stdout, "Some more context.") > 30 || !strings.Contains(o.stdout, "more characters, left out here; -o json has the whole text)") {
+	if strings.Count(flat(o.stdout), "Some more context.") > 30 || !strings.Contains(flat(o.stdout), "more characters, left out here; -o json has the whole text)") {
 		t.Errorf("the report echoes the long topic:\n%.2000s", o.stdout)
 	}
 	o = h.run("discuss", "--sim", "-q", "--json", "question", "-")

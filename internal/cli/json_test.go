@@ -61,8 +61,9 @@ func TestJSONFieldSelection(t *testing.T) {
 	if err := json.Unmarshal([]byte(o.stdout), &got); err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 3 || string(got["status"]) != `"ok"` || !strings.Contains(string(got["synthesis"]), `"conclusion"`) ||
-		string(got["models"]) == "" {
+	// A simulated run's fields come with simulated, never alone.
+	if len(got) != 4 || string(got["status"]) != `"ok"` || !strings.Contains(string(got["synthesis"]), `"conclusion"`) ||
+		string(got["models"]) == "" || string(got["simulated"]) != "true" {
 		t.Errorf("selected = %s", o.stdout)
 	}
 	o = h.run("models", "--sim", "--json", "models,simulated")

@@ -23,10 +23,11 @@ import (
 	"github.com/quorum-go/quorum/quorum"
 )
 
-// estimateThenHeaderRE is the start of a discussion's final screen: what
-// it will cost (sim-gamma costs a quarter of a premium request a turn),
-// then who takes part.
-var estimateThenHeaderRE = regexp.MustCompile(`(?s)^quorum: estimate 5\.25–5\.5 premium requests \(6–7 model turns\)[^\n]*\n.*?quorum: discussing with sim-alpha, sim-beta, sim-gamma; mode`)
+// estimateThenHeaderRE is the start of a discussion's final screen, its
+// words joined by one space: what it will cost (sim-gamma costs a quarter
+// of a premium request a turn) and the account's allowance, then who
+// takes part, then the first finished row.
+var estimateThenHeaderRE = regexp.MustCompile(`^quorum: estimate 5\.25–5\.5 premium requests \(6–7 model turns\); premium requests this month: \d+ of 300 used, [\d.]+ left, resets \d{4}-\d\d-\d\d quorum: discussing with sim-alpha, sim-beta, sim-gamma; moderator sim-moderator \(simulated\) ✓ answer`)
 
 var spinningRE = regexp.MustCompile(`\x1b\[36m[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]\x1b\[0m (answer|review|synthesis) +sim-[a-z]+ +(answering|reviewing|writing the synthesis)  \d+ chars  \d+\.\ds`)
 
@@ -131,9 +132,10 @@ func TestTerminalView(t *testing.T) {
 					t.Errorf("a line of %d columns on a terminal of %d: %q", n, width, l)
 				}
 			}
-			// What the run will cost comes first, then who takes part.
-			if !estimateThenHeaderRE.MatchString(final) {
-				t.Errorf("final screen does not start with the estimate and the header:\n%s", final)
+			// What the run will cost comes first, then who takes part: both
+			// wrapped to the width, whole, not cut.
+			if !estimateThenHeaderRE.MatchString(strings.Join(strings.Fields(final), " ")) {
+				t.Errorf("final screen does not start with the estimate and the whole header:\n%s", final)
 			}
 			for _, p := range []struct{ phase, model string }{
 				{"answer   ", "sim-alpha"}, {"answer   ", "sim-beta"}, {"answer   ", "sim-gamma"},
@@ -151,13 +153,16 @@ func TestTerminalView(t *testing.T) {
 			}
 			report := final[i:]
 			at := 0
-			for _, want := range []string{"Discussion", "Question: Should we adopt Go", "## Answers", "### Response A · sim-beta",
-				"## Reviews", "## Ranking", "## Synthesis", "Responses: A = sim-beta, B = sim-alpha, C = sim-gamma", "### Conclusion", "## Usage", "Premium requests"} {
+			for _, want := range []string{"Discussion", "Question: Should we adopt Go", "ANSWERS", "Response A · sim-beta",
+				"REVIEWS", "RANKING", "SYNTHESIS", "Responses: A = sim-beta, B = sim-alpha, C = sim-gamma", "Conclusion", "USAGE", "Premium requests"} {
 				j := strings.Index(report[at:], want)
 				if j < 0 {
 					t.Fatalf("the report lacks %q after what came before:\n%s", want, report)
 				}
 				at += j
+			}
+			if m := headingMarkRE.FindString(report); m != "" {
+				t.Errorf("a heading shows its Markdown marker: %q", m)
 			}
 			for _, raw := range []string{"**Question:**", "| Rank |", "|---:|"} {
 				if strings.Contains(report, raw) {
@@ -222,6 +227,9 @@ func TestRenderedReportNeutralisesModelText(t *testing.T) {
 }
 
 var sgrRE = regexp.MustCompile(`\x1b\[[0-9;]*m`)
+
+// headingMarkRE matches a heading drawn with its Markdown marker ("## ").
+var headingMarkRE = regexp.MustCompile(`(?m)^\s*#{1,6} \S.*$`)
 
 // The live view in-process, with a pseudo-terminal as stderr: the spinner's
 // ticker and quorum's progress calls run side by side (the race detector

@@ -87,7 +87,7 @@ func TestDegradedRunExitsThree(t *testing.T) {
 	golden(t, "discuss-degraded.text.golden", o.stdout)
 	for _, want := range []string{"DEGRADED", "2 failures; the result comes from the models that remained", "sim-beta, answer phase (error)",
 		"simulated outage of sim-beta", "in place of sim-moderator", "sim-beta (dropped out in the answer phase)"} {
-		if !strings.Contains(o.stdout, want) {
+		if !strings.Contains(flat(o.stdout), want) {
 			t.Errorf("stdout lacks %q", want)
 		}
 	}
@@ -276,7 +276,7 @@ func TestQuorumUsageErrors(t *testing.T) {
 		{[]string{"plan", "--sim", "a", "b"}, "quorum plan takes a task"},
 		{[]string{"discuss", "--sim", "-m", "sim-alpha", "q"}, "at least 2 participant models"},
 		{[]string{"discuss", "--sim", "-m", "sim-alpha,sim-alpha", "q"}, "names sim-alpha twice"},
-		{[]string{"discuss", "--sim", "--moderator", "gpt-99", "q"}, "unknown model gpt-99; the Copilot CLI offers: sim-alpha"},
+		{[]string{"discuss", "--sim", "--moderator", "gpt-99", "q"}, "unknown model gpt-99; the simulator offers: sim-alpha"},
 		{[]string{"discuss", "--sim", "-m", "sim-alpha", "-m", "nope", "q"}, "unknown model nope"},
 		{[]string{"discuss", "--sim", "--reviewers", "-1", "q"}, "reviewers"},
 	} {

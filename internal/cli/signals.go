@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -18,9 +17,12 @@ import (
 // signal also restores the default handling, so that a second one ends
 // the process at once if that clean-up hangs; the first says so on
 // stderr, so that nobody presses Ctrl-C twice and loses the report by
-// surprise. stop releases the signals.
+// surprise: through the command's progress view while one is drawn
+// (cmdutil.Notices), so that its live lines are not left frozen above the
+// notice. stop releases the signals.
 func WithSignals(parent context.Context, stderr io.Writer) (ctx context.Context, stop func()) {
-	ctx, cancel := context.WithCancelCause(parent)
+	ctx, notices := cmdutil.WithNotices(parent, stderr)
+	ctx, cancel := context.WithCancelCause(ctx)
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	done := make(chan struct{})
@@ -28,10 +30,7 @@ func WithSignals(parent context.Context, stderr io.Writer) (ctx context.Context,
 		select {
 		case s := <-ch:
 			signal.Stop(ch)
-			if s == os.Interrupt {
-				fmt.Fprintln(stderr, "\nquorum: stopping: aborting the turns, then printing what was collected; press Ctrl-C again to quit at once, without it")
-			}
-			cancel(&cmdutil.Interrupted{Signal: s})
+			stopFor(s, notices, cancel)
 		case <-done:
 		}
 	}()
@@ -41,3 +40,16 @@ func WithSignals(parent context.Context, stderr io.Writer) (ctx context.Context,
 		cancel(nil)
 	}
 }
+
+// stopFor stops the command for the signal s: the first Ctrl-C says
+// what a second would do, then the command's context is cancelled with s
+// as its cause.
+func stopFor(s os.Signal, notices *cmdutil.Notices, cancel context.CancelCauseFunc) {
+	if s == os.Interrupt {
+		notices.Say(stoppingNotice)
+	}
+	cancel(&cmdutil.Interrupted{Signal: s})
+}
+
+// stoppingNotice is what the first Ctrl-C says.
+const stoppingNotice = "quorum: stopping: aborting the turns, then printing what was collected; press Ctrl-C again to quit at once, without it"

@@ -32,11 +32,14 @@ type Settings struct {
 	// skips the reviews and votes that can no longer change the winner.
 	MaxPremium float64
 	EarlyStop  bool
-	CLIPath    string
-	CLIArgs    []string
-	Transport  string // "stdio" or "tcp"
-	Output     string // "text", "markdown" or "json"
-	NoColor    bool
+	// Sim runs on the simulator built into quorum instead of the Copilot
+	// CLI (--sim, or the setting for those who try quorum first).
+	Sim       bool
+	CLIPath   string
+	CLIArgs   []string
+	Transport string // "stdio" or "tcp"
+	Output    string // "text", "markdown" or "json"
+	NoColor   bool
 }
 
 // Source is the layer a value came from.

@@ -74,6 +74,8 @@ var Keys = []Key{
 		kind: kindDuration, set: func(s *Settings, v string) { s.Timeout, _ = time.ParseDuration(v) }},
 	{Name: "concurrency", Env: "QUORUM_CONCURRENCY", Default: "8", Help: "sessions running at once",
 		kind: kindCount, set: func(s *Settings, v string) { s.Concurrency, _ = strconv.Atoi(v) }},
+	{Name: "sim", Env: "QUORUM_SIM", Default: "false", Help: "run on the simulated Copilot server built into quorum, as --sim does: no Copilot CLI or login needed (QUORUM_SIM=1 too; --sim=false turns it off for one run)",
+		kind: kindBool, set: func(s *Settings, v string) { s.Sim = parseBool(v) }},
 	{Name: "cli-path", Env: "COPILOT_CLI_PATH", Help: "the Copilot CLI binary (default: `copilot` on PATH)",
 		set: func(s *Settings, v string) { s.CLIPath = v }},
 	{Name: "cli-args", Env: "QUORUM_CLI_ARGS", Help: "extra arguments for the Copilot CLI, separated by spaces (no quoting), such as --disable-builtin-mcps",

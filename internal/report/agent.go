@@ -25,7 +25,7 @@ func (r agent) write(doc doc, o Options) {
 	a := r.a
 	header(doc, o)
 	doc.title("Agent", "Task", excerpt(a.Task))
-	kv := [][2]string{{"Participants", participants(a.Models, a.Phases)}, {"Stage", stageText(a)}}
+	kv := [][2]string{{"Participants", participants(o, a.Models, &a.Outcome)}, {"Stage", stageText(a)}}
 	if a.Executor != "" {
 		kv = append(kv, [2]string{"Executor", a.Executor})
 	}

@@ -62,7 +62,7 @@ func (r debate) write(doc doc, o Options) {
 	doc.title("Debate", "Claim", o.subject(d.Claim))
 	var pro, con []string
 	for _, db := range d.Debaters {
-		who := participants([]string{db.Model}, d.Phases)
+		who := participants(o, []string{db.Model}, &d.Outcome)
 		if db.Side == quorum.SideOpponent {
 			con = append(con, who)
 		} else {

@@ -39,7 +39,7 @@ func (r discuss) write(doc doc, o Options) {
 	d := r.d
 	header(doc, o)
 	doc.title("Discussion", "Question", o.subject(d.Question))
-	kv := [][2]string{{"Participants", participants(d.Models, d.Phases)}}
+	kv := [][2]string{{"Participants", participants(o, d.Models, &d.Outcome)}}
 	if s := d.Synthesis; s != nil {
 		kv = append(kv, [2]string{"Moderator", moderatorLine(s.Moderation)})
 	}

@@ -69,20 +69,37 @@ func (b *blocks) gap() {
 type textDoc struct {
 	blocks
 	indent string // of the current section's content
+	// width is what lines are wrapped at (Options.Width); 0: not wrapped.
+	width int
 }
 
-func (d *textDoc) line(s string) { fmt.Fprintln(d.w, strings.TrimRight(d.indent+s, " ")) }
+// line writes s under the section's indent, its further lines, if it is
+// wrapped, under its first.
+func (d *textDoc) line(s string) {
+	lead, rest := leading(s)
+	d.hang(lead, rest, len(lead))
+}
+
+// hang writes text after prefix under the section's indent; if it is
+// wrapped, its further lines are indented by hang columns.
+func (d *textDoc) hang(prefix, text string, hang int) {
+	for _, l := range wrapHanging(d.indent+prefix, text, d.indent+strings.Repeat(" ", hang), d.width) {
+		fmt.Fprintln(d.w, l)
+	}
+}
 
 func (d *textDoc) banner(text string) {
 	d.gap()
-	fmt.Fprintln(d.w, sanitize.Line(text))
+	for _, l := range wrapHanging("", sanitize.Line(text), "", d.width) {
+		fmt.Fprintln(d.w, l)
+	}
 }
 
 func (d *textDoc) title(_, label, subject string) {
 	d.gap()
 	d.indent = ""
 	lines := strings.Split(sanitize.Text(subject), "\n")
-	fmt.Fprintf(d.w, "%s: %s\n", label, lines[0])
+	d.hang(label+": ", lines[0], len(label)+2)
 	for _, l := range lines[1:] {
 		d.line(strings.Repeat(" ", len(label)+2) + l)
 	}
@@ -115,7 +132,7 @@ func (d *textDoc) fields(kv [][2]string) {
 		width = max(width, len(f[0]))
 	}
 	for _, f := range kv {
-		d.line(fmt.Sprintf("%-*s %s", width+1, f[0]+":", sanitize.Line(f[1])))
+		d.hang(fmt.Sprintf("%-*s ", width+1, f[0]+":"), sanitize.Line(f[1]), width+2)
 	}
 }
 
@@ -139,9 +156,9 @@ func (d *textDoc) numbered(xs []string) {
 // hanging writes a list item whose further lines sit under its text.
 func (d *textDoc) hanging(marker, text string) {
 	lines := strings.Split(strings.TrimSpace(sanitize.Text(text)), "\n")
-	d.line(marker + lines[0])
+	d.hang(marker, lines[0], len(marker))
 	for _, l := range lines[1:] {
-		d.line(strings.Repeat(" ", len(marker)) + strings.TrimSpace(l))
+		d.hang(strings.Repeat(" ", len(marker)), strings.TrimSpace(l), len(marker))
 	}
 }
 
@@ -166,10 +183,22 @@ func (d *textDoc) table(header []string, _ []bool, rows [][]string) {
 	tw.Flush()
 }
 
+// quote writes what a model wrote, indented: its prose wrapped, each
+// line's further lines under its text (a list item's under the item's),
+// its code and tables whole.
 func (d *textDoc) quote(text string) {
 	d.gap()
+	fenced := false
 	for _, l := range strings.Split(strings.TrimSpace(sanitize.Text(text)), "\n") {
-		d.line("  " + l)
+		if isFence(l) {
+			fenced = !fenced
+		}
+		if fenced || isFence(l) || keptWhole(l) {
+			fmt.Fprintln(d.w, strings.TrimRight(d.indent+"  "+l, " "))
+			continue
+		}
+		lead, rest := leading(l)
+		d.hang("  "+lead, rest, 2+len(lead)+len(listMarkerRE.FindString(rest)))
 	}
 }
 

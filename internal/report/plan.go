@@ -38,7 +38,7 @@ func (r plan) write(doc doc, o Options) {
 	p := r.p
 	header(doc, o)
 	doc.title("Plan", "Task", o.subject(p.Task))
-	doc.fields(o.withContext([][2]string{{"Participants", participants(p.Models, p.Phases)}}))
+	doc.fields(o.withContext([][2]string{{"Participants", participants(o, p.Models, &p.Outcome)}}))
 	if o.show("proposals") {
 		r.proposals(doc)
 	}

@@ -34,12 +34,20 @@ type Options struct {
 	// was interrupted): the report says so at its top and its end, and
 	// shows what had been collected.
 	Incomplete string
+	// Interrupted, when set, is how the person stopped the run
+	// ("interrupted by Ctrl-C"): a model it cut short is said to have been
+	// stopped then, not to have dropped out.
+	Interrupted string
 	// Subject, when set, is the question, task or claim as the user gave
 	// it, shown in place of the result's, which holds the context given
 	// with it; Context lists that context: what was read (its source and
 	// size) and what was left out and why.
 	Subject string
 	Context []string
+	// Width, when set, is the width the plain-text report is wrapped at
+	// (prose only: tables and models' code stay whole); Markdown is not
+	// wrapped.
+	Width int
 }
 
 // subject is what the report names as the run's question: o.Subject, or
@@ -72,7 +80,9 @@ type Report interface {
 }
 
 // Text writes r as plain text.
-func Text(w io.Writer, r Report, o Options) { r.write(&textDoc{blocks: blocks{w: w}}, o) }
+func Text(w io.Writer, r Report, o Options) {
+	r.write(&textDoc{blocks: blocks{w: w}, width: o.Width}, o)
+}
 
 // Markdown writes r as GitHub-flavoured Markdown.
 func Markdown(w io.Writer, r Report, o Options) { r.write(&mdDoc{blocks{w: w}}, o) }
@@ -193,19 +203,45 @@ func problems(d doc, o Options, out *quorum.Outcome) {
 	}
 }
 
-// participants lists the models, each that dropped out with where.
-func participants(models []string, phases []quorum.PhaseReport) string {
-	out := make([]string, len(models))
+// participants lists the models, each that dropped out with where. A
+// model that was only cut short, when the run was stopped (Ctrl-C, a
+// chat's Esc), did not drop out: it was stopped, and the line says so.
+func participants(o Options, models []string, out *quorum.Outcome) string {
+	list := make([]string, len(models))
 	for i, m := range models {
-		out[i] = m
-		for _, ph := range phases {
-			if slices.Contains(ph.Dropped, m) {
-				out[i] += fmt.Sprintf(" (dropped out in the %s phase)", ph.Phase)
-				break
+		list[i] = m
+		for _, ph := range out.Phases {
+			if !slices.Contains(ph.Dropped, m) {
+				continue
 			}
+			switch {
+			case !onlyStopped(out.Failures, m, ph.Phase):
+				list[i] += fmt.Sprintf(" (dropped out in the %s phase)", ph.Phase)
+			case o.Interrupted != "":
+				list[i] += fmt.Sprintf(" (stopped in the %s phase: the run was %s)", ph.Phase, o.Interrupted)
+			default:
+				list[i] += fmt.Sprintf(" (stopped in the %s phase: the run was cancelled)", ph.Phase)
+			}
+			break
 		}
 	}
-	return strings.Join(out, ", ")
+	return strings.Join(list, ", ")
+}
+
+// onlyStopped says whether model's failures in phase are all the run's
+// cancellation: it was stopped, not failing.
+func onlyStopped(fs []quorum.Failure, model string, phase quorum.Phase) bool {
+	stopped := false
+	for _, f := range fs {
+		if f.Model != model || f.Phase != phase {
+			continue
+		}
+		if f.Kind != "canceled" {
+			return false
+		}
+		stopped = true
+	}
+	return stopped
 }
 
 // mean is a standing's mean score, or "-" when nobody scored it.

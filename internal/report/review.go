@@ -25,7 +25,7 @@ func (v review) write(doc doc, o Options) {
 	r := v.r
 	header(doc, o)
 	doc.title("Review", "Change", changeText(r.Change))
-	kv := [][2]string{{"Reviewers", participants(r.Models, r.Phases)}}
+	kv := [][2]string{{"Reviewers", participants(o, r.Models, &r.Outcome)}}
 	if len(r.Change.Context) > 0 {
 		kv = append(kv, [2]string{"Context", strings.Join(r.Change.Context, ", ")})
 	}

@@ -19,7 +19,7 @@ import (
 // glamour adds its own styling sequences and passes text through as it is.
 func Terminal(md string, width int, colour bool) (string, error) {
 	r, err := glamour.NewTermRenderer(
-		glamour.WithStyles(indentedQuotes(styles.DarkStyleConfig)),
+		glamour.WithStyles(unmarkedHeadings(indentedQuotes(styles.DarkStyleConfig))),
 		glamour.WithColorProfile(termenv.ANSI256),
 		glamour.WithWordWrap(max(width, 20)),
 	)
@@ -31,9 +31,13 @@ func Terminal(md string, width int, colour bool) (string, error) {
 	var b strings.Builder
 	for i, p := range parts {
 		if strings.TrimSpace(p) != "" {
-			out, err := r.Render(p)
+			guarded := guardHyphens(p)
+			out, err := r.Render(guarded)
 			if err != nil {
 				return "", err
+			}
+			if guarded != p {
+				out = unguardHyphens(out)
 			}
 			if i > 0 { // after a table, one blank line
 				out = trimBlankStart(out)
@@ -78,6 +82,19 @@ func trimBlankStart(out string) string {
 
 // sgrRE matches a Select Graphic Rendition sequence: colour, bold, italic.
 var sgrRE = regexp.MustCompile(`\x1b\[[0-9;]*m`)
+
+// unmarkedHeadings draws headings without the "## " that glamour's dark
+// style puts before them, which reads as Markdown left unrendered: a
+// section's heading (level 2) is in capitals, as in the plain-text report,
+// so that it stands out without colour too; the others are bold.
+func unmarkedHeadings(s ansi.StyleConfig) ansi.StyleConfig {
+	upper := true
+	s.H2.Prefix, s.H2.Upper = "", &upper
+	for _, h := range []*ansi.StyleBlock{&s.H3, &s.H4, &s.H5, &s.H6} {
+		h.Prefix = ""
+	}
+	return s
+}
 
 // indentedQuotes draws block quotes (the models' answers) as text
 // indented by two columns instead of behind glamour's "│ " bar: glamour

@@ -113,7 +113,8 @@ SARIF.
 // after the progress view; the command passes nil.
 func Run(opts *AgentOptions, observe func(quorum.Progress)) error {
 	kind := runquorum.Kind{Noun: "agent run", Verb: "planning",
-		Input: func(*cmdutil.Invocation) (runquorum.Input, error) { return agentInput(opts) }}
+		Phases: []quorum.Phase{quorum.PhasePlanReview, quorum.PhaseRevise, quorum.PhaseExecute, quorum.PhaseShellVote, quorum.PhaseFix},
+		Input:  func(*cmdutil.Invocation) (runquorum.Input, error) { return agentInput(opts) }}
 	return runquorum.Run(opts.Invocation, kind, observe)
 }
 

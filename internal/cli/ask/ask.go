@@ -119,13 +119,14 @@ func Run(opts *AskOptions, observe func(quorum.Progress)) error {
 	if !inv.Opts.Quiet {
 		label := model
 		if inv.Simulated() {
-			label += ", simulated"
+			label += " (simulated)"
 		}
 		with := ""
 		if len(g.Lines) > 0 {
-			with = " with " + strings.Join(g.Lines, "; ")
+			// "with context: piped on stdin (6 bytes); main.go (1.2 KiB)"
+			with = ", with context: " + strings.Join(g.Lines, "; ")
 		}
-		fmt.Fprintf(inv.ErrOut, "quorum: asking %s%s\n", label, sanitize.Line(with))
+		fmt.Fprintf(inv.ErrOut, "quorum: asking %s%s\n", sanitize.Line(label), sanitize.Line(with))
 	}
 	var streamed strings.Builder
 	// On a terminal the answer is wrapped at spaces to its width; piped,

@@ -80,22 +80,22 @@ func TestAfterARoundTheConversationLandsOnItsConclusion(t *testing.T) {
 			m.roundDone(r, nil)
 			e := m.entries[len(m.entries)-1]
 			lines := strings.Split(e.rendered, "\n")
-			if got := strings.TrimSpace(ansi.Strip(lines[e.anchor])); c.heading != "" && (e.anchor == 0 || got != "## "+c.heading) {
+			if got := strings.TrimSpace(ansi.Strip(lines[e.anchor])); c.heading != "" && (e.anchor == 0 || got != strings.ToUpper(c.heading)) {
 				t.Errorf("the report's lead is line %d, %q; want the heading %q", e.anchor, got, c.heading)
 			}
 			view := strings.Split(ansi.Strip(m.conv.View()), "\n")
 			switch {
 			case c.heading == "":
-				if e.anchor != 0 || !strings.Contains(strings.Join(view, "\n"), "## Round 1 · ask") {
+				if e.anchor != 0 || !strings.Contains(strings.Join(view, "\n"), "ROUND 1 · ASK") {
 					t.Errorf("the answer does not show from its top (line %d):\n%s", e.anchor, strings.Join(view, "\n"))
 				}
 			case m.conv.AtBottom():
 				// What follows the heading is shorter than the screen: the
 				// heading shows, lower down.
-				if !strings.Contains(strings.Join(view, "\n"), "## "+c.heading) {
+				if !strings.Contains(strings.Join(view, "\n"), strings.ToUpper(c.heading)) {
 					t.Errorf("the conclusion is not on the screen:\n%s", strings.Join(view, "\n"))
 				}
-			case strings.TrimSpace(view[0]) != "## "+c.heading:
+			case strings.TrimSpace(view[0]) != strings.ToUpper(c.heading):
 				t.Errorf("the screen starts at %q, want the heading %q:\n%s", view[0], c.heading, strings.Join(view, "\n"))
 			}
 		})
@@ -119,11 +119,11 @@ func TestTheScreenLandsWhereTheReaderStarts(t *testing.T) {
 	}
 	m.landing = len(m.entries) - 2 // the round's report, as before /help
 	m.refresh(true)
-	if top := firstLine(m); top != "## Synthesis" {
+	if top := firstLine(m); top != "SYNTHESIS" {
 		t.Errorf("the round shows from %q, want its synthesis", top)
 	}
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
-	if top := firstLine(m); top != "## Synthesis" {
+	if top := firstLine(m); top != "SYNTHESIS" {
 		t.Errorf("resized, the round shows from %q, want its synthesis", top)
 	}
 	m.note("A short note.")

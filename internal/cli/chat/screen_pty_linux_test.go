@@ -94,7 +94,7 @@ func TestLandsWhereTheReaderStartsOnATerminal(t *testing.T) {
 			p.waitFor("the prompt", showing("Ask the quorum"))
 			p.keys("Should we shard the database?\r")
 			lines := p.waitFor("the round's end", roundsEnded(1))
-			if strings.TrimSpace(lines[1]) != "## Synthesis" {
+			if strings.TrimSpace(lines[1]) != "SYNTHESIS" {
 				t.Errorf("after the round the screen starts at %q, want the synthesis:\n%s", lines[1], strings.Join(lines, "\n"))
 			}
 			p.keys("/help")

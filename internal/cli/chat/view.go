@@ -149,7 +149,9 @@ func (m *Model) refresh(land bool) {
 }
 
 // headingLine is the line of rendered (a report as drawn) that shows the
-// heading title, the last such; 0 (the top) for "" or when none does.
+// heading title, the last such; 0 (the top) for "" or when none does. A
+// section's heading is drawn in capitals, without its "## " (report's
+// terminal style), so the case is not compared.
 func headingLine(rendered, title string) int {
 	if title == "" {
 		return 0
@@ -157,7 +159,7 @@ func headingLine(rendered, title string) int {
 	lines := strings.Split(rendered, "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
 		l := strings.TrimSpace(ansi.Strip(lines[i]))
-		if strings.TrimSpace(strings.TrimLeft(l, "#")) == title {
+		if strings.EqualFold(strings.TrimSpace(strings.TrimLeft(l, "#")), title) {
 			return i
 		}
 	}

@@ -142,7 +142,7 @@ func chatRun(opts *ChatOptions) error {
 	}
 	feed := chat.NewFeed()
 	defer feed.Stop()
-	cfg := quorum.ChatConfig{Dir: dir, Config: quorum.Config{
+	cfg := quorum.ChatConfig{Dir: dir, Simulated: inv.Simulated(), Config: quorum.Config{
 		Multipliers:        mult,
 		MaxPremium:         inv.Settings.MaxPremium,
 		NoEarlyStop:        !inv.Settings.EarlyStop,

@@ -1,23 +1,52 @@
 package chatcmd
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"text/tabwriter"
+	"time"
 
-	"github.com/quorum-go/quorum/internal/cli/chat"
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
-	"github.com/quorum-go/quorum/internal/report"
 	"github.com/quorum-go/quorum/internal/sanitize"
 	"github.com/quorum-go/quorum/quorum"
 	"github.com/spf13/cobra"
 )
 
+// This file is `quorum history`: the saved conversations, a table for
+// people, JSON for programs.
+
 // HistoryOptions are what quorum history runs with: its invocation.
 type HistoryOptions struct {
 	*cmdutil.Invocation
+}
+
+// HistoryResult is quorum history's JSON result: the saved conversations,
+// the latest first, and the files that could not be read.
+type HistoryResult struct {
+	Chats []ChatSummary `json:"chats"`
+	// Unreadable says, for each chat file that could not be read, which
+	// and why.
+	Unreadable []string `json:"unreadable"`
+}
+
+// ChatSummary is one saved conversation, as history lists it.
+type ChatSummary struct {
+	ID        string    `json:"id"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
+	Rounds    int       `json:"rounds"`
+	// Models are every round's participants, in the order they first
+	// took part (the chat's models when it has no round yet): a chat whose
+	// models were changed between rounds lists them all.
+	Models []string `json:"models"`
+	// Simulated: answers in it came from quorum's simulator (--sim).
+	Simulated bool `json:"simulated"`
+	// Question is the first round's prompt; "" before the first round.
+	Question string `json:"question"`
+	Closed   bool   `json:"closed"`
 }
 
 // NewCmdHistory is quorum history; runF, when not nil, runs in place of
@@ -27,10 +56,14 @@ func NewCmdHistory(f *cmdutil.Factory, runF func(*HistoryOptions) error) *cobra.
 		Use:   "history",
 		Short: "List the saved conversations of quorum chat",
 		Long: `List the conversations quorum chat saved (under $XDG_STATE_HOME/quorum/chats),
-the latest first: id, last change, rounds, models and the first question.
-quorum show ID prints one; quorum chat --resume ID continues it.`,
+the latest first: id, last change, rounds, the models that took part in
+them (marked when simulated) and the first question. quorum show ID prints
+one; quorum chat --resume ID continues it. -o json (or --json, --jq) gives
+them to programs.`,
+		Example: `  $ quorum history
+  $ quorum history --jq '.result.chats[].id'`,
 		Args: cmdutil.NoArgs,
-	}, cmdutil.Spec{}, func(inv *cmdutil.Invocation) error {
+	}, cmdutil.Spec{Flags: func(b cmdutil.FlagBuilder) { b.Output() }, Result: HistoryResult{}}, func(inv *cmdutil.Invocation) error {
 		opts := &HistoryOptions{Invocation: inv}
 		if runF != nil {
 			return runF(opts)
@@ -41,125 +74,90 @@ quorum show ID prints one; quorum chat --resume ID continues it.`,
 
 func historyRun(opts *HistoryOptions) error {
 	inv := opts.Invocation
-	{
-		state, err := inv.StateDir()
-		if err != nil {
-			return err
-		}
-		list, bad, err := quorum.ListChats(filepath.Join(state, "chats"))
-		if err != nil {
-			return err
-		}
-		for _, sc := range list {
-			fmt.Fprintln(inv.Out, chat.HistoryLine(sc))
-		}
-		for _, err := range bad {
-			fmt.Fprintln(inv.ErrOut, "quorum: "+sanitize.Line(err.Error()))
-		}
-		if len(list) == 0 && len(bad) == 0 {
+	state, err := inv.StateDir()
+	if err != nil {
+		return err
+	}
+	list, bad, err := quorum.ListChats(filepath.Join(state, "chats"))
+	if err != nil {
+		return err
+	}
+	res := HistoryResult{Chats: []ChatSummary{}, Unreadable: []string{}}
+	for _, sc := range list {
+		res.Chats = append(res.Chats, summarise(sc))
+	}
+	for _, err := range bad {
+		res.Unreadable = append(res.Unreadable, sanitize.Line(err.Error()))
+	}
+	if inv.JSONOutput() {
+		return inv.WriteJSON(res, cmdutil.StatusOK, "")
+	}
+	for _, u := range res.Unreadable {
+		fmt.Fprintln(inv.ErrOut, "quorum: "+u)
+	}
+	if len(list) == 0 {
+		if len(bad) == 0 {
 			fmt.Fprintln(inv.ErrOut, "quorum: no saved conversations yet; quorum chat starts one")
 		}
 		return nil
 	}
+	return writeHistory(inv, res.Chats)
 }
 
-// ShowOptions are what quorum show runs with: its invocation, whose one
-// argument is the conversation's id.
-type ShowOptions struct {
-	*cmdutil.Invocation
-}
-
-// NewCmdShow is quorum show; runF, when not nil, runs in place of the
-// command's own code with the options parsed (a test's).
-func NewCmdShow(f *cmdutil.Factory, runF func(*ShowOptions) error) *cobra.Command {
-	return cmdutil.NewCommand(f, &cobra.Command{
-		Use:   "show <id>",
-		Short: "Print a conversation quorum chat saved",
-		Long: `Print a conversation quorum chat saved, round by round, each with its
-report: rendered Markdown on a terminal, plain text otherwise, Markdown with
--o markdown. quorum history lists the ids.`,
-		Args: cmdutil.ExactArgs("a conversation id (quorum history lists them)"),
-		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-			if len(args) > 0 {
-				return nil, cobra.ShellCompDirectiveNoFileComp
+// summarise is a saved conversation as history lists it.
+func summarise(sc *quorum.SavedChat) ChatSummary {
+	s := ChatSummary{ID: sc.ID, CreatedAt: sc.CreatedAt, UpdatedAt: sc.UpdatedAt, Rounds: len(sc.Rounds),
+		Simulated: simulatedChat(sc), Closed: sc.Closed, Models: []string{}}
+	for _, r := range sc.Rounds {
+		for _, m := range r.Models {
+			if !slices.Contains(s.Models, m) {
+				s.Models = append(s.Models, m)
 			}
-			return completeChats(f)(cmd, args, toComplete)
-		},
-	}, cmdutil.Spec{}, func(inv *cmdutil.Invocation) error {
-		opts := &ShowOptions{Invocation: inv}
-		if runF != nil {
-			return runF(opts)
 		}
-		return showRun(opts)
-	})
+	}
+	if len(sc.Rounds) == 0 {
+		s.Models = append(s.Models, sc.Models...)
+	} else {
+		s.Question = sc.Rounds[0].Prompt
+	}
+	return s
 }
 
-func showRun(opts *ShowOptions) error {
-	inv := opts.Invocation
-	{
-		state, err := inv.StateDir()
-		if err != nil {
-			return err
+// questionColumn is how much of the first question the table shows.
+const questionColumn = 50
+
+// writeHistory prints the conversations as a table, a header row and
+// columns aligned whatever the length of the models list.
+func writeHistory(inv *cmdutil.Invocation, chats []ChatSummary) error {
+	tw := tabwriter.NewWriter(inv.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tUPDATED\tROUNDS\tMODELS\tFIRST QUESTION")
+	for _, c := range chats {
+		models := strings.Join(c.Models, ", ")
+		if c.Simulated {
+			models += " (simulated)"
 		}
-		sc, err := quorum.LoadChat(filepath.Join(state, "chats"), inv.Args[0])
-		if errors.Is(err, quorum.ErrInvalidConfig) {
-			return cmdutil.Usagef("%s", strings.TrimPrefix(err.Error(), "quorum: "))
+		q := sanitize.Line(c.Question)
+		if r := []rune(q); len(r) > questionColumn {
+			q = string(r[:questionColumn-1]) + "…"
 		}
-		if err != nil {
-			return err
-		}
-		return printSaved(inv, sc)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", sanitize.Line(c.ID), c.UpdatedAt.Local().Format("2006-01-02 15:04"),
+			strconv.Itoa(c.Rounds), sanitize.Line(models), q)
 	}
+	return tw.Flush()
 }
 
-// completeChats completes the ids of the saved conversations, latest
-// first, each described by its first question.
-func completeChats(f *cmdutil.Factory) cobra.CompletionFunc {
-	return func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-		return chatIDs(f, toComplete)
+// simulatedChat says whether a saved chat's answers came, at least in
+// part, from the simulator: it was saved as simulated, or (a chat saved
+// before chats were marked) a round's conclusion carries the simulator's
+// label.
+func simulatedChat(sc *quorum.SavedChat) bool {
+	if sc.Simulated {
+		return true
 	}
-}
-
-func chatIDs(f *cmdutil.Factory, toComplete string) ([]string, cobra.ShellCompDirective) {
-	state, err := f.StateDir()
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	list, _, _ := quorum.ListChats(filepath.Join(state, "chats"))
-	var out []string
-	for _, sc := range list {
-		if !strings.HasPrefix(sc.ID, toComplete) {
-			continue
-		}
-		desc := ""
-		if len(sc.Rounds) > 0 {
-			desc = "\t" + sanitize.Line(sc.Rounds[0].Prompt)
-		}
-		out = append(out, sc.ID+desc)
-	}
-	return out, cobra.ShellCompDirectiveNoFileComp
-}
-
-// printSaved prints a saved conversation: rendered on a terminal, plain
-// text otherwise.
-func printSaved(inv *cmdutil.Invocation, sc *quorum.SavedChat) error {
-	var md strings.Builder
-	fmt.Fprintf(&md, "# Conversation %s\n\n%s · %s\n\n", sc.ID, sc.CreatedAt.Local().Format("2006-01-02 15:04"), sanitize.Line(strings.Join(sc.Models, ", ")))
-	var text strings.Builder
-	fmt.Fprintf(&text, "Conversation %s, %s, with %s\n\n", sc.ID, sc.CreatedAt.Local().Format("2006-01-02 15:04"), sanitize.Line(strings.Join(sc.Models, ", ")))
-	for i := range sc.Rounds {
-		r := &sc.Rounds[i]
-		sim := strings.Contains(r.Conclusion, "[simulated") || inv.Simulated()
-		md.WriteString(chat.RoundMarkdown(r, sim) + "\n")
-		text.WriteString(chat.RoundText(r, sim) + "\n")
-	}
-	if tty, width := inv.StdoutTerminal(); tty {
-		out, err := report.Terminal(md.String(), width, !inv.Settings.NoColor)
-		if err == nil {
-			_, err = io.WriteString(inv.Out, out)
-			return err
+	for _, r := range sc.Rounds {
+		if strings.Contains(r.Conclusion, "[simulated ") {
+			return true
 		}
 	}
-	_, err := io.WriteString(inv.Out, text.String())
-	return err
+	return false
 }

@@ -38,6 +38,8 @@ var FlagGroups = []string{GroupInput, GroupParticipants, GroupRun, GroupOutput, 
 // Options are the command-line options that are not settings.
 type Options struct {
 	ConfigPath string
+	// Sim: the run is on the simulator (the sim setting, of a command
+	// that connects).
 	Sim        bool
 	Quiet      bool
 	Verbose    bool
@@ -92,7 +94,7 @@ func (b FlagBuilder) Setting(key, name, short, usage, group string) *pflag.Flag 
 	case "reviewers", "concurrency", "rounds":
 		n, _ := strconv.Atoi(k.Default)
 		b.FS.IntP(name, short, n, usage)
-	case "no-color":
+	case "no-color", "sim":
 		b.FS.BoolP(name, short, false, usage)
 	default:
 		b.FS.StringP(name, short, k.Default, usage)
@@ -242,10 +244,11 @@ func (b FlagBuilder) Progress() {
 	b.Setting("no-color", "no-color", "", "no colour (also: NO_COLOR set to anything)", GroupOutput)
 }
 
-// Sim declares --sim.
+// Sim declares --sim, which sets the sim setting: quorum config set sim
+// true and QUORUM_SIM=1 choose the simulator too, and --sim=false leaves
+// it for one run.
 func (b FlagBuilder) Sim() {
-	b.FS.BoolVar(&b.o.Sim, "sim", false, "run on the simulated Copilot server built into quorum: no CLI or login needed")
-	Group(b.FS.Lookup("sim"), GroupCLI)
+	b.Setting("sim", "sim", "", "run on the simulated Copilot server built into quorum: no CLI or login needed (also: quorum config set sim true, or QUORUM_SIM=1)", GroupCLI)
 }
 
 // CLIPath declares --cli-path.

@@ -141,9 +141,13 @@ func prepare(f *Factory, cmd *cobra.Command, args []string, spec Spec, o *Option
 	inv.Name = strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
 	loaded, err := config.Load(config.Layers{Path: o.ConfigPath, Getenv: f.Getenv, ConfigDir: f.ConfigDir, Flags: FlagValues(cmd.Flags())})
 	inv.Loaded, inv.Settings, inv.LoadErr = loaded, loaded.Settings, err
+	if inv.uses("sim") {
+		o.Sim = inv.Settings.Sim
+	}
 	if err := inv.settingsProblems(); err != nil {
 		return inv, err
 	}
+	inv.setAsideForSim()
 	if o.JQ != "" || o.Template != "" {
 		flag := "--jq"
 		if o.Template != "" {
@@ -322,7 +326,8 @@ func (inv *Invocation) FlagGiven(flag string) bool {
 	return f != nil && f.Changed
 }
 
-// Simulated says whether results come from the simulator, for labels.
+// Simulated says whether results come from the simulator (--sim, or the
+// sim setting), for labels.
 func (inv *Invocation) Simulated() bool { return inv.Opts.Sim }
 
 // Sections are the report sections of the command, for --show.

@@ -35,7 +35,8 @@ import (
 // never null.
 //
 // --json FIELDS prints an object with only those fields, taken from the
-// result, or from the envelope for command, simulated, status and error.
+// result, or from the envelope for command, simulated, status and error;
+// a simulated result's object always has simulated (true).
 // One field is more there than in the result: plan's winner is the
 // winning proposal (label, model, title, steps, risks, text), where the
 // result has its label.
@@ -124,6 +125,11 @@ func (inv *Invocation) WriteJSON(result any, status, errText string) error {
 			}
 			picked[f] = v
 		}
+		// The simulator's answers are never printed without their mark:
+		// fields picked from a simulated result come with simulated.
+		if env.Simulated {
+			picked["simulated"] = json.RawMessage("true")
+		}
 		out = picked
 	}
 	switch {
@@ -175,6 +181,9 @@ func (inv *Invocation) PrintResult(rep report.Report, result any, status, incomp
 	}
 	o := report.Options{Sections: inv.Opts.Show, Simulated: inv.Simulated(), Incomplete: incomplete,
 		Subject: inv.Given.Question, Context: inv.Given.Lines}
+	if status == StatusInterrupted {
+		o.Interrupted = InterruptedBy(inv.Cmd.Context()).What()
+	}
 	if inv.Settings.Output == "markdown" {
 		report.Markdown(inv.Out, rep, o)
 		return nil
@@ -188,9 +197,25 @@ func (inv *Invocation) PrintResult(rep report.Report, result any, status, incomp
 			return err
 		}
 		fmt.Fprintf(inv.ErrOut, "quorum: rendering the report failed (%v); plain text follows\n", err)
+	} else {
+		o.Width = inv.TextWidth()
 	}
 	report.Text(inv.Out, rep, o)
 	return nil
+}
+
+// DefaultTextWidth is the width of plain text off a terminal without
+// $COLUMNS: what a pager or an editor shows.
+const DefaultTextWidth = 80
+
+// TextWidth is the width plain text is wrapped at off a terminal: a pipe
+// or a file has none of its own, so $COLUMNS when it is a positive
+// number, else DefaultTextWidth.
+func (inv *Invocation) TextWidth() int {
+	if n, err := strconv.Atoi(strings.TrimSpace(inv.Getenv("COLUMNS"))); err == nil && n > 0 {
+		return n
+	}
+	return DefaultTextWidth
 }
 
 // StdoutTerminal reports whether stdout is a terminal that can take

@@ -175,7 +175,7 @@ func ResolveModel(ctx context.Context, inv *cmdutil.Invocation, c *copilot.Clien
 	}
 	if len(inv.Settings.Models) == 0 {
 		if len(ids) == 0 {
-			return "", errors.New("the Copilot CLI offers no models")
+			return "", fmt.Errorf("%s offers no models", offerer(inv))
 		}
 		return ids[0], nil
 	}
@@ -183,7 +183,7 @@ func ResolveModel(ctx context.Context, inv *cmdutil.Invocation, c *copilot.Clien
 		return "", cmdutil.Usagef("quorum ask asks one model, and the settings name %d (%s, from %s); pick one with -m",
 			len(inv.Settings.Models), strings.Join(inv.Settings.Models, ", "), inv.Loaded.Origin("models").Detail)
 	}
-	if err := checkOffered(ids, inv.Settings.Models[0]); err != nil {
+	if err := checkOffered(inv, ids, inv.Settings.Models[0]); err != nil {
 		return "", err
 	}
 	return inv.Settings.Models[0], nil
@@ -217,7 +217,7 @@ func ResolveQuorum(ctx context.Context, inv *cmdutil.Invocation, c *copilot.Clie
 	if moderator != "" {
 		check = append(slices.Clone(models), moderator)
 	}
-	if err := checkOffered(ids, check...); err != nil {
+	if err := checkOffered(inv, ids, check...); err != nil {
 		return nil, "", err
 	}
 	seen := map[string]bool{}
@@ -228,15 +228,15 @@ func ResolveQuorum(ctx context.Context, inv *cmdutil.Invocation, c *copilot.Clie
 		seen[m] = true
 	}
 	if len(models) < quorum.DefaultMinModels {
-		return nil, "", cmdutil.Usagef("quorum %s needs at least %d participant models, got %d (%s); add some with -m (the CLI offers: %s)",
-			inv.Name, quorum.DefaultMinModels, len(models), strings.Join(models, ", "), strings.Join(ids, ", "))
+		return nil, "", cmdutil.Usagef("quorum %s needs at least %d participant models, got %d (%s); add some with -m (%s offers: %s)",
+			inv.Name, quorum.DefaultMinModels, len(models), strings.Join(models, ", "), offerer(inv), strings.Join(ids, ", "))
 	}
 	return models, moderator, nil
 }
 
-// checkOffered reports the models that the CLI does not offer, with the
-// list of those it does.
-func checkOffered(ids []string, models ...string) error {
+// checkOffered reports the models that the CLI (or the simulator) does
+// not offer, with the list of those it does.
+func checkOffered(inv *cmdutil.Invocation, ids []string, models ...string) error {
 	var unknown []string
 	for _, m := range models {
 		if !slices.Contains(ids, m) && !slices.Contains(unknown, m) {
@@ -244,9 +244,18 @@ func checkOffered(ids []string, models ...string) error {
 		}
 	}
 	if len(unknown) > 0 {
-		return cmdutil.Usagef("unknown model %s; the Copilot CLI offers: %s", strings.Join(unknown, ", "), strings.Join(ids, ", "))
+		return cmdutil.Usagef("unknown model %s; %s offers: %s", strings.Join(unknown, ", "), offerer(inv), strings.Join(ids, ", "))
 	}
 	return nil
+}
+
+// offerer names what offers the models: the Copilot CLI, or on a
+// simulated run the simulator, which answers in its place.
+func offerer(inv *cmdutil.Invocation) string {
+	if inv.Opts.Sim {
+		return "the simulator"
+	}
+	return "the Copilot CLI"
 }
 
 // commandLiveness is how the command probes the CLI: a person waiting at a

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/quorum-go/quorum/internal/report"
 	"github.com/quorum-go/quorum/internal/sanitize"
 	"github.com/quorum-go/quorum/quorum"
@@ -22,6 +23,10 @@ const liveTick = 100 * time.Millisecond
 // maxLiveRows bounds the live lines, so the region stays on screen (cursor
 // movement cannot reach lines scrolled off the top).
 const maxLiveRows = 12
+
+// minPhaseWidth fits every phase of discuss, plan, debate and review
+// ("synthesis", "round-10"); the agent's are wider (progress.Options.Phases).
+const minPhaseWidth = 9
 
 // Spinner are the frames of the live view's spinner, in turn.
 var Spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
@@ -41,14 +46,20 @@ type liveView struct {
 	colour bool
 	now    func() time.Time
 
-	rows    []*liveRow       // the running phase's models, in order of appearance
-	failed  map[turnKey]bool // turns whose failure was counted
-	repeats repeats
-	drawn   int  // live lines on screen, above the cursor
-	frame   int  // spinner frame
-	dirty   bool // state changed since the last draw
+	// phaseWidth is the phase column's: the widest phase the run may show.
+	phaseWidth int
+	rows       []*liveRow       // the running phase's models, in order of appearance
+	failed     map[turnKey]bool // turns whose failure was counted
+	repeats    repeats
+	drawn      int  // live lines on screen, above the cursor
+	frame      int  // spinner frame
+	dirty      bool // state changed since the last draw
 	// closed: the view is finished; nothing more is drawn.
 	closed bool
+	// held: Interject's f has the screen; nothing is drawn, and the
+	// permanent lines that come meanwhile wait in pending.
+	held    bool
+	pending []string
 
 	stop, done chan struct{}
 	once       sync.Once
@@ -70,7 +81,7 @@ type liveRow struct {
 }
 
 func newLiveView(w io.Writer, width int, colour bool, now func() time.Time) *liveView {
-	return &liveView{w: w, width: width, colour: colour, now: now, failed: map[turnKey]bool{}, repeats: repeats{}}
+	return &liveView{w: w, width: width, colour: colour, now: now, phaseWidth: minPhaseWidth, failed: map[turnKey]bool{}, repeats: repeats{}}
 }
 
 // start draws the estimate (when there is one) and the header, and starts
@@ -79,9 +90,9 @@ func (v *liveView) start(estimate, header string) {
 	v.mu.Lock()
 	var lines []string
 	if estimate != "" {
-		lines = append(lines, v.fit(sanitize.Line(estimate)))
+		lines = append(lines, v.wrap(estimate)...)
 	}
-	v.draw(append(lines, v.fit(sanitize.Line(header))))
+	v.draw(append(lines, v.wrap(header)...))
 	v.mu.Unlock()
 	v.stop, v.done = make(chan struct{}), make(chan struct{})
 	go v.tickLoop()
@@ -105,7 +116,7 @@ func (v *liveView) tickLoop() {
 func (v *liveView) tick() {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if v.closed {
+	if v.closed || v.held {
 		return
 	}
 	v.frame++
@@ -192,7 +203,7 @@ func (v *liveView) Event(ev quorum.Progress) {
 // line is a live row as drawn.
 func (v *liveView) line(r *liveRow) string {
 	var glyph, s string
-	prefix := fmt.Sprintf("%-9s %-14s ", r.phase, sanitize.Line(r.model))
+	prefix := fmt.Sprintf("%-*s %-14s ", v.phaseWidth, r.phase, sanitize.Line(r.model))
 	turns := ""
 	if n := r.ok + r.failed + r.running; n > 1 {
 		turns = fmt.Sprintf(" %d/%d", r.ok+r.failed, n)
@@ -258,6 +269,12 @@ func verb(p quorum.Phase) string {
 // live rows, in one write. The cursor stays at the start of the line
 // below the live rows.
 func (v *liveView) draw(perm []string) {
+	if v.held && !v.closed {
+		v.pending = append(v.pending, perm...)
+		v.dirty = true
+		return
+	}
+	perm, v.pending = append(v.pending, perm...), nil
 	var b bytes.Buffer
 	if v.drawn > 0 {
 		fmt.Fprintf(&b, "\x1b[%dA", v.drawn)
@@ -320,15 +337,66 @@ func (v *liveView) Close() {
 }
 
 // interject makes the running rows permanent lines, so the live region is
-// empty, and runs f with the view held: the ticker and events wait, and
-// the view draws again below what f wrote.
+// empty, and runs f with the view held: events go on updating the rows
+// but nothing is drawn until f returns, and the view draws again below
+// what f wrote. The lock is not held while f runs (it waits for a person's
+// answer), so that a notice (Ctrl-C's) is not kept waiting behind it.
 func (v *liveView) Interject(f func()) {
 	v.mu.Lock()
-	defer v.mu.Unlock()
 	if !v.closed {
 		v.finalise()
 	}
+	v.held = true
+	v.mu.Unlock()
+	defer func() {
+		v.mu.Lock()
+		v.held = false
+		if !v.closed {
+			v.draw(nil)
+		}
+		v.mu.Unlock()
+	}()
 	f()
+}
+
+// Notice shows text (the first Ctrl-C's "stopping…") as permanent lines
+// above the live rows, which are drawn again below it: written behind the
+// view's back, it would push the rows down out of the view's reach and
+// leave them frozen on the screen. The line the terminal echoed ^C on is
+// erased with the rows. With nothing live on screen (closed, or held by
+// Interject), text goes on a line of its own.
+func (v *liveView) Notice(text string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.closed || v.held {
+		_, _ = io.WriteString(v.w, "\n"+text+"\n")
+		return
+	}
+	v.draw(v.wrap(text))
+}
+
+// wrap breaks s, a permanent line (the header, a notice), at spaces into
+// lines that fit the terminal: cut, it would lose its end. A word wider
+// than the terminal (a long path) stays whole, for the terminal to fold:
+// permanent lines are not counted when the view moves up to redraw.
+func (v *liveView) wrap(s string) []string {
+	width := max(v.width-1, 10)
+	var lines []string
+	line, cols := "", 0
+	for _, w := range strings.Fields(sanitize.Line(s)) {
+		n := ansi.StringWidth(w)
+		if cols > 0 && cols+1+n > width {
+			lines = append(lines, line)
+			line, cols = "", 0
+		}
+		if cols > 0 {
+			line += " "
+			cols++
+		}
+		line += w
+		cols += n
+	}
+	return append(lines, line)
 }
 
 // fit cuts s to the terminal's width, leaving room for the glyph and a

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"time"
+	"unicode/utf8"
 
 	"github.com/quorum-go/quorum/internal/cli/iostreams"
 	"github.com/quorum-go/quorum/internal/report"
@@ -29,6 +30,13 @@ type View interface {
 	Interject(f func())
 }
 
+// Noticer is a view that must show the process's own notices itself
+// (the live view: see cmdutil.Notices); the command routes them to it
+// while it is drawn.
+type Noticer interface {
+	Notice(text string)
+}
+
 // Options say how the progress of one run is shown.
 type Options struct {
 	// Quiet: no progress at all (-q).
@@ -41,6 +49,10 @@ type Options struct {
 	// Estimate, when set, is a line drawn above the header: what the run
 	// will cost.
 	Estimate string
+	// Phases are the phases the run may show, so that the live view's
+	// phase column fits the widest of them; it always fits those of
+	// discuss, plan, debate and review.
+	Phases []quorum.Phase
 }
 
 // New picks the view on w, which it starts with header: none when quiet;
@@ -52,6 +64,7 @@ func New(w io.Writer, header string, o Options) View {
 	}
 	if tty, width := iostreams.TerminalWidth(w); tty && !o.Plain {
 		v := newLiveView(w, width, !o.NoColor, time.Now)
+		v.phaseWidth = phaseColumn(o.Phases)
 		v.start(o.Estimate, header)
 		return v
 	}
@@ -60,6 +73,16 @@ func New(w io.Writer, header string, o Options) View {
 	}
 	fmt.Fprintln(w, sanitize.Line(header))
 	return &plainView{w: w, failed: map[turnKey]bool{}, repeats: repeats{}}
+}
+
+// phaseColumn is the width of the live view's phase column: the widest
+// of phases, and at least minPhaseWidth.
+func phaseColumn(phases []quorum.Phase) int {
+	n := minPhaseWidth
+	for _, p := range phases {
+		n = max(n, utf8.RuneCountInString(string(p)))
+	}
+	return n
 }
 
 type nopProgress struct{}

@@ -94,3 +94,29 @@ func TestLiveViewDrawsInPlace(t *testing.T) {
 		t.Errorf("drawn after close: %q", raw.String())
 	}
 }
+
+// The phase column fits the widest phase the run may show: the agent's
+// plan-review rows line up with its propose rows, the model in one column.
+func TestLiveViewPhaseColumnFitsTheAgentsPhases(t *testing.T) {
+	var raw bytes.Buffer
+	v := newLiveView(&raw, 80, false, func() time.Time { return time.Unix(1000, 0) })
+	v.phaseWidth = phaseColumn([]quorum.Phase{quorum.PhasePlanReview, quorum.PhaseExecute})
+	for _, p := range []quorum.Phase{quorum.PhasePropose, quorum.PhasePlanReview} {
+		v.Event(quorum.Progress{Kind: quorum.PhaseStarted, Phase: p, Text: "model-a"})
+		v.Event(quorum.Progress{Kind: quorum.ModelStarted, Phase: p, Model: "model-a", Time: time.Unix(1000, 0)})
+		v.Event(quorum.Progress{Kind: quorum.ModelFinished, Phase: p, Model: "model-a", Time: time.Unix(1001, 0)})
+		v.Event(quorum.Progress{Kind: quorum.PhaseFinished, Phase: p})
+	}
+	scr := &vtscreen.Screen{}
+	scr.Write(raw.Bytes())
+	want := []string{
+		"✓ propose     model-a        done  0 chars  1.0s",
+		"✓ plan-review model-a        done  0 chars  1.0s",
+	}
+	if got := scr.Text(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("screen:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if n := phaseColumn(nil); n != 9 {
+		t.Errorf("the phase column of discuss is %d wide, want 9", n)
+	}
+}

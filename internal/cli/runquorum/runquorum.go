@@ -108,8 +108,11 @@ func Run(inv *cmdutil.Invocation, k Kind, observe func(quorum.Progress)) (err er
 	}
 
 	view := progress.New(inv.ErrOut, header(inv, k, qr.About, models, moderator),
-		progress.Options{Estimate: estimateLine(est, allowance), Quiet: inv.Opts.Quiet, Plain: inv.Opts.Verbose || inv.Getenv("TERM") == "dumb", NoColor: inv.NoColor()})
+		progress.Options{Estimate: estimateLine(est, allowance), Quiet: inv.Opts.Quiet, Plain: inv.Opts.Verbose || inv.Getenv("TERM") == "dumb", NoColor: inv.NoColor(), Phases: k.Phases})
 	defer view.Close()
+	if n, ok := view.(progress.Noticer); ok {
+		defer cmdutil.RouteNotices(parent, n.Notice)()
+	}
 	inv.Interject = view.Interject
 	onEvent := view.Event
 	if hook := observe; hook != nil {

@@ -21,6 +21,9 @@ type Kind struct {
 	// moderated: the run has a moderator; sides: its models argue for
 	// and against, by their place in the list (debate).
 	Moderated, Sides bool
+	// Phases are the run's phases beyond those of discuss, plan, debate
+	// and review (the agent's), for the progress view's phase column.
+	Phases []quorum.Phase
 	// input reads what the run is about (a topic, a task, a claim, a
 	// change) before anything connects, so that a mistake in it is told at
 	// once, and returns the run.
