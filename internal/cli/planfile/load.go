@@ -15,6 +15,17 @@ import (
 // ErrNotAPlan wraps every reason Load refuses what it reads.
 var ErrNotAPlan = errors.New("not a plan to carry out")
 
+// notAPlan is Load's refusal: its message says what is wrong and what to
+// give; it wraps ErrNotAPlan without repeating it.
+type notAPlan struct{ msg string }
+
+func (e *notAPlan) Error() string { return e.msg }
+func (e *notAPlan) Unwrap() error { return ErrNotAPlan }
+
+func refusal(problem error) error {
+	return &notAPlan{msg: problem.Error() + "; " + whatToGive}
+}
+
 // MaxSaved is the most Load reads: 16 MiB, far above the JSON of a run
 // that stopped at its plan, so that a wrong file is refused, not read
 // whole.
@@ -47,7 +58,7 @@ type savedRun struct {
 // wrapping ErrNotAPlan that says what to give instead.
 func Load(r io.Reader, name string) (Saved, error) {
 	refuse := func(format string, args ...any) (Saved, error) {
-		return Saved{}, fmt.Errorf("%s %s; %s: %w", name, fmt.Sprintf(format, args...), whatToGive, ErrNotAPlan)
+		return Saved{}, refusal(fmt.Errorf("%s %s", name, fmt.Sprintf(format, args...)))
 	}
 	b, err := io.ReadAll(io.LimitReader(r, MaxSaved+1))
 	if err != nil {
@@ -91,7 +102,7 @@ func Load(r io.Reader, name string) (Saved, error) {
 		}
 		p, err := parse(b, name)
 		if err != nil {
-			return Saved{}, fmt.Errorf("%w; %s: %w", err, whatToGive, ErrNotAPlan)
+			return Saved{}, refusal(err)
 		}
 		saved.Plan = p
 		return saved, nil
@@ -104,7 +115,7 @@ func Load(r io.Reader, name string) (Saved, error) {
 		return refuse("holds no plan: its run stopped before the plan was made (stage %s); plan again with quorum agent TASK", quoted(got.Stage))
 	}
 	if err := check(*got.Plan, name); err != nil {
-		return Saved{}, fmt.Errorf("%w; %s: %w", err, whatToGive, ErrNotAPlan)
+		return Saved{}, refusal(err)
 	}
 	saved.Plan, saved.Task = *got.Plan, got.Task
 	return saved, nil
