@@ -68,16 +68,18 @@ type AgentConfig struct {
 
 	// Solo, a model id, plans alone: no proposals from the others, no vote.
 	Solo string
-	// Executor carries the plan out; default: the plan's author.
+	// Executor carries the plan out; default: the plan's author (see Plan
+	// for a given plan's).
 	Executor string
 	// MaxRevisions bounds the rounds of plan review; each round the other
 	// models review the plan and, if any asks for changes, its author
 	// revises it. 0 means DefaultMaxRevisions; negative means no review.
 	MaxRevisions int
 
-	// Approve is the human gate: it is shown the reviewed plan and
-	// approves it, returns an edited plan, or rejects it. Nil stops the run
-	// after planning, at StagePlanned: nothing is executed without consent.
+	// Approve is the human gate: it is shown the reviewed plan (or the
+	// given one, Plan) and approves it, returns an edited plan, or rejects
+	// it. Nil stops the run after planning (at once with a given Plan), at
+	// StagePlanned: nothing is executed without consent.
 	Approve func(ctx context.Context, plan AgentPlan) (Approval, error)
 	// Workspace makes the place the plan is carried out in, once it is
 	// approved. Required when Approve is set.
