@@ -54,18 +54,32 @@ type AgentConfig struct {
 	Context []ContextFile
 	Sources []ContextSource
 
+	// Plan, when set, is a plan given in advance (the Plan of a run that
+	// stopped at StagePlanned, say, or one a person wrote): Agent carries
+	// it out as it is, with no planning phases (no proposals, vote, plan
+	// review or revision: no model turn before the gate), asking Approve
+	// as usual; it needs at least one step, each with a goal. Solo must
+	// then be empty and MaxRevisions does not apply. Its Author, when a
+	// participant, is the default executor; otherwise the first of
+	// Config's Models is. PlanFrom says where the plan came from (a file's
+	// path), for the result (AgentResult.PlanFrom).
+	Plan     *AgentPlan
+	PlanFrom string
+
 	// Solo, a model id, plans alone: no proposals from the others, no vote.
 	Solo string
-	// Executor carries the plan out; default: the plan's author.
+	// Executor carries the plan out; default: the plan's author (see Plan
+	// for a given plan's).
 	Executor string
 	// MaxRevisions bounds the rounds of plan review; each round the other
 	// models review the plan and, if any asks for changes, its author
 	// revises it. 0 means DefaultMaxRevisions; negative means no review.
 	MaxRevisions int
 
-	// Approve is the human gate: it is shown the reviewed plan and
-	// approves it, returns an edited plan, or rejects it. Nil stops the run
-	// after planning, at StagePlanned: nothing is executed without consent.
+	// Approve is the human gate: it is shown the reviewed plan (or the
+	// given one, Plan) and approves it, returns an edited plan, or rejects
+	// it. Nil stops the run after planning (at once with a given Plan), at
+	// StagePlanned: nothing is executed without consent.
 	Approve func(ctx context.Context, plan AgentPlan) (Approval, error)
 	// Workspace makes the place the plan is carried out in, once it is
 	// approved. Required when Approve is set.
@@ -168,6 +182,9 @@ type agentSettings struct {
 //     inspect phase); findings at or above FailOn get a fix round by the
 //     executor (FixRounds), then a re-review.
 //
+// With cfg.Plan, a plan given in advance, steps 1 and 2 do not run: the
+// run starts at the gate with that plan, and no model is asked before it.
+//
 // A failing or cancelled run returns what was done so far, with its error:
 // the workspace keeps every step committed, and Workspace says where.
 // Agent never touches a file: all it changes, it changes through the
@@ -209,6 +226,11 @@ func (c AgentConfig) settle(b Backend, task string) (*settings, *agentSettings, 
 	}
 	if c.Executor != "" && strings.TrimSpace(c.Executor) == "" {
 		return nil, nil, invalid("AgentConfig.Executor is blank; name a model or leave it empty for the plan's author")
+	}
+	if c.Plan != nil {
+		if err := c.settleGivenPlan(s.Models); err != nil {
+			return nil, nil, err
+		}
 	}
 	switch c.Shell {
 	case "":
@@ -270,13 +292,17 @@ func (c AgentConfig) settle(b Backend, task string) (*settings, *agentSettings, 
 
 // agent runs the phases in order; each returns early on the run's end.
 func (r *run) agent(a *AgentResult, as *agentSettings) error {
-	plan, err := r.agentPlan(a, as)
-	if err != nil {
-		return err
-	}
-	a.Plan = plan
-	if err := r.reviewPlan(a, as); err != nil {
-		return err
+	if as.Plan != nil {
+		a.Plan, a.PlanGiven, a.PlanFrom = as.Plan, true, as.PlanFrom
+	} else {
+		plan, err := r.agentPlan(a, as)
+		if err != nil {
+			return err
+		}
+		a.Plan = plan
+		if err := r.reviewPlan(a, as); err != nil {
+			return err
+		}
 	}
 	if as.Approve == nil {
 		a.Stage = StagePlanned

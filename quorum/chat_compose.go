@@ -148,7 +148,11 @@ func agentConclusion(a *AgentResult) string {
 		}
 		b.WriteString(".\n")
 	}
-	fmt.Fprintf(&b, "Plan (%s): %s\n", a.Plan.Author, a.Plan.Title)
+	by := a.Plan.Author
+	if a.PlanGiven {
+		by = "given, not planned in this round"
+	}
+	fmt.Fprintf(&b, "Plan (%s): %s\n", by, a.Plan.Title)
 	for i, st := range a.Plan.Steps {
 		fmt.Fprintf(&b, "%d. %s\n", i+1, st.Goal)
 	}

@@ -69,7 +69,9 @@ func (c *Chat) Review(ctx context.Context, change Change, about string) (*ChatRo
 //
 // cfg.Config is not read: the round runs with the chat's (its models,
 // moderator, timeouts and Progress). Everything else of cfg is the
-// agent's, as for Agent: a nil Approve stops the round at StagePlanned.
+// agent's, as for Agent: a nil Approve stops the round at StagePlanned,
+// and cfg.Plan (an earlier round's plan, say) is carried out without
+// planning.
 func (c *Chat) Agent(ctx context.Context, task string, cfg AgentConfig) (*ChatRound, error) {
 	agent := func(ctx context.Context, b Backend, sent string, chatCfg Config) (*AgentResult, error) {
 		cfg.Config = chatCfg

@@ -72,10 +72,13 @@
 // review the winning plan and its author revises it, at most
 // AgentConfig.MaxRevisions rounds. AgentConfig.Approve, the human gate,
 // approves, edits or rejects it; without it the run stops there
-// (StagePlanned): nothing is executed without consent. One session, the
-// executor, then carries the plan out with the provider's own tools in a
-// Workspace (for the quorum command a git worktree of a new branch, never
-// the user's working tree), one turn per step, each step committed.
+// (StagePlanned): nothing is executed without consent. AgentConfig.Plan
+// carries out a plan given in advance (the one such a run stopped at,
+// saved): no planning phase runs, and no model is asked before the gate.
+// One session, the executor, then carries the plan out with the
+// provider's own tools in a Workspace (for the quorum command a git
+// worktree of a new branch, never the user's working tree), one turn per
+// step, each step committed.
 // Every permission request goes through an action gate: reads and writes
 // inside the workspace are allowed, anything outside it denied (symbolic
 // links followed), shell commands decided by AgentConfig.Shell (a person,

@@ -193,18 +193,22 @@ func others(models []string, but string) []string {
 
 // agentShape: the planning (ensemble or solo), the plan review rounds and
 // revisions, and, once approved, the execution, its shell votes, the
-// final review and its fix rounds.
+// final review and its fix rounds. A plan given in advance
+// (AgentConfig.Plan) has no planning phase: its turns start at the gate.
 func agentShape(as *agentSettings) shape {
 	return func(b *estimator, s *settings) {
 		n := len(s.Models)
 		author, authors := as.Solo, s.Models
-		if author != "" {
+		switch {
+		case as.Plan != nil:
+			author = as.Plan.Author
+		case author != "":
 			authors = []string{author}
 			b.turns(b.phase(PhasePropose, ""), author, "planner", one())
-		} else {
+		default:
 			planShape(b, s)
 		}
-		if rounds := as.MaxRevisions; rounds >= 0 && n >= 2 {
+		if rounds := as.MaxRevisions; as.Plan == nil && rounds >= 0 && n >= 2 {
 			r := float64(rounds)
 			pe := b.phase(PhasePlanReview, fmt.Sprintf("up to %s: another only when a reviewer asks for changes", plural(rounds+1, "round")))
 			if author != "" {
@@ -225,7 +229,11 @@ func agentShape(as *agentSettings) shape {
 		if executor == "" {
 			executor, role = author, "executor (the plan's author)"
 		}
-		b.turns(b.phase(PhaseExecute, "one turn per step of the approved plan"), executor, role, Span{Min: 1, Max: 1, Open: true}, authors...)
+		steps := 1.0 // the least a plan has; a given plan's own count
+		if as.Plan != nil {
+			steps = float64(len(as.Plan.Steps))
+		}
+		b.turns(b.phase(PhaseExecute, "one turn per step of the approved plan"), executor, role, Span{Min: steps, Max: steps, Open: true}, authors...)
 		voters := s.Models
 		if executor != "" {
 			voters = others(s.Models, executor)
@@ -254,7 +262,7 @@ func agentShrinks(as *agentSettings) []shrink {
 			return "the fix round", true
 		},
 		func(*settings) (string, bool) {
-			if as.MaxRevisions < 0 {
+			if as.MaxRevisions < 0 || as.Plan != nil {
 				return "", false
 			}
 			as.MaxRevisions--
@@ -264,7 +272,7 @@ func agentShrinks(as *agentSettings) []shrink {
 			return fmt.Sprintf("plan review round %d", as.MaxRevisions+2), true
 		},
 		func(s *settings) (string, bool) {
-			if as.Solo != "" || len(s.Models) < 2 {
+			if as.Solo != "" || as.Plan != nil || len(s.Models) < 2 {
 				return "", false
 			}
 			as.Solo = s.Models[0]

@@ -28,6 +28,12 @@ type AgentResult struct {
 	// the gate, as edited when the user edited it); null when planning
 	// failed.
 	Plan *AgentPlan `json:"plan"`
+	// PlanGiven is true when the plan was given in advance
+	// (AgentConfig.Plan) and carried out as it was: no planning phase ran,
+	// so Proposals, Votes, Standings and PlanReviews are empty. PlanFrom
+	// says where it came from (AgentConfig.PlanFrom), "" when not said.
+	PlanGiven bool   `json:"planGiven,omitempty"`
+	PlanFrom  string `json:"planFrom,omitempty"`
 	// Approval is the gate's answer: "approved", "edited", "rejected", or
 	// "" when the run stopped before it.
 	Approval string `json:"approval"`

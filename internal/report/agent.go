@@ -26,6 +26,9 @@ func (r agent) write(doc doc, o Options) {
 	header(doc, o)
 	doc.title("Agent", "Task", excerpt(a.Task))
 	kv := [][2]string{{"Participants", participants(o, a.Models, &a.Outcome)}, {"Stage", stageText(a)}}
+	if a.PlanGiven {
+		kv = append(kv, [2]string{"Plan", givenText(a)})
+	}
 	if a.Executor != "" {
 		kv = append(kv, [2]string{"Executor", a.Executor})
 	}
@@ -37,7 +40,7 @@ func (r agent) write(doc doc, o Options) {
 		r.context(doc)
 	}
 	pl := plan{&quorum.PlanResult{Task: a.Task, Models: a.Models, Proposals: a.Proposals, Votes: a.Votes, Standings: a.Standings, Winner: a.Winner}}
-	if o.show("proposals") {
+	if o.show("proposals") && !a.PlanGiven { // a given plan had none
 		pl.proposals(doc)
 	}
 	if o.show("votes") && len(a.Votes) > 0 {
@@ -157,8 +160,25 @@ func (r agent) plan(doc doc) {
 		doc.para("None: planning did not finish.")
 		return
 	}
-	doc.fields([][2]string{{"Title", a.Plan.Title}, {"Author", a.Plan.Author}})
+	doc.fields(planFields(*a.Plan))
 	planSteps(doc, *a.Plan)
+}
+
+// givenText says where a plan given in advance came from.
+func givenText(a *quorum.AgentResult) string {
+	if a.PlanFrom == "" {
+		return "given, not planned in this run"
+	}
+	return "given (from " + a.PlanFrom + "), not planned in this run"
+}
+
+// planFields are a plan's title and author (a given plan may name none).
+func planFields(p quorum.AgentPlan) [][2]string {
+	kv := [][2]string{{"Title", p.Title}}
+	if p.Author != "" {
+		kv = append(kv, [2]string{"Author", p.Author})
+	}
+	return kv
 }
 
 // planSteps writes a plan's steps, each with its files and check, and its
@@ -304,7 +324,7 @@ func (r agent) next(doc doc, o Options) {
 	w := a.Workspace
 	switch {
 	case a.Stage == quorum.StagePlanned:
-		doc.para("Nothing was executed. To carry the plan out, run the same command on a terminal and approve it, or add --yes.")
+		doc.para("Nothing was executed. To carry the plan out as it is, without planning it again, give this run's JSON (-o json) to quorum agent --plan FILE: on a terminal to approve it there, or with --yes.")
 		return
 	case a.Stage == quorum.StageRejected:
 		doc.para("The plan was rejected; nothing was executed.")
@@ -346,7 +366,9 @@ func (gatePlan) Sections() []string { return nil }
 func (g gatePlan) write(doc doc, o Options) {
 	header(doc, o)
 	doc.heading(1, "The plan: "+g.p.Title)
-	doc.fields([][2]string{{"Author", g.p.Author}})
+	if g.p.Author != "" {
+		doc.fields([][2]string{{"Author", g.p.Author}})
+	}
 	planSteps(doc, g.p)
 	if len(g.objections) > 0 {
 		doc.para("Objections still standing:")

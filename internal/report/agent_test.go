@@ -144,3 +144,35 @@ func TestPlanShowsWhatHTMLWouldHide(t *testing.T) {
 		}
 	}
 }
+
+// A given plan's report says where the plan came from instead of showing
+// empty proposals; a plan that names no author shows none.
+func TestAgentReportGivenPlan(t *testing.T) {
+	a := agentRun()
+	a.Proposals, a.Votes, a.Standings, a.Winner, a.PlanReviews, a.Objections = nil, nil, nil, "", nil, nil
+	a.PlanGiven, a.PlanFrom, a.Plan.Author = true, "plan.json", ""
+	var text strings.Builder
+	Text(&text, Agent(a), Options{})
+	out := text.String()
+	if !strings.Contains(out, "given (from plan.json), not planned in this run") {
+		t.Errorf("the report does not say the plan was given:\n%s", out)
+	}
+	for _, not := range []string{"Proposals", "No usable plan came in", "Author:"} {
+		if strings.Contains(out, not) {
+			t.Errorf("the report of a given plan shows %q:\n%s", not, out)
+		}
+	}
+	text.Reset()
+	Text(&text, AgentPlan(*a.Plan, nil), Options{})
+	if strings.Contains(text.String(), "Author") {
+		t.Errorf("the gate shows an empty author:\n%s", text.String())
+	}
+	// A planned run says how to carry its plan out without planning again.
+	planned := agentRun()
+	planned.Stage, planned.Approval, planned.Workspace = quorum.StagePlanned, "", nil
+	text.Reset()
+	Text(&text, Agent(planned), Options{})
+	if !strings.Contains(text.String(), "quorum agent --plan FILE") {
+		t.Errorf("a planned run's report does not point at --plan:\n%s", text.String())
+	}
+}

@@ -13,7 +13,6 @@ import (
 	"strings"
 
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
-	"github.com/quorum-go/quorum/internal/cli/input"
 	"github.com/quorum-go/quorum/internal/cli/iostreams"
 	"github.com/quorum-go/quorum/internal/cli/review"
 	"github.com/quorum-go/quorum/internal/cli/runquorum"
@@ -63,6 +62,10 @@ touched, and uncommitted changes stay where they are.
  4. The gate: on a terminal you approve the plan, edit it in $EDITOR, or
     reject it; --yes approves. Off a terminal without --yes, quorum agent
     stops here, prints the plan and exits 0 with status "planned".
+    --plan FILE carries out a plan saved before (quorum agent -o json …
+    > FILE, or a plan file as the gate's edit writes it) as it is: steps
+    2 and 3 are skipped, no model plans, and the gate is as usual. The
+    task may be left out: the saved run's own is carried out.
  5. Execution: the executor (the plan's author, or --executor) works in a
     worktree of the branch quorum/agent-<time>-<slug>, outside your tree,
     with the Copilot CLI's own tools, one turn per step, each step
@@ -84,8 +87,10 @@ SARIF.
 		Example: `  $ quorum agent "Add a --verbose flag to the CLI"
   $ quorum agent --yes --approve quorum "Fix the flaky test in router"
   $ quorum agent --solo gpt-5 --executor claude-sonnet-4.5 "Document the config file"
-  $ quorum agent --sim --yes "Document how we cut a release"`,
-		Args: cmdutil.ExactArgs("a task (quote it; - reads it from stdin)"),
+  $ quorum agent --sim --yes "Document how we cut a release"
+  $ quorum agent -o json "Add a --verbose flag" > plan.json   # off a terminal: stops at the plan
+  $ quorum agent --yes --plan plan.json                        # carries that plan out, no planning`,
+		Args: agentArgs(&opts.Flags),
 	}, cmdutil.Spec{Flags: func(b cmdutil.FlagBuilder) {
 		b.Models()
 		b.AgentContext()
@@ -112,7 +117,11 @@ SARIF.
 // Run runs the agent. observe, when not nil, sees every quorum event
 // after the progress view; the command passes nil.
 func Run(opts *AgentOptions, observe func(quorum.Progress)) error {
-	kind := runquorum.Kind{Noun: "agent run", Verb: "planning",
+	verb := "planning"
+	if opts.PlanFile != "" {
+		verb = "carrying out a saved plan for"
+	}
+	kind := runquorum.Kind{Noun: "agent run", Verb: verb,
 		Phases: []quorum.Phase{quorum.PhasePlanReview, quorum.PhaseRevise, quorum.PhaseExecute, quorum.PhaseShellVote, quorum.PhaseFix},
 		Input:  func(*cmdutil.Invocation) (runquorum.Input, error) { return agentInput(opts) }}
 	return runquorum.Run(opts.Invocation, kind, observe)
@@ -127,7 +136,7 @@ const contextBudget = 32 << 10
 // --context files, and settles the gate and the shell mode.
 func agentInput(opts *AgentOptions) (runquorum.Input, error) {
 	inv, o := opts.Invocation, &opts.Flags
-	task, err := input.Topic(inv, "task")
+	task, given, from, err := taskAndPlan(inv, o)
 	if err != nil {
 		return runquorum.Input{}, err
 	}
@@ -151,6 +160,7 @@ func agentInput(opts *AgentOptions) (runquorum.Input, error) {
 		fmt.Fprintln(inv.ErrOut, "quorum: warning: "+NoSandboxWarning)
 	}
 	g := &gatekeeper{inv: inv}
+	cfg.Plan, cfg.PlanFrom = given, from
 	cfg.Solo, cfg.Executor = o.Solo, o.Executor
 	cfg.MaxRevisions, cfg.MaxToolCalls = o.MaxRevisions, o.MaxToolCalls
 	cfg.AllowURL = o.AllowURL

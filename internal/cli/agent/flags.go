@@ -7,8 +7,8 @@ import (
 	"github.com/quorum-go/quorum/quorum"
 )
 
-// Flags are quorum agent's own: who plans alone and who executes, the
-// rounds of plan review and of fixes, the tool-call limit, consent, how
+// Flags are quorum agent's own: who plans alone (or the saved plan to
+// carry out) and who executes, the rounds of plan review and of fixes, the tool-call limit, consent, how
 // shell commands are decided, URLs, the sandbox, where worktrees go.
 type Flags struct {
 	Solo, Executor          string
@@ -17,6 +17,8 @@ type Flags struct {
 	Yes, AllowURL           bool
 	Approve, WorktreeRoot   string
 	Sandbox                 SandboxFlags
+	// PlanFile is --plan: a saved plan to carry out, with no planning.
+	PlanFile string
 }
 
 // SandboxFlags say how the executor is confined: opted out
@@ -38,6 +40,8 @@ func (s SandboxFlags) Policy() quorum.SandboxPolicy {
 func (o *Flags) declare(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Solo, "solo", "", "this `model` plans alone: no other proposals, no vote")
 	cmdutil.Group(fs.Lookup("solo"), cmdutil.GroupParticipants)
+	fs.StringVar(&o.PlanFile, "plan", "", "carry out the plan saved in `file` as it is, with no planning: the JSON quorum agent -o json printed, or a plan file; - reads stdin")
+	cmdutil.Group(fs.Lookup("plan"), cmdutil.GroupInput)
 	fs.StringVar(&o.Executor, "executor", "", "the `model` that carries the plan out (default: the plan's author)")
 	cmdutil.Group(fs.Lookup("executor"), cmdutil.GroupParticipants)
 	fs.IntVar(&o.MaxRevisions, "max-revisions", quorum.DefaultMaxRevisions, "at most `N` rounds of plan review and revision; 0 for none")

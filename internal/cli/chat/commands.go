@@ -69,7 +69,7 @@ var commands = []struct{ name, args, help string }{
 	{"/debate", "claim", "a debate: for and against, a verdict"},
 	{"/plan", "task", "ensemble planning: proposals, votes, a winner"},
 	{"/review", "[range]", "review git diff range (default HEAD~1..HEAD)"},
-	{"/agent", "task", "plan the task, approve it, carry it out in a git worktree"},
+	{"/agent", "task | --plan", "plan the task, approve it, carry it out in a git worktree; --plan: carry out the last plan /agent stopped at, with no planning"},
 	{"/models", "[m1 m2 …] [moderator=m]", "pick participants and moderator from the list"},
 	{"/new", "", "a new conversation, in fresh sessions"},
 	{"/save", "[file]", "save the conversation as Markdown"},
@@ -98,6 +98,8 @@ type request struct {
 	text  string   // the round's text; /save's file
 	model string   // /ask's model
 	args  []string // /models'
+	// givenPlan: /agent --plan, which carries out an earlier round's plan.
+	givenPlan bool
 }
 
 // parseLine reads a line of input: plain text is a discussion round, a
@@ -127,6 +129,12 @@ func parseLine(line string, models []string) (request, error) {
 	case "/review":
 		return request{kind: reqRound, round: quorum.RoundReview, text: rest}, nil
 	case "/agent":
+		if opt, more, _ := strings.Cut(rest, " "); opt == "--plan" {
+			if strings.TrimSpace(more) != "" {
+				return request{}, errors.New("/agent --plan takes nothing after it: it carries out the plan of the last /agent round that stopped at it (quorum agent --plan FILE carries out a saved one)")
+			}
+			return request{kind: reqRound, round: quorum.RoundAgent, givenPlan: true}, nil
+		}
 		return needText(quorum.RoundAgent, "a task")
 	case "/ask":
 		first, text, _ := strings.Cut(rest, " ")
@@ -250,6 +258,9 @@ func runRound(ctx context.Context, o *Options, c *quorum.Chat, req request) (*qu
 	case quorum.RoundAsk:
 		return c.Ask(ctx, req.model, req.text)
 	case quorum.RoundAgent:
+		if req.givenPlan {
+			return carryOut(ctx, o, c)
+		}
 		cfg, err := agentConfig(ctx, o, req.text)
 		if err != nil {
 			return nil, err

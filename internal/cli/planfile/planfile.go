@@ -1,7 +1,9 @@
 // Package planfile is an agent's plan as a file a person edits: written
 // as indented JSON for $EDITOR (or any editor), read back strictly. Both
 // gates of the command use it: quorum agent's on a terminal and quorum
-// chat's /agent.
+// chat's /agent. Load reads a plan saved to be carried out later (quorum
+// agent --plan): such a file, or the JSON quorum agent -o json printed.
+// Its functions hold no state: any goroutine may call them.
 package planfile
 
 import (
@@ -48,22 +50,42 @@ func Read(path string) (quorum.AgentPlan, error) {
 	if err != nil {
 		return quorum.AgentPlan{}, fmt.Errorf("reading the edited plan: %w; %w", err, ErrUnchanged)
 	}
-	var edited quorum.AgentPlan
-	dec := json.NewDecoder(strings.NewReader(string(b)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&edited); err != nil {
-		return quorum.AgentPlan{}, fmt.Errorf("the edited plan is not the plan's JSON (%v); %w", err, ErrUnchanged)
-	}
-	if _, err := dec.Token(); err != io.EOF { // More would pass a stray } or ]
-		return quorum.AgentPlan{}, fmt.Errorf("the edited plan has text after its JSON; %w", ErrUnchanged)
-	}
-	if len(edited.Steps) == 0 {
-		return quorum.AgentPlan{}, fmt.Errorf("the edited plan has no steps; %w", ErrUnchanged)
-	}
-	for i, st := range edited.Steps {
-		if strings.TrimSpace(st.Goal) == "" {
-			return quorum.AgentPlan{}, fmt.Errorf("step %d of the edited plan has no goal; %w", i+1, ErrUnchanged)
-		}
+	edited, err := parse(b, "the edited plan")
+	if err != nil {
+		return quorum.AgentPlan{}, fmt.Errorf("%w; %w", err, ErrUnchanged)
 	}
 	return edited, nil
+}
+
+// parse reads a plan's JSON, strictly: the plan and nothing else, at
+// least one step, every step with a goal. what names the plan in errors
+// ("the edited plan").
+func parse(b []byte, what string) (quorum.AgentPlan, error) {
+	var p quorum.AgentPlan
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return quorum.AgentPlan{}, fmt.Errorf("%s is not the plan's JSON (%v)", what, err)
+	}
+	if _, err := dec.Token(); err != io.EOF { // More would pass a stray } or ]
+		return quorum.AgentPlan{}, fmt.Errorf("%s has text after its JSON", what)
+	}
+	if err := check(p, what); err != nil {
+		return quorum.AgentPlan{}, err
+	}
+	return p, nil
+}
+
+// check says what keeps p from being carried out: no step, or a step
+// without a goal.
+func check(p quorum.AgentPlan, what string) error {
+	if len(p.Steps) == 0 {
+		return fmt.Errorf("%s has no steps", what)
+	}
+	for i, st := range p.Steps {
+		if strings.TrimSpace(st.Goal) == "" {
+			return fmt.Errorf("step %d of %s has no goal", i+1, what)
+		}
+	}
+	return nil
 }
