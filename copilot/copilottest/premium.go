@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"time"
 
 	"github.com/quorum-go/quorum/internal/sim"
 )
@@ -22,25 +21,11 @@ import (
 // with both PremiumQuota and NoPremiumQuota.
 var ErrInvalidQuota = errors.New("copilottest: invalid premium quota")
 
-// Quota is the account's premium-request allowance for PremiumQuota.
-type Quota struct {
-	// Entitlement is how many premium requests the period includes
-	// (ignored when Unlimited).
-	Entitlement int64
-	// Used is how many were used so far; the rest of the Entitlement is
-	// left. It may be fractional (a model of multiplier 0.25 uses a
-	// quarter).
-	Used float64
-	// Unlimited is an allowance without a bound.
-	Unlimited bool
-	// OverageAllowed lets requests go on, billed apart, once the
-	// entitlement is used up; Overage is how many did this period.
-	OverageAllowed bool
-	Overage        float64
-	// ResetDate is the day the allowance resets; zero means the first
-	// day of next month (UTC).
-	ResetDate time.Time
-}
+// Quota is the account's premium-request allowance for PremiumQuota: the
+// simulator's own type (Entitlement, Used, Unlimited, OverageAllowed,
+// Overage, ResetDate; a zero ResetDate means the first day of next month,
+// UTC).
+type Quota = sim.Quota
 
 // PremiumMultiplier makes one request to model count multiplier premium
 // requests (default 1): Client.Models reports it as the model's
@@ -109,6 +94,6 @@ func (c *config) engineQuota() (*sim.Quota, error) {
 			return nil, fmt.Errorf("%w: its %s is %v; it must be a finite number, 0 or more", ErrInvalidQuota, f.name, f.v)
 		}
 	}
-	return &sim.Quota{Entitlement: q.Entitlement, Used: q.Used, Unlimited: q.Unlimited,
-		OverageAllowed: q.OverageAllowed, Overage: q.Overage, ResetDate: q.ResetDate}, nil
+	out := *q
+	return &out, nil
 }

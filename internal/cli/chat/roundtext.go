@@ -76,20 +76,7 @@ func outcome(r *quorum.ChatRound) *quorum.Outcome {
 // roundReport is a round's report and its options; rep is nil for an Ask
 // round and for a round that could not start.
 func roundReport(r *quorum.ChatRound, simulated bool) (rep report.Report, opts report.Options) {
-	opts = report.Options{Simulated: simulated, Incomplete: incomplete(r)}
-	switch {
-	case r.Discuss != nil:
-		rep = report.Discuss(r.Discuss)
-	case r.Plan != nil:
-		rep = report.Plan(r.Plan)
-	case r.Debate != nil:
-		rep = report.Debate(r.Debate)
-	case r.Review != nil:
-		rep = report.Review(r.Review)
-	case r.Agent != nil:
-		rep = report.Agent(r.Agent)
-	}
-	return rep, opts
+	return report.Round(r), report.Options{Simulated: simulated, Incomplete: incomplete(r)}
 }
 
 // RoundMarkdown is a round as Markdown: what was asked, then its report.

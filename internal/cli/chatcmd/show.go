@@ -130,20 +130,7 @@ func savedRoundText(r *quorum.ChatRound, simulated bool, width int) string {
 			o.Incomplete += ": " + r.Error
 		}
 	}
-	var rep report.Report
-	switch {
-	case r.Discuss != nil:
-		rep = report.Discuss(r.Discuss)
-	case r.Plan != nil:
-		rep = report.Plan(r.Plan)
-	case r.Debate != nil:
-		rep = report.Debate(r.Debate)
-	case r.Review != nil:
-		rep = report.Review(r.Review)
-	case r.Agent != nil:
-		rep = report.Agent(r.Agent)
-	}
-	if rep != nil {
+	if rep := report.Round(r); rep != nil {
 		report.Text(&b, rep, o)
 		return b.String()
 	}
