@@ -77,7 +77,6 @@ func premiumByPhase(d doc, out *quorum.Outcome) {
 		cost  float64
 	}
 	byPhase := map[quorum.Phase]*used{}
-	var order []quorum.Phase
 	for _, c := range out.Calls {
 		ph := c.Phase
 		if isRound(ph) {
@@ -87,7 +86,6 @@ func premiumByPhase(d doc, out *quorum.Outcome) {
 		if u == nil {
 			u = &used{}
 			byPhase[ph] = u
-			order = append(order, ph)
 		}
 		if c.Outcome != "cap" {
 			u.turns++
