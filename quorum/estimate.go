@@ -25,6 +25,8 @@ func (s Span) plus(o Span) Span {
 // phase takes and the premium requests they cost at each model's
 // multiplier (Config.Multipliers).
 type Estimate struct {
+	// Models are the run's participants, after the cap's shrinking.
+	Models []string        `json:"models"`
 	Phases []PhaseEstimate `json:"phases"`
 	// Turns and Premium are the whole run's.
 	Turns   Span `json:"turns"`

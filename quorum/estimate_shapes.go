@@ -21,7 +21,9 @@ func (s *settings) fit(sh shape, shrinks ...shrink) Estimate {
 	est := func() Estimate {
 		b := &estimator{m: s.Multipliers}
 		sh(b, s)
-		return b.done(s.MaxPremium, leftOut)
+		e := b.done(s.MaxPremium, leftOut)
+		e.Models = append([]string(nil), s.Models...)
+		return e
 	}
 	e := est()
 	for _, step := range shrinks {
@@ -144,15 +146,25 @@ func reviewShape(b *estimator, s *settings) {
 	}
 }
 
-// fewerModels drops the last model of s.Models while more than MinModels
-// (and, for a debate, two) are left.
+// fewerModels drops a model of s.Models while more than MinModels (and,
+// for a debate, two) are left: the dearest, so that each step saves the
+// most, and of those the last in the order of preference. A debate drops
+// the last one only, so that its sides stay as they were dealt.
 func fewerModels(least int) shrink {
 	return func(s *settings) (string, bool) {
 		if len(s.Models) <= max(s.MinModels, least) {
 			return "", false
 		}
-		m := s.Models[len(s.Models)-1]
-		s.Models = s.Models[:len(s.Models)-1]
+		drop := len(s.Models) - 1
+		if least < 2 {
+			for i, m := range s.Models {
+				if s.Multipliers.Of(m) >= s.Multipliers.Of(s.Models[drop]) {
+					drop = i
+				}
+			}
+		}
+		m := s.Models[drop]
+		s.Models = append(s.Models[:drop:drop], s.Models[drop+1:]...)
 		return "model " + m, true
 	}
 }

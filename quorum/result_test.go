@@ -50,7 +50,7 @@ func TestResultJSONSchemaIsStable(t *testing.T) {
 		"usageByModel", "usageByModel.*", "usageByModel.*.calls", "usageByModel.*.inputTokens", "usageByModel.*.outputTokens", "usageByModel.*.cost",
 		"startedAt", "elapsedMs"}
 	span := func(p string) []string { return []string{p, p + ".min", p + ".max"} }
-	outcome = slices.Concat(outcome, []string{"premium", "premium.used", "premium.estimate", "premium.estimate.phases", "premium.estimate.phases[].phase",
+	outcome = slices.Concat(outcome, []string{"premium", "premium.used", "premium.estimate", "premium.estimate.models", "premium.estimate.phases", "premium.estimate.phases[].phase",
 		"premium.estimate.phases[].models", "premium.estimate.phases[].models[].model", "premium.estimate.unpriced"},
 		span("premium.estimate.turns"), span("premium.estimate.premium"), span("premium.estimate.phases[].turns"), span("premium.estimate.phases[].premium"),
 		span("premium.estimate.phases[].models[].turns"), span("premium.estimate.phases[].models[].premium"))

@@ -107,6 +107,9 @@ func Run(inv *cmdutil.Invocation, k Kind, observe func(quorum.Progress)) (err er
 		return PrintEstimate(inv, k.Noun, est, allowance)
 	}
 
+	if len(est.Models) > 0 {
+		models = est.Models // as the cap left them
+	}
 	view := progress.New(inv.ErrOut, header(inv, k, qr.About, models, moderator),
 		progress.Options{Estimate: estimateLine(est, allowance), Quiet: inv.Opts.Quiet, Plain: inv.Opts.Verbose || inv.Getenv("TERM") == "dumb", NoColor: inv.NoColor(), Phases: k.Phases})
 	defer view.Close()
