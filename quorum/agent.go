@@ -58,6 +58,17 @@ type AgentConfig struct {
 	Solo string
 	// Executor carries the plan out; default: the plan's author.
 	Executor string
+	// Attempts is how many attempts carry the approved plan out at the
+	// same time, each in its own workspace (Workspace is called once per
+	// attempt; AttemptLabel tells it which) with its own executor session,
+	// all under the same Sandbox and gate; the models then judge the
+	// attempts, knowing them only by label, and the best is the result
+	// (see AgentResult.Attempts and Ranking). 0 or 1 means one attempt,
+	// the run as without this field. Executors names each attempt's
+	// executor (one attempt each; Attempts may then be 0); without it
+	// every attempt uses Executor, or the plan's author.
+	Attempts  int
+	Executors []string
 	// MaxRevisions bounds the rounds of plan review; each round the other
 	// models review the plan and, if any asks for changes, its author
 	// revises it. 0 means DefaultMaxRevisions; negative means no review.
@@ -68,7 +79,9 @@ type AgentConfig struct {
 	// after planning, at StagePlanned: nothing is executed without consent.
 	Approve func(ctx context.Context, plan AgentPlan) (Approval, error)
 	// Workspace makes the place the plan is carried out in, once it is
-	// approved. Required when Approve is set.
+	// approved. Required when Approve is set. With several Attempts it is
+	// called once per attempt, from the attempt's goroutine, with a
+	// context AttemptLabel reads the attempt's label from.
 	Workspace func(ctx context.Context) (Workspace, error)
 
 	// Shell says how shell commands are decided (default ShellQuorum);
@@ -141,6 +154,13 @@ type agentSettings struct {
 	// while later phases do.
 	votes     sync.Mutex
 	votesOver bool
+	// attempt labels the attempt these settings carry out ("A", "B", …),
+	// of the attempts in all; "" for a run of one attempt.
+	attempt string
+	of      int
+	// diff is an attempt's branch diff when its execution ended, for the
+	// judging.
+	diff string
 }
 
 // Agent plans task with cfg.Models, has the plan reviewed, asks
@@ -209,6 +229,9 @@ func (c AgentConfig) settle(b Backend, task string) (*settings, *agentSettings, 
 	}
 	if c.Executor != "" && strings.TrimSpace(c.Executor) == "" {
 		return nil, nil, invalid("AgentConfig.Executor is blank; name a model or leave it empty for the plan's author")
+	}
+	if err := c.settleAttempts(); err != nil {
+		return nil, nil, err
 	}
 	switch c.Shell {
 	case "":
@@ -306,5 +329,8 @@ func (r *run) agent(a *AgentResult, as *agentSettings) error {
 		return fmt.Errorf("quorum: the approval verdict %q is not approved, edited or rejected", ap.Verdict)
 	}
 	a.Approval = ap.Verdict
+	if as.Attempts > 1 {
+		return r.attempts(a, as)
+	}
 	return r.execute(a, as)
 }

@@ -30,7 +30,7 @@ func (r *run) execute(a *AgentResult, as *agentSettings) error {
 		a.Executor = a.Plan.Author
 	}
 	a.Stage = StageExecuted
-	g := &gate{ws: ws, mode: as.Shell, allowURL: as.AllowURL, ask: as.AskShell}
+	g := &gate{ws: ws, mode: as.Shell, allowURL: as.AllowURL, ask: as.AskShell, attempt: as.attempt}
 	g.vote = func(ctx context.Context, act Action) (ActionDecision, []ActionVote) {
 		return r.shellVote(ctx, a, as, act)
 	}
@@ -39,6 +39,10 @@ func (r *run) execute(a *AgentResult, as *agentSettings) error {
 	}
 	ex := &executor{r: r, a: a, as: as, ws: ws, g: g, sandbox: sandbox}
 	defer func() { a.Actions = g.taken() }()
+	if as.attempt != "" {
+		// The judges read the attempt's diff as it ended.
+		defer func() { as.diff, _ = ex.diff() }()
+	}
 	if err := ex.open(); err != nil {
 		return err
 	}
@@ -135,6 +139,9 @@ func (ex *executor) run() error {
 	nonce := nonceOf(ex.a.Task, planDoc(plan))
 	for i, st := range plan.Steps {
 		prompt := agentStepPrompt(ex.a.Task, ex.ws, quote("PLAN", nonce, planDoc(plan)), i+1, len(plan.Steps), st, i == 0)
+		if i == 0 && ex.as.attempt != "" {
+			prompt += agentAttemptNote(ex.as.attempt, ex.as.of)
+		}
 		if err := ex.turn(PhaseExecute, "execute", i+1, st.Goal, prompt, fmt.Sprintf("quorum agent: step %d: %s", i+1, oneLine(st.Goal))); err != nil {
 			return err
 		}
