@@ -59,7 +59,7 @@ type AgentResult struct {
 	// models' judgement of them. The fields above, from Executor to
 	// Findings, then describe the winner. Both are left out of the JSON
 	// for a run of one attempt.
-	Attempts []AgentAttempt `json:"attempts,omitempty"`
+	Attempts []AgentAttempt  `json:"attempts,omitempty"`
 	Ranking  *AttemptRanking `json:"ranking,omitempty"`
 	Outcome
 }
