@@ -20,6 +20,9 @@ type Options struct {
 	Root string
 	// Now gives the time in the branch's name; nil means time.Now.
 	Now func() time.Time
+	// Suffix, when set, ends the branch's and the folder's name ("a" for
+	// quorum agent's attempt A: quorum/agent-<time>-<slug>-a).
+	Suffix string
 }
 
 // Worktree is a git worktree of a branch of its own, where agent mode
@@ -73,6 +76,9 @@ func (r *Repo) NewWorktree(ctx context.Context, task string, o Options) (*Worktr
 		now = o.Now
 	}
 	name := "agent-" + now().UTC().Format("20060102-150405") + "-" + slug(task)
+	if o.Suffix != "" {
+		name += "-" + slug(o.Suffix)
+	}
 	parent := filepath.Join(root, filepath.Base(r.Top))
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, fmt.Errorf("workspace: making the worktree folder: %w; set another with --worktree-root", err)
@@ -107,6 +113,18 @@ func (r *Repo) NewWorktree(ctx context.Context, task string, o Options) (*Worktr
 		return &Worktree{dir: real, branch: branch, base: r.Head, repo: r, pin: &gitDirs{gitDir: r.GitDir, index: filepath.Join(own, "index"), workTree: real}}, nil
 	}
 	return nil, fmt.Errorf("workspace: %d branches named quorum/%s… exist already; delete some (git branch -D)", maxBranchTries, name)
+}
+
+// Remove removes the worktree, with whatever it holds, and deletes its
+// branch: quorum agent --keep winner drops the attempts that lost this way.
+func (w *Worktree) Remove(ctx context.Context) error {
+	if _, err := git(ctx, w.repo.Top, "worktree", "remove", "--force", w.dir); err != nil {
+		return fmt.Errorf("workspace: removing the worktree %s: %w", w.dir, err)
+	}
+	if _, err := git(ctx, w.repo.Top, "branch", "-D", w.branch); err != nil {
+		return fmt.Errorf("workspace: deleting the branch %s: %w", w.branch, err)
+	}
+	return nil
 }
 
 func branchExists(ctx context.Context, dir, branch string) (bool, error) {
