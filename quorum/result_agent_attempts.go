@@ -21,6 +21,9 @@ type AgentAttempt struct {
 	// Error says why the attempt stopped short; "" when it did not. One
 	// attempt's failure does not stop the others.
 	Error string `json:"error,omitempty"`
+	// Removed is true when the attempt's worktree and branch were removed
+	// after the run, having lost (quorum agent --keep winner).
+	Removed bool `json:"removed,omitempty"`
 }
 
 // AttemptRanking is the models' judgement of the attempts: every model

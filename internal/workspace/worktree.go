@@ -115,16 +115,40 @@ func (r *Repo) NewWorktree(ctx context.Context, task string, o Options) (*Worktr
 	return nil, fmt.Errorf("workspace: %d branches named quorum/%s… exist already; delete some (git branch -D)", maxBranchTries, name)
 }
 
-// Remove removes the worktree, with whatever it holds, and deletes its
-// branch: quorum agent --keep winner drops the attempts that lost this way.
-func (w *Worktree) Remove(ctx context.Context) error {
-	if _, err := git(ctx, w.repo.Top, "worktree", "remove", "--force", w.dir); err != nil {
-		return fmt.Errorf("workspace: removing the worktree %s: %w", w.dir, err)
+// RemoveWorktree removes the worktree dir, with whatever it holds, and
+// deletes its branch: quorum agent --keep winner drops the attempts that
+// lost this way. It removes only what an agent made: a branch under
+// quorum/agent-, a folder git lists as one of the repository's worktrees
+// on that branch.
+func (r *Repo) RemoveWorktree(ctx context.Context, dir, branch string) error {
+	if !strings.HasPrefix(branch, "quorum/agent-") {
+		return fmt.Errorf("workspace: %s is not an agent's branch (quorum/agent-…); it is left alone", branch)
 	}
-	if _, err := git(ctx, w.repo.Top, "branch", "-D", w.branch); err != nil {
-		return fmt.Errorf("workspace: deleting the branch %s: %w", w.branch, err)
+	list, err := git(ctx, r.Top, "worktree", "list", "--porcelain")
+	if err != nil {
+		return err
+	}
+	if !listed(list, dir, branch) {
+		return fmt.Errorf("workspace: %s is not a worktree of %s on %s; it is left alone", dir, r.Top, branch)
+	}
+	if _, err := git(ctx, r.Top, "worktree", "remove", "--force", dir); err != nil {
+		return fmt.Errorf("workspace: removing the worktree %s: %w", dir, err)
+	}
+	if _, err := git(ctx, r.Top, "branch", "-D", branch); err != nil {
+		return fmt.Errorf("workspace: deleting the branch %s: %w", branch, err)
 	}
 	return nil
+}
+
+// listed reports whether git worktree list --porcelain's output lists dir
+// on branch.
+func listed(list, dir, branch string) bool {
+	for _, rec := range strings.Split(list, "\n\n") {
+		if strings.HasPrefix(rec, "worktree "+dir+"\n") && strings.Contains(rec, "\nbranch refs/heads/"+branch) {
+			return true
+		}
+	}
+	return false
 }
 
 func branchExists(ctx context.Context, dir, branch string) (bool, error) {

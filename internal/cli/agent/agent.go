@@ -151,6 +151,9 @@ func agentInput(opts *AgentOptions) (runquorum.Input, error) {
 	}
 	g := &gatekeeper{inv: inv}
 	cfg.Solo, cfg.Executor = o.Solo, o.Executor
+	if err := attemptsFlags(o, &cfg); err != nil {
+		return runquorum.Input{}, err
+	}
 	cfg.MaxRevisions, cfg.MaxToolCalls = o.MaxRevisions, o.MaxToolCalls
 	cfg.AllowURL = o.AllowURL
 	if o.MaxRevisions == 0 {
@@ -178,7 +181,11 @@ func agentInput(opts *AgentOptions) (runquorum.Input, error) {
 		About: "a change in " + repo.Top + " (" + repo.Branch + ")",
 		Run: runquorum.Strategy(func(ctx context.Context, b quorum.Backend, qc quorum.Config) (*quorum.AgentResult, error) {
 			cfg.Config = qc
-			return quorum.Agent(ctx, b, task, cfg)
+			a, err := quorum.Agent(ctx, b, task, cfg)
+			if a != nil && err == nil && o.Keep == KeepWinner {
+				keepWinner(ctx, inv, repo, a)
+			}
+			return a, err
 		}, report.Agent, func(a *quorum.AgentResult) *quorum.Outcome { return &a.Outcome }),
 		Estimate: func(qc quorum.Config) (quorum.Estimate, error) {
 			c := cfg
@@ -264,13 +271,12 @@ func Config(ctx context.Context, inv *cmdutil.Invocation, task string, shell quo
 		}
 		root = filepath.Join(state, "worktrees")
 	}
+	wt := &worktrees{repo: repo, task: task, root: root}
 	cfg := quorum.AgentConfig{
 		Sandbox: sandbox,
 		Context: files, Sources: sources,
 		Shell: shell, FailOn: quorum.Severity(inv.Settings.FailOn),
-		Workspace: func(ctx context.Context) (quorum.Workspace, error) {
-			return repo.NewWorktree(ctx, task, workspace.Options{Root: root})
-		},
+		Workspace: wt.make,
 	}
 	if inv.Settings.FailOn == "none" {
 		cfg.FailOn, cfg.FixRounds = "", -1
