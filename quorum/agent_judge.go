@@ -65,7 +65,7 @@ func boolRank(b bool) int {
 func heldBack(t AgentAttempt, as *agentSettings) string {
 	switch {
 	case t.Error != "":
-		return "it stopped short: " + t.Error
+		return "it stopped short: " + strings.TrimPrefix(t.Error, "quorum: ")
 	case t.Change == nil || len(t.Change.Files) == 0:
 		return "it changed nothing"
 	case len(t.Findings) > 0:

@@ -218,7 +218,6 @@ func executorSummary(results []sim.ToolCallResult) string {
 	return "Step done. " + strings.Join(parts, "; ") + "."
 }
 
-
 // AttemptJudgement judges the attempts quoted in a judging prompt: each
 // gets a score drawn from the model and its diff, and the ranking follows
 // the scores; an attempt whose diff tries to instruct its judges scores 1.
