@@ -92,7 +92,11 @@ func (q *question) text(edited *quorum.AgentPlan, simulated bool) string {
 		return b.String()
 	}
 	a := q.action
-	b.WriteString("The executor asks to run:\n\n")
+	if a.Attempt != "" {
+		b.WriteString("Attempt " + sanitize.Line(a.Attempt) + "'s executor asks to run:\n\n")
+	} else {
+		b.WriteString("The executor asks to run:\n\n")
+	}
 	for _, l := range strings.Split(sanitize.Exact(a.Command), "\n") {
 		b.WriteString("  " + l + "\n")
 	}
