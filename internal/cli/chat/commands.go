@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -69,7 +70,7 @@ var commands = []struct{ name, args, help string }{
 	{"/debate", "claim", "a debate: for and against, a verdict"},
 	{"/plan", "task", "ensemble planning: proposals, votes, a winner"},
 	{"/review", "[range]", "review git diff range (default HEAD~1..HEAD)"},
-	{"/agent", "task", "plan the task, approve it, carry it out in a git worktree"},
+	{"/agent", "[--attempts N] task", "plan the task, approve it, carry it out in a git worktree (N attempts at once)"},
 	{"/models", "[m1 m2 …] [moderator=m]", "pick participants and moderator from the list"},
 	{"/new", "", "a new conversation, in fresh sessions"},
 	{"/save", "[file]", "save the conversation as Markdown"},
@@ -98,6 +99,8 @@ type request struct {
 	text  string   // the round's text; /save's file
 	model string   // /ask's model
 	args  []string // /models'
+	// attempts is /agent --attempts N's N; 0 for one attempt.
+	attempts int
 }
 
 // parseLine reads a line of input: plain text is a discussion round, a
@@ -127,7 +130,14 @@ func parseLine(line string, models []string) (request, error) {
 	case "/review":
 		return request{kind: reqRound, round: quorum.RoundReview, text: rest}, nil
 	case "/agent":
-		return needText(quorum.RoundAgent, "a task")
+		n, task, err := agentAttempts(rest)
+		if err != nil {
+			return request{}, err
+		}
+		rest = task
+		r, err := needText(quorum.RoundAgent, "a task")
+		r.attempts = n
+		return r, err
 	case "/ask":
 		first, text, _ := strings.Cut(rest, " ")
 		model := ""
@@ -151,6 +161,26 @@ func parseLine(line string, models []string) (request, error) {
 		return request{kind: reqQuit}, nil
 	}
 	return request{}, fmt.Errorf("%w %s; /help lists them", ErrUnknownCommand, sanitize.Line(name))
+}
+
+// agentAttempts reads /agent's leading --attempts N (or --attempts=N)
+// and returns N (0 without it) and the task after it.
+func agentAttempts(rest string) (int, string, error) {
+	first, after, _ := strings.Cut(rest, " ")
+	var arg string
+	switch {
+	case first == "--attempts":
+		arg, after, _ = strings.Cut(strings.TrimSpace(after), " ")
+	case strings.HasPrefix(first, "--attempts="):
+		arg = strings.TrimPrefix(first, "--attempts=")
+	default:
+		return 0, rest, nil
+	}
+	n, err := strconv.Atoi(arg)
+	if err != nil || n < 1 || n > quorum.MaxAttempts {
+		return 0, "", fmt.Errorf("/agent --attempts takes a number from 1 to %d, then the task", quorum.MaxAttempts)
+	}
+	return n, strings.TrimSpace(after), nil
 }
 
 // complete completes the word before the end of line: a command after
@@ -254,6 +284,7 @@ func runRound(ctx context.Context, o *Options, c *quorum.Chat, req request) (*qu
 		if err != nil {
 			return nil, err
 		}
+		cfg.Attempts = req.attempts
 		return c.Agent(ctx, req.text, cfg)
 	}
 	return c.Discuss(ctx, req.text)
