@@ -183,11 +183,26 @@ func (r *run) mergeAttempt(label string, sub *run) {
 	r.failures = append(r.failures, sub.failures...)
 }
 
+// attemptTarget is target ("1", a step; "" for none) labelled with its
+// attempt: "1 (attempt A)", "attempt A".
 func attemptTarget(label, target string) string {
-	if target == "" {
+	switch {
+	case target == "":
 		return "attempt " + label
+	case strings.HasSuffix(target, " (attempt "+label+")"):
+		return target
 	}
-	return "attempt " + label + ": " + target
+	return target + " (attempt " + label + ")"
+}
+
+// target is the Target of a turn of step (0: a fix round): the step's
+// number, labelled with the attempt when there are several, so that
+// progress and the result's calls tell the attempts' turns apart.
+func (ex *executor) target(step int) string {
+	if ex.as.attempt == "" {
+		return fmt.Sprint(step)
+	}
+	return attemptTarget(ex.as.attempt, fmt.Sprint(step))
 }
 
 // agentAttemptNote tells an attempt's executor that others carry out the

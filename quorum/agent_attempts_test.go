@@ -27,6 +27,10 @@ type attemptsBackend struct {
 	ranking []string
 	// fail names the attempts whose executors fail their first step.
 	fail string
+	// stall, when not 0, is the step at which every executor waits for
+	// the run's end, once stalled is told it waits.
+	stall   int
+	stalled sync.WaitGroup
 
 	barrier sync.WaitGroup // done once per executor in flight
 	mu      sync.Mutex
@@ -109,6 +113,12 @@ func (c *attemptsConv) Send(ctx context.Context, prompt string, onDelta func(str
 		}
 		if strings.Contains(b.fail, c.label) {
 			return Reply{}, errors.New("the executor crashed")
+		}
+		c.step++
+		if c.step == b.stall {
+			b.stalled.Done()
+			<-ctx.Done()
+			return Reply{}, ctx.Err()
 		}
 		b.mu.Lock()
 		ws := b.spaces[c.label]
@@ -225,7 +235,7 @@ func TestAgentAttemptFailingLeavesADegradedRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !a.Degraded || len(a.Failures) == 0 || !strings.HasPrefix(a.Failures[0].Target, "attempt A") {
+	if !a.Degraded || len(a.Failures) == 0 || a.Failures[0].Target != "1 (attempt A)" {
 		t.Fatalf("degraded %v, failures %+v; want the run degraded by attempt A's failure", a.Degraded, a.Failures)
 	}
 	if a.Attempts[0].Error == "" || a.Attempts[1].Error != "" || a.Attempts[1].Stage != StageReviewed {
@@ -348,5 +358,32 @@ func TestEstimateAgentAttempts(t *testing.T) {
 	}
 	if !judge || two.Premium.Min <= one.Premium.Min || two.Premium.Max <= one.Premium.Max {
 		t.Fatalf("two attempts cost %+v, one %+v (judge phase %v); want more, with a judging of 3 turns at most", two.Premium, one.Premium, judge)
+	}
+}
+
+// Cancelled while every attempt works, the run stops with every
+// attempt's work so far committed in its own workspace, and no judging.
+func TestAgentAttemptsCancelledKeepEveryAttempt(t *testing.T) {
+	b := newAttemptsBackend(2, "A", "B")
+	b.stall = 2
+	b.stalled.Add(2)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { b.stalled.Wait(); cancel() }()
+	a, err := Agent(ctx, b, "add a --verbose flag", b.config())
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v; want the cancellation", err)
+	}
+	if len(a.Attempts) != 2 || a.Ranking != nil || len(b.judged) != 0 {
+		t.Fatalf("attempts %+v, ranking %+v, %d judgings; want both attempts, not judged", a.Attempts, a.Ranking, len(b.judged))
+	}
+	for _, l := range []string{"A", "B"} {
+		ws := b.spaces[l]
+		if len(ws.commits) == 0 || !strings.Contains(ws.commits[0], "step 1") || ws.committed["attempt-"+strings.ToLower(l)+".go"] == "" {
+			t.Fatalf("attempt %s's commits %v; want step 1 committed in its own workspace", l, ws.commits)
+		}
+	}
+	if a.Workspace == nil || a.Workspace != a.Attempts[0].Workspace {
+		t.Fatalf("the result's workspace %+v; want the first attempt's, to say where the work is", a.Workspace)
 	}
 }

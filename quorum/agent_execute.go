@@ -155,8 +155,8 @@ func (ex *executor) turn(p Phase, round string, step int, goal, prompt, message 
 	r := ex.r
 	settle, err := r.budget.reserve(ex.a.Executor)
 	if err != nil {
-		r.fail(&ModelError{Model: ex.a.Executor, Phase: p, Target: fmt.Sprint(step), Err: err}, "cap")
-		r.recordCall(Call{Phase: p, Model: ex.a.Executor, Target: fmt.Sprint(step), StartMS: time.Since(r.start).Milliseconds(), Outcome: "cap", Error: err.Error()})
+		r.fail(&ModelError{Model: ex.a.Executor, Phase: p, Target: ex.target(step), Err: err}, "cap")
+		r.recordCall(Call{Phase: p, Model: ex.a.Executor, Target: ex.target(step), StartMS: time.Since(r.start).Milliseconds(), Outcome: "cap", Error: err.Error()})
 		return r.stopped(p)
 	}
 	ex.g.at(round, step)
@@ -171,9 +171,9 @@ func (ex *executor) turn(p Phase, round string, step int, goal, prompt, message 
 	ex.limit = cancel
 	ex.mu.Unlock()
 	start := time.Now()
-	r.ev.emit(Progress{Kind: ModelStarted, Phase: p, Model: ex.a.Executor, Target: fmt.Sprint(step), Text: prompt})
+	r.ev.emit(Progress{Kind: ModelStarted, Phase: p, Model: ex.a.Executor, Target: ex.target(step), Text: prompt})
 	reply, err := ex.conv.Send(ctx, prompt, func(d string) {
-		r.ev.emit(Progress{Kind: Delta, Phase: p, Model: ex.a.Executor, Target: fmt.Sprint(step), Text: d})
+		r.ev.emit(Progress{Kind: Delta, Phase: p, Model: ex.a.Executor, Target: ex.target(step), Text: d})
 	})
 	settle(reply.Usage.Cost)
 	// The turn's bookkeeping shares the result with shell votes, which a
@@ -191,14 +191,14 @@ func (ex *executor) turn(p Phase, round string, step int, goal, prompt, message 
 	ex.tools = nil
 	ex.mu.Unlock()
 	run.Reply, run.ElapsedMS, run.Usage = reply.Text, el.Milliseconds(), reply.Usage
-	call := Call{Phase: p, Model: ex.a.Executor, Target: fmt.Sprint(step), StartMS: start.Sub(r.start).Milliseconds(), ElapsedMS: el.Milliseconds(), Outcome: "ok", Usage: reply.Usage}
+	call := Call{Phase: p, Model: ex.a.Executor, Target: ex.target(step), StartMS: start.Sub(r.start).Milliseconds(), ElapsedMS: el.Milliseconds(), Outcome: "ok", Usage: reply.Usage}
 	if err != nil {
 		run.Error = err.Error()
 		call.Outcome, call.Error = "error", err.Error()
-		r.fail(&ModelError{Model: ex.a.Executor, Phase: p, Target: fmt.Sprint(step), Err: err}, "error")
+		r.fail(&ModelError{Model: ex.a.Executor, Phase: p, Target: ex.target(step), Err: err}, "error")
 	}
 	r.recordCall(call)
-	ev := Progress{Kind: ModelFinished, Phase: p, Model: ex.a.Executor, Target: fmt.Sprint(step), Text: reply.Text, Elapsed: el, Usage: &reply.Usage}
+	ev := Progress{Kind: ModelFinished, Phase: p, Model: ex.a.Executor, Target: ex.target(step), Text: reply.Text, Elapsed: el, Usage: &reply.Usage}
 	if err != nil {
 		ev.Err = err
 	}

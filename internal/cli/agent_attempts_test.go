@@ -141,7 +141,7 @@ func TestAgentAttemptsInterruptKeepsEveryAttempt(t *testing.T) {
 	h.onEvent = func(ev quorum.Progress) {
 		// Both attempts' second steps have started: their first ones are
 		// committed by then.
-		if ev.Kind == quorum.ModelStarted && ev.Phase == quorum.PhaseExecute && ev.Target == "2" {
+		if ev.Kind == quorum.ModelStarted && ev.Phase == quorum.PhaseExecute && strings.HasPrefix(ev.Target, "2 (attempt ") {
 			mu.Lock()
 			second++
 			if second == 2 {
