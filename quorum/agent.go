@@ -12,9 +12,10 @@ import (
 // Workspace is where an agent carries out its plan, apart from the user's
 // files: for the quorum command, a git worktree of a new branch (ExampleAgent
 // writes one of its own). quorum never touches files itself; it asks the
-// workspace. Its methods are called from the run's goroutine, except
-// Contains and Writable, which the action gate may call from the
-// provider's goroutines, concurrently.
+// workspace. Its methods are called from the run's goroutine (with
+// several AgentConfig.Attempts, from its attempt's: each attempt has a
+// workspace of its own), except Contains and Writable, which the action
+// gate may call from the provider's goroutines, concurrently.
 type Workspace interface {
 	// Dir is the folder the executor works in.
 	Dir() string
@@ -88,6 +89,8 @@ type AgentConfig struct {
 	// AskShell asks a person, for ShellAsk. AllowURL lets the executor
 	// fetch URLs. Reads and writes inside the workspace are allowed; every
 	// other action is denied.
+	// With several Attempts, AskShell may be called by several attempts
+	// at once; Action.Attempt says which asks.
 	Shell    ShellMode
 	AskShell func(ctx context.Context, a Action) (ActionDecision, error)
 	AllowURL bool
