@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -144,13 +145,13 @@ func (r *run) attempts(a *AgentResult, as *agentSettings) error {
 	}
 	k, err := r.judgeAttempts(a, as, diffs)
 	a.Ranking = k
+	// The winner fills the result; a judging that stopped short leaves the
+	// first attempt that did not fail there, to say where its work is.
+	win := slices.IndexFunc(errs, func(err error) bool { return err == nil })
 	if k != nil {
-		for i, t := range a.Attempts {
-			if t.Label == k.Winner {
-				a.fromAttempt(i)
-			}
-		}
+		win = slices.IndexFunc(a.Attempts, func(t AgentAttempt) bool { return t.Label == k.Winner })
 	}
+	a.fromAttempt(win)
 	return err
 }
 

@@ -31,6 +31,9 @@ type attemptsBackend struct {
 	// the run's end, once stalled is told it waits.
 	stall   int
 	stalled sync.WaitGroup
+	// judging, when set, is closed by the first judge, which then waits
+	// for the run's end.
+	judging chan struct{}
 
 	barrier sync.WaitGroup // done once per executor in flight
 	mu      sync.Mutex
@@ -88,7 +91,15 @@ func (c *attemptsConv) Send(ctx context.Context, prompt string, onDelta func(str
 	case strings.HasPrefix(prompt, PromptMarker(PhaseJudge)):
 		b.mu.Lock()
 		b.judged = append(b.judged, prompt)
+		first := len(b.judged) == 1
 		b.mu.Unlock()
+		if b.judging != nil {
+			if first {
+				close(b.judging)
+			}
+			<-ctx.Done()
+			return Reply{}, ctx.Err()
+		}
 		var reviews []string
 		for i, l := range b.ranking {
 			reviews = append(reviews, fmt.Sprintf(`{"response": %q, "score": %d, "strengths": ["%s is tidy"], "weaknesses": []}`, l, 9-i, l))
@@ -385,5 +396,22 @@ func TestAgentAttemptsCancelledKeepEveryAttempt(t *testing.T) {
 	}
 	if a.Workspace == nil || a.Workspace != a.Attempts[0].Workspace {
 		t.Fatalf("the result's workspace %+v; want the first attempt's, to say where the work is", a.Workspace)
+	}
+}
+
+// Cancelled while judging, the run stops unjudged, and its own fields say
+// where the first attempt that did not fail (here A) keeps its work.
+func TestAgentAttemptsCancelledWhileJudging(t *testing.T) {
+	b := newAttemptsBackend(2, "B", "A")
+	b.judging = make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { <-b.judging; cancel() }()
+	a, err := Agent(ctx, b, "add a --verbose flag", b.config())
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v; want the cancellation", err)
+	}
+	if a.Ranking != nil || len(a.Attempts) != 2 || a.Workspace == nil || a.Workspace != a.Attempts[0].Workspace {
+		t.Fatalf("ranking %+v, workspace %+v; want no ranking, attempt A's workspace", a.Ranking, a.Workspace)
 	}
 }
