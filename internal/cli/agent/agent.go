@@ -76,6 +76,11 @@ touched, and uncommitted changes stay where they are.
     never. The model is told why a request was denied, and goes on.
  7. The other models review the branch's diff; findings at or above
     --fail-on get --fix-rounds rounds of fixing and a re-review.
+ 8. With --attempts N (or --executors m1,m2,…), N executors carry the plan
+    out at the same time, each on a branch of its own (…-a, -b, …), each
+    through the gate (a question says which attempt asks) and reviewed;
+    then every model judges the attempts, knowing them only by label, and
+    the winner's branch is the result. --keep winner removes the others.
 
 The report shows each of these, the diff's size, usage, and how to look
 at, merge or drop the branch. --sarif FILE writes the final review as

@@ -47,7 +47,7 @@ func (o *Flags) declare(fs *pflag.FlagSet) {
 	cmdutil.Group(fs.Lookup("executor"), cmdutil.GroupParticipants)
 	fs.IntVar(&o.Attempts, "attempts", 1, "`N` attempts carry the approved plan out at once, each on a branch of its own; the models judge them and pick the best")
 	cmdutil.Group(fs.Lookup("attempts"), cmdutil.GroupParticipants)
-	fs.StringSliceVar(&o.Executors, "executors", nil, "one attempt per `model`, comma-separated, each carrying the plan out (instead of --executor N times)")
+	fs.StringSliceVar(&o.Executors, "executors", nil, "the executors' `models`, comma-separated: one attempt each (instead of --executor N times)")
 	cmdutil.Group(fs.Lookup("executors"), cmdutil.GroupParticipants)
 	fs.StringVar(&o.Keep, "keep", KeepAll, "with several attempts, keep `which` worktrees and branches: all, or winner (the others are removed)")
 	cmdutil.Group(fs.Lookup("keep"), cmdutil.GroupRun)
