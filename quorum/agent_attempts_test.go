@@ -415,3 +415,24 @@ func TestAgentAttemptsCancelledWhileJudging(t *testing.T) {
 		t.Fatalf("ranking %+v, workspace %+v; want no ranking, attempt A's workspace", a.Ranking, a.Workspace)
 	}
 }
+
+// The premium cap holds for every attempt together: a cap the attempts
+// reach stops the run with ErrPremiumCap, never past the cap, with every
+// attempt's work kept.
+func TestAgentAttemptsShareTheCap(t *testing.T) {
+	b := newAttemptsBackend(2, "A", "B")
+	cfg := b.config()
+	cfg.MaxPremium = 20
+	a, err := Agent(context.Background(), b, "add a --verbose flag", cfg)
+	if !errors.Is(err, ErrPremiumCap) {
+		t.Fatalf("err %v; want the cap", err)
+	}
+	if a.Premium.Used > cfg.MaxPremium || a.Premium.Refused == 0 || len(a.Attempts) != 2 || a.Workspace == nil {
+		t.Fatalf("premium %+v, attempts %d, workspace %+v; want at most the cap used, refusals, both attempts kept", a.Premium, len(a.Attempts), a.Workspace)
+	}
+	for _, l := range []string{"A", "B"} {
+		if len(b.spaces[l].commits) == 0 {
+			t.Fatalf("attempt %s committed nothing", l)
+		}
+	}
+}
