@@ -230,11 +230,11 @@ func (c AgentConfig) settle(b Backend, task string) (*settings, *agentSettings, 
 	if err != nil {
 		return nil, nil, err
 	}
-	if c.Executor != "" && strings.TrimSpace(c.Executor) == "" {
-		return nil, nil, invalid("AgentConfig.Executor is blank; name a model or leave it empty for the plan's author")
-	}
 	if err := c.settleAttempts(); err != nil {
 		return nil, nil, err
+	}
+	if c.Executor != "" && strings.TrimSpace(c.Executor) == "" {
+		return nil, nil, invalid("AgentConfig.Executor is blank; name a model or leave it empty for the plan's author")
 	}
 	switch c.Shell {
 	case "":

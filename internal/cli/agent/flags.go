@@ -11,17 +11,18 @@ import (
 // rounds of plan review and of fixes, the tool-call limit, consent, how
 // shell commands are decided, URLs, the sandbox, where worktrees go.
 type Flags struct {
+	// Attempts, Executors and Keep are the parallel attempts: how many,
+	// whose, and whether the losers' worktrees are kept.
+	Attempts  int
+	Executors []string
+	Keep      string
+
 	Solo, Executor          string
 	MaxRevisions, FixRounds int
 	MaxToolCalls            int
 	Yes, AllowURL           bool
 	Approve, WorktreeRoot   string
 	Sandbox                 SandboxFlags
-	// Attempts, Executors and Keep are the parallel attempts: how many,
-	// whose, and whether the losers' worktrees are kept.
-	Attempts  int
-	Executors []string
-	Keep      string
 }
 
 // SandboxFlags say how the executor is confined: opted out

@@ -94,13 +94,14 @@ const (
 
 // request is a line of input, read.
 type request struct {
+	// attempts is /agent --attempts N's N; 0 for one attempt.
+	attempts int
+
 	kind  reqKind
 	round quorum.RoundKind
 	text  string   // the round's text; /save's file
 	model string   // /ask's model
 	args  []string // /models'
-	// attempts is /agent --attempts N's N; 0 for one attempt.
-	attempts int
 }
 
 // parseLine reads a line of input: plain text is a discussion round, a
@@ -116,11 +117,19 @@ func parseLine(line string, models []string) (request, error) {
 		name, rest, _ = strings.Cut(line, "\n")
 	}
 	rest = strings.TrimSpace(rest)
+	attempts := 0
+	if name == "/agent" {
+		n, task, err := agentAttempts(rest)
+		if err != nil {
+			return request{}, err
+		}
+		attempts, rest = n, task
+	}
 	needText := func(k quorum.RoundKind, what string) (request, error) {
 		if rest == "" {
 			return request{}, fmt.Errorf("%s needs %s", name, what)
 		}
-		return request{kind: reqRound, round: k, text: rest}, nil
+		return request{kind: reqRound, round: k, text: rest, attempts: attempts}, nil
 	}
 	switch name {
 	case "/plan":
@@ -130,14 +139,7 @@ func parseLine(line string, models []string) (request, error) {
 	case "/review":
 		return request{kind: reqRound, round: quorum.RoundReview, text: rest}, nil
 	case "/agent":
-		n, task, err := agentAttempts(rest)
-		if err != nil {
-			return request{}, err
-		}
-		rest = task
-		r, err := needText(quorum.RoundAgent, "a task")
-		r.attempts = n
-		return r, err
+		return needText(quorum.RoundAgent, "a task")
 	case "/ask":
 		first, text, _ := strings.Cut(rest, " ")
 		model := ""
