@@ -126,7 +126,7 @@ func (r *run) attempts(a *AgentResult, as *agentSettings) error {
 		a.Attempts = append(a.Attempts, t)
 	}
 	if err := r.stopped(PhaseExecute); err != nil {
-		a.fromAttempt(0)
+		a.fromAttempt(a.firstWithWork())
 		return err
 	}
 	var failed []error
@@ -136,7 +136,7 @@ func (r *run) attempts(a *AgentResult, as *agentSettings) error {
 		}
 	}
 	if len(failed) == n {
-		a.fromAttempt(0)
+		a.fromAttempt(a.firstWithWork())
 		return fmt.Errorf("quorum: every attempt failed: %w", errors.Join(failed...))
 	}
 	diffs := make([]string, n)
@@ -164,6 +164,13 @@ func (a *AgentResult) fromAttempt(i int) {
 	if t.Stage != "" {
 		a.Stage = t.Stage
 	}
+}
+
+// firstWithWork is the first attempt that has a workspace (the others'
+// could not be made), 0 when none has: the one a stopped run's result
+// points to, to say where work is kept.
+func (a *AgentResult) firstWithWork() int {
+	return max(0, slices.IndexFunc(a.Attempts, func(t AgentAttempt) bool { return t.Workspace != nil }))
 }
 
 // mergeAttempt adds an attempt's calls, failures, phases and usage to the
