@@ -12,9 +12,10 @@ import (
 // Workspace is where an agent carries out its plan, apart from the user's
 // files: for the quorum command, a git worktree of a new branch (ExampleAgent
 // writes one of its own). quorum never touches files itself; it asks the
-// workspace. Its methods are called from the run's goroutine, except
-// Contains and Writable, which the action gate may call from the
-// provider's goroutines, concurrently.
+// workspace. Its methods are called from the run's goroutine (with
+// several AgentConfig.Attempts, from its attempt's: each attempt has a
+// workspace of its own), except Contains and Writable, which the action
+// gate may call from the provider's goroutines, concurrently.
 type Workspace interface {
 	// Dir is the folder the executor works in.
 	Dir() string
@@ -71,6 +72,17 @@ type AgentConfig struct {
 	// Executor carries the plan out; default: the plan's author (see Plan
 	// for a given plan's).
 	Executor string
+	// Attempts is how many attempts carry the approved plan out at the
+	// same time, each in its own workspace (Workspace is called once per
+	// attempt; AttemptLabel tells it which) with its own executor session,
+	// all under the same Sandbox and gate; the models then judge the
+	// attempts, knowing them only by label, and the best is the result
+	// (see AgentResult.Attempts and Ranking). 0 or 1 means one attempt,
+	// the run as without this field. Executors names each attempt's
+	// executor (one attempt each; Attempts may then be 0); without it
+	// every attempt uses Executor, or the plan's author.
+	Attempts  int
+	Executors []string
 	// MaxRevisions bounds the rounds of plan review; each round the other
 	// models review the plan and, if any asks for changes, its author
 	// revises it. 0 means DefaultMaxRevisions; negative means no review.
@@ -82,13 +94,17 @@ type AgentConfig struct {
 	// StagePlanned: nothing is executed without consent.
 	Approve func(ctx context.Context, plan AgentPlan) (Approval, error)
 	// Workspace makes the place the plan is carried out in, once it is
-	// approved. Required when Approve is set.
+	// approved. Required when Approve is set. With several Attempts it is
+	// called once per attempt, from the attempt's goroutine, with a
+	// context AttemptLabel reads the attempt's label from.
 	Workspace func(ctx context.Context) (Workspace, error)
 
 	// Shell says how shell commands are decided (default ShellQuorum);
 	// AskShell asks a person, for ShellAsk. AllowURL lets the executor
 	// fetch URLs. Reads and writes inside the workspace are allowed; every
 	// other action is denied.
+	// With several Attempts, AskShell may be called by several attempts
+	// at once; Action.Attempt says which asks.
 	Shell    ShellMode
 	AskShell func(ctx context.Context, a Action) (ActionDecision, error)
 	AllowURL bool
@@ -155,6 +171,13 @@ type agentSettings struct {
 	// while later phases do.
 	votes     sync.Mutex
 	votesOver bool
+	// attempt labels the attempt these settings carry out ("A", "B", …),
+	// of the attempts in all; "" for a run of one attempt.
+	attempt string
+	of      int
+	// diff is an attempt's branch diff when its execution ended, for the
+	// judging.
+	diff string
 }
 
 // Agent plans task with cfg.Models, has the plan reviewed, asks
@@ -222,6 +245,9 @@ func (c AgentConfig) settle(b Backend, task string) (*settings, *agentSettings, 
 	}
 	s, err := cfg.settleFor(b, task, "task")
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := c.settleAttempts(); err != nil {
 		return nil, nil, err
 	}
 	if c.Executor != "" && strings.TrimSpace(c.Executor) == "" {
@@ -332,5 +358,8 @@ func (r *run) agent(a *AgentResult, as *agentSettings) error {
 		return fmt.Errorf("quorum: the approval verdict %q is not approved, edited or rejected", ap.Verdict)
 	}
 	a.Approval = ap.Verdict
+	if as.Attempts > 1 {
+		return r.attempts(a, as)
+	}
 	return r.execute(a, as)
 }

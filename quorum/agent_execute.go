@@ -30,7 +30,7 @@ func (r *run) execute(a *AgentResult, as *agentSettings) error {
 		a.Executor = a.Plan.Author
 	}
 	a.Stage = StageExecuted
-	g := &gate{ws: ws, mode: as.Shell, allowURL: as.AllowURL, ask: as.AskShell}
+	g := &gate{ws: ws, mode: as.Shell, allowURL: as.AllowURL, ask: as.AskShell, attempt: as.attempt}
 	g.vote = func(ctx context.Context, act Action) (ActionDecision, []ActionVote) {
 		return r.shellVote(ctx, a, as, act)
 	}
@@ -39,6 +39,10 @@ func (r *run) execute(a *AgentResult, as *agentSettings) error {
 	}
 	ex := &executor{r: r, a: a, as: as, ws: ws, g: g, sandbox: sandbox}
 	defer func() { a.Actions = g.taken() }()
+	if as.attempt != "" {
+		// The judges read the attempt's diff as it ended.
+		defer func() { as.diff, _ = ex.diff() }()
+	}
 	if err := ex.open(); err != nil {
 		return err
 	}
@@ -135,6 +139,9 @@ func (ex *executor) run() error {
 	nonce := nonceOf(ex.a.Task, planDoc(plan))
 	for i, st := range plan.Steps {
 		prompt := agentStepPrompt(ex.a.Task, ex.ws, quote("PLAN", nonce, planDoc(plan)), i+1, len(plan.Steps), st, i == 0)
+		if i == 0 && ex.as.attempt != "" {
+			prompt += agentAttemptNote(ex.as.attempt, ex.as.of)
+		}
 		if err := ex.turn(PhaseExecute, "execute", i+1, st.Goal, prompt, fmt.Sprintf("quorum agent: step %d: %s", i+1, oneLine(st.Goal))); err != nil {
 			return err
 		}
@@ -148,8 +155,8 @@ func (ex *executor) turn(p Phase, round string, step int, goal, prompt, message 
 	r := ex.r
 	settle, err := r.budget.reserve(ex.a.Executor)
 	if err != nil {
-		r.fail(&ModelError{Model: ex.a.Executor, Phase: p, Target: fmt.Sprint(step), Err: err}, "cap")
-		r.recordCall(Call{Phase: p, Model: ex.a.Executor, Target: fmt.Sprint(step), StartMS: time.Since(r.start).Milliseconds(), Outcome: "cap", Error: err.Error()})
+		r.fail(&ModelError{Model: ex.a.Executor, Phase: p, Target: ex.target(step), Err: err}, "cap")
+		r.recordCall(Call{Phase: p, Model: ex.a.Executor, Target: ex.target(step), StartMS: time.Since(r.start).Milliseconds(), Outcome: "cap", Error: err.Error()})
 		return r.stopped(p)
 	}
 	ex.g.at(round, step)
@@ -164,9 +171,9 @@ func (ex *executor) turn(p Phase, round string, step int, goal, prompt, message 
 	ex.limit = cancel
 	ex.mu.Unlock()
 	start := time.Now()
-	r.ev.emit(Progress{Kind: ModelStarted, Phase: p, Model: ex.a.Executor, Target: fmt.Sprint(step), Text: prompt})
+	r.ev.emit(Progress{Kind: ModelStarted, Phase: p, Model: ex.a.Executor, Target: ex.target(step), Text: prompt})
 	reply, err := ex.conv.Send(ctx, prompt, func(d string) {
-		r.ev.emit(Progress{Kind: Delta, Phase: p, Model: ex.a.Executor, Target: fmt.Sprint(step), Text: d})
+		r.ev.emit(Progress{Kind: Delta, Phase: p, Model: ex.a.Executor, Target: ex.target(step), Text: d})
 	})
 	settle(reply.Usage.Cost)
 	// The turn's bookkeeping shares the result with shell votes, which a
@@ -184,14 +191,14 @@ func (ex *executor) turn(p Phase, round string, step int, goal, prompt, message 
 	ex.tools = nil
 	ex.mu.Unlock()
 	run.Reply, run.ElapsedMS, run.Usage = reply.Text, el.Milliseconds(), reply.Usage
-	call := Call{Phase: p, Model: ex.a.Executor, Target: fmt.Sprint(step), StartMS: start.Sub(r.start).Milliseconds(), ElapsedMS: el.Milliseconds(), Outcome: "ok", Usage: reply.Usage}
+	call := Call{Phase: p, Model: ex.a.Executor, Target: ex.target(step), StartMS: start.Sub(r.start).Milliseconds(), ElapsedMS: el.Milliseconds(), Outcome: "ok", Usage: reply.Usage}
 	if err != nil {
 		run.Error = err.Error()
 		call.Outcome, call.Error = "error", err.Error()
-		r.fail(&ModelError{Model: ex.a.Executor, Phase: p, Target: fmt.Sprint(step), Err: err}, "error")
+		r.fail(&ModelError{Model: ex.a.Executor, Phase: p, Target: ex.target(step), Err: err}, "error")
 	}
 	r.recordCall(call)
-	ev := Progress{Kind: ModelFinished, Phase: p, Model: ex.a.Executor, Target: fmt.Sprint(step), Text: reply.Text, Elapsed: el, Usage: &reply.Usage}
+	ev := Progress{Kind: ModelFinished, Phase: p, Model: ex.a.Executor, Target: ex.target(step), Text: reply.Text, Elapsed: el, Usage: &reply.Usage}
 	if err != nil {
 		ev.Err = err
 	}

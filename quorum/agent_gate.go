@@ -36,6 +36,10 @@ type Action struct {
 	// denies every such action, whatever the shell mode.
 	SandboxBypass       bool   `json:"sandboxBypass,omitempty"`
 	SandboxBypassReason string `json:"sandboxBypassReason,omitempty"`
+	// Attempt labels the attempt that asks ("A", "B", …) when several
+	// carry the plan out (AgentConfig.Attempts); "" otherwise. The gate
+	// sets it, so that AskShell can say which attempt asks.
+	Attempt string `json:"attempt,omitempty"`
 }
 
 // ActionDecision is the gate's answer to an Action: allowed or not, who decided
@@ -111,6 +115,8 @@ type gate struct {
 	vote     func(context.Context, Action) (ActionDecision, []ActionVote)
 	// told is told of every decision, for progress.
 	told func(ActionRecord)
+	// attempt labels the attempt the gate decides for ("" for one).
+	attempt string
 
 	mu      sync.Mutex
 	step    int
@@ -121,6 +127,7 @@ type gate struct {
 
 // decide answers one action and records the decision.
 func (g *gate) decide(ctx context.Context, a Action) ActionDecision {
+	a.Attempt = g.attempt
 	d, votes := g.judge(ctx, a)
 	g.mu.Lock()
 	defer g.mu.Unlock()

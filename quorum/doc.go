@@ -87,7 +87,12 @@
 // model, which goes on. The other models review the branch's diff;
 // findings at or above AgentConfig.FailOn get a fix round and a re-review.
 // quorum itself never runs git or touches a file: all it changes, the
-// executor changes, as the gate allows.
+// executor changes, as the gate allows. With AgentConfig.Attempts (or
+// Executors), several executors carry the approved plan out at once, each
+// in a workspace of its own with its own session and gate decisions, each
+// reviewed; then every model judges the attempts, knowing them only by
+// label, and the best is the result (AgentResult.Attempts, Ranking). One
+// attempt failing does not stop the others.
 //
 // # Conversations
 //
@@ -183,7 +188,11 @@
 // (unless the run was cancelled and Progress is stuck; see
 // Config.Progress).
 // Results are assembled in task order after each phase, so the same
-// inputs give the same result whatever order calls finished in.
+// inputs give the same result whatever order calls finished in. An
+// agent's attempts are the one exception to "phases follow one another":
+// each attempt's phases run on its own goroutine, alongside the others',
+// and record apart; their records join the result in label order once
+// every attempt has ended.
 //
 // # Results
 //

@@ -237,30 +237,79 @@ func agentShape(as *agentSettings) shape {
 		if as.Approve == nil {
 			return
 		}
-		executor, role := as.Executor, "executor"
-		if executor == "" {
-			executor, role = author, "executor (the plan's author)"
+		execs := attemptExecutors(as)
+		// of names attempt i's part of a role when there are several.
+		of := func(i int, role string) string {
+			if len(execs) > 1 {
+				role += " of attempt " + attemptLetter(i)
+			}
+			return role
+		}
+		// executorOf is attempt i's executor and its role; "" for the
+		// model when the ensemble's plan author (not known yet) executes.
+		executorOf := func(i int) (string, string) {
+			if execs[i] == "" {
+				return author, of(i, "executor (the plan's author)")
+			}
+			return execs[i], of(i, "executor")
 		}
 		steps := 1.0 // the least a plan has; a given plan's own count
 		if as.Plan != nil {
 			steps = float64(len(as.Plan.Steps))
 		}
-		b.turns(b.phase(PhaseExecute, "one turn per step of the approved plan"), executor, role, Span{Min: steps, Max: steps, Open: true}, authors...)
-		voters := s.Models
-		if executor != "" {
-			voters = others(s.Models, executor)
+		pe := b.phase(PhaseExecute, "one turn per step of the approved plan")
+		for i := range execs {
+			executor, role := executorOf(i)
+			b.turns(pe, executor, role, Span{Min: steps, Max: steps, Open: true}, authors...)
 		}
-		if as.Shell == ShellQuorum && len(voters) > 0 {
-			b.turns(b.phase(PhaseShellVote, "a turn of each voter for every shell command the executor asks to run"), "", "each model but the executor", Span{Open: true}, voters...)
+		if as.Shell == ShellQuorum {
+			var pe *PhaseEstimate
+			for i := range execs {
+				executor, _ := executorOf(i)
+				voters := s.Models
+				if executor != "" {
+					voters = others(s.Models, executor)
+				}
+				if len(voters) == 0 {
+					continue
+				}
+				if pe == nil {
+					pe = b.phase(PhaseShellVote, "a turn of each voter for every shell command the executor asks to run")
+				}
+				b.turns(pe, "", of(i, "each model but the executor"), Span{Open: true}, voters...)
+			}
 		}
 		f := float64(max(as.FixRounds, 0))
 		reviewers := max(n-1, 1)
-		pe := b.phase(PhaseInspect, "the final review, again after each fix round")
-		b.turns(pe, "", "each model but the executor", between(float64(reviewers), float64(reviewers)*(1+f)), s.Models...)
+		pe = b.phase(PhaseInspect, "the final review, again after each fix round")
+		for i := range execs {
+			b.turns(pe, "", of(i, "each model but the executor"), between(float64(reviewers), float64(reviewers)*(1+f)), s.Models...)
+		}
 		if f > 0 {
-			b.turns(b.phase(PhaseFix, "only when the review finds what needs a fix"), executor, role, upTo(f), authors...)
+			pe := b.phase(PhaseFix, "only when the review finds what needs a fix")
+			for i := range execs {
+				executor, role := executorOf(i)
+				b.turns(pe, executor, role, upTo(f), authors...)
+			}
+		}
+		if len(execs) > 1 {
+			pe := b.phase(PhaseJudge, "every model judges the attempts that changed something")
+			b.turns(pe, "", "each model", between(0, float64(n)), s.Models...)
 		}
 	}
+}
+
+// attemptExecutors are the executors of the run's attempts, one each;
+// "" stands for the plan's author.
+func attemptExecutors(as *agentSettings) []string {
+	if len(as.Executors) > 0 {
+		return as.Executors
+	}
+	out := make([]string, max(as.Attempts, 1))
+	for i := range out {
+		out[i] = as.Executor
+	}
+	return out
 }
 
 // agentShrinks: no fix round, fewer plan review rounds, one planner.

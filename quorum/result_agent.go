@@ -60,6 +60,13 @@ type AgentResult struct {
 	// Findings are the last review's findings at or above the gate
 	// (AgentConfig.FailOn): what remains to fix.
 	Findings []MergedFinding `json:"findings"`
+	// Attempts are the attempts that carried the plan out when there
+	// were several (AgentConfig.Attempts), in label order; Ranking is the
+	// models' judgement of them. The fields above, from Executor to
+	// Findings, then describe the winner. Both are left out of the JSON
+	// for a run of one attempt.
+	Attempts []AgentAttempt  `json:"attempts,omitempty"`
+	Ranking  *AttemptRanking `json:"ranking,omitempty"`
 	Outcome
 }
 
@@ -189,6 +196,12 @@ func (a *AgentResult) fillLists() {
 	for i := range a.Reviews {
 		a.Reviews[i].Inspections = nonNil(a.Reviews[i].Inspections)
 		a.Reviews[i].Findings = nonNil(a.Reviews[i].Findings)
+	}
+	for i := range a.Attempts {
+		a.Attempts[i].fillLists()
+	}
+	if a.Ranking != nil {
+		a.Ranking.fillLists()
 	}
 	if a.Plan != nil {
 		a.Plan.Steps = nonNil(a.Plan.Steps)

@@ -63,7 +63,7 @@ func TestCompletionValues(t *testing.T) {
 		{[]string{"agent", "--approve", ""}, "ask quorum auto never"},
 		{[]string{"agent", "--sim", "--executor", ""}, "sim-alpha sim-beta sim-gamma sim-moderator"},
 		{[]string{"agent", "--sim", "--solo", ""}, "sim-alpha sim-beta sim-gamma sim-moderator"},
-		{[]string{"agent", "--show", "steps,"}, "steps,context steps,proposals steps,votes steps,plan-review steps,plan steps,actions steps,sandbox steps,review steps,next steps,usage"},
+		{[]string{"agent", "--show", "steps,"}, "steps,context steps,proposals steps,votes steps,plan-review steps,plan steps,attempts steps,actions steps,sandbox steps,review steps,next steps,usage"},
 		{[]string{"agent", "--fail-on", ""}, "blocking major minor none"},
 	} {
 		got := complete(t, c.args...)

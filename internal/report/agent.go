@@ -17,7 +17,7 @@ func Agent(a *quorum.AgentResult) Report { return agent{a} }
 type agent struct{ a *quorum.AgentResult }
 
 // AgentSections are the parts of an agent run's report.
-var AgentSections = []string{"context", "proposals", "votes", "plan-review", "plan", "steps", "actions", "sandbox", "review", "next", "usage"}
+var AgentSections = []string{"context", "proposals", "votes", "plan-review", "plan", "attempts", "steps", "actions", "sandbox", "review", "next", "usage"}
 
 func (agent) Sections() []string { return AgentSections }
 
@@ -34,6 +34,9 @@ func (r agent) write(doc doc, o Options) {
 	}
 	if w := a.Workspace; w != nil {
 		kv = append(kv, [2]string{"Branch", w.Branch}, [2]string{"Worktree", w.Dir})
+	}
+	if len(a.Attempts) > 0 {
+		kv = append(kv, attemptsField(a))
 	}
 	doc.fields(kv)
 	if o.show("context") {
@@ -54,6 +57,9 @@ func (r agent) write(doc doc, o Options) {
 	}
 	if o.show("plan") {
 		r.plan(doc)
+	}
+	if o.show("attempts") && len(a.Attempts) > 0 {
+		r.attempts(doc)
 	}
 	if o.show("steps") && len(a.Steps) > 0 {
 		r.steps(doc)
@@ -336,11 +342,13 @@ func (r agent) next(doc doc, o Options) {
 	if o.Incomplete != "" {
 		doc.para("The run stopped; the work so far is committed on the branch and kept in the worktree.")
 	}
+	r.winnerNext(doc)
 	doc.list([]item{
 		{text: "Look at it: git diff " + shortCommit(w.Base) + ".." + w.Branch},
 		{text: "Merge it: git merge " + w.Branch},
 		{text: "Drop it: git worktree remove " + w.Dir + " && git branch -D " + w.Branch},
 	})
+	r.attemptsNext(doc)
 }
 
 func shortCommit(c string) string {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/quorum-go/quorum/internal/sim"
@@ -145,11 +146,22 @@ func ShellVote(t sim.Turn) sim.Response {
 var (
 	stepNumRE  = regexp.MustCompile(`Now carry out step (\d+) of (\d+)`)
 	stepGoalRE = regexp.MustCompile(`(?m)^Goal: (.+)$`)
+	attemptRE  = regexp.MustCompile(`This is attempt ([A-Z]) of \d+`)
 )
+
+// approaches are what a simulated attempt writes down as its own take,
+// one per attempt, so that attempts' branches differ visibly.
+var approaches = []string{
+	"keep the change as small as the plan allows",
+	"write the notes as a checklist",
+	"start from the tests",
+	"document the trade-offs first",
+}
 
 // Executor carries out an agent's step (or fix round) with the built-in
 // tools the simulator plays, in the session's working directory: it
-// writes the step's goal into the notes file, runs git status, and on the
+// writes the step's goal into the notes file (and, as one of several
+// attempts, the attempt's own approach), runs git status, and on the
 // first step also tries what the action gate must refuse — a read outside
 // the worktree and a fetch — so a --sim run shows every kind of decision.
 // Once the tools have answered, it sums up what happened.
@@ -165,12 +177,18 @@ func Executor(t sim.Turn) sim.Response {
 	if m := stepGoalRE.FindStringSubmatch(t.Prompt); m != nil {
 		goal = strings.TrimSpace(m[1])
 	}
+	notes := "# Notes\n\n- " + goal + "\n"
+	if m := attemptRE.FindStringSubmatch(t.Prompt); m != nil {
+		// One of several attempts: its own approach, in its notes.
+		n := int(m[1][0] - 'A')
+		notes += fmt.Sprintf("- Attempt %s's approach: %s\n", m[1], approaches[n%len(approaches)])
+	}
 	var calls []sim.ToolCall
 	switch {
 	case step == 1:
 		calls = append(calls,
 			sim.ViewCall("."),
-			sim.CreateCall(notesFile, "# Notes\n\n- "+goal+"\n"),
+			sim.CreateCall(notesFile, notes),
 			sim.ViewCall("../"),
 			sim.BashCall("git status", "see what changed"),
 			sim.WebFetchCall("https://example.com/"),
@@ -198,4 +216,34 @@ func executorSummary(results []sim.ToolCallResult) string {
 		return "Step done without tools."
 	}
 	return "Step done. " + strings.Join(parts, "; ") + "."
+}
+
+// AttemptJudgement judges the attempts quoted in a judging prompt: each
+// gets a score drawn from the model and its diff, and the ranking follows
+// the scores; an attempt whose diff tries to instruct its judges scores 1.
+func AttemptJudgement(t sim.Turn) sim.Response {
+	var v verdict
+	for _, bl := range blocks(t.Prompt) {
+		if bl.kind != "ATTEMPT" {
+			continue
+		}
+		h := hash(t.Model, bl.text)
+		a := assessment{Response: bl.label, Score: 5 + int(h%5)}
+		a.Strengths = []string{pick([]string{"follows the plan step by step", "keeps the change small", "leaves clear notes"}, h, 1)}
+		a.Weaknesses = []string{pick([]string{"the notes could say more", "no test of the change", "repeats the plan's wording"}, h, 2)}
+		if instructs(bl.text) {
+			a.Score, a.Strengths, a.Weaknesses = 1, []string{}, []string{"tries to instruct the judges instead of changing the code"}
+		}
+		v.Reviews = append(v.Reviews, a)
+	}
+	order := slices.Clone(v.Reviews)
+	slices.SortStableFunc(order, func(a, b assessment) int { return b.Score - a.Score })
+	for _, a := range order {
+		v.Ranking = append(v.Ranking, a.Response)
+	}
+	if v.Reviews == nil {
+		v.Reviews, v.Ranking = []assessment{}, []string{}
+	}
+	j, _ := json.Marshal(v)
+	return reply(prefix(t.Model) + "My judgement of the attempts:\n" + string(j))
 }

@@ -66,6 +66,7 @@ func Rules() []sim.Rule {
 		{Name: "quorum agent shell vote", Match: Is(quorum.PhaseShellVote), Respond: ShellVote},
 		{Name: "quorum agent step", Match: Is(quorum.PhaseExecute), Respond: Executor},
 		{Name: "quorum agent fix", Match: Is(quorum.PhaseFix), Respond: Executor},
+		{Name: "quorum agent judging", Match: Is(quorum.PhaseJudge), Respond: AttemptJudgement},
 	}
 }
 

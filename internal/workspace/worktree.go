@@ -20,6 +20,9 @@ type Options struct {
 	Root string
 	// Now gives the time in the branch's name; nil means time.Now.
 	Now func() time.Time
+	// Suffix, when set, ends the branch's and the folder's name ("a" for
+	// quorum agent's attempt A: quorum/agent-<time>-<slug>-a).
+	Suffix string
 }
 
 // Worktree is a git worktree of a branch of its own, where agent mode
@@ -73,6 +76,9 @@ func (r *Repo) NewWorktree(ctx context.Context, task string, o Options) (*Worktr
 		now = o.Now
 	}
 	name := "agent-" + now().UTC().Format("20060102-150405") + "-" + slug(task)
+	if o.Suffix != "" {
+		name += "-" + slug(o.Suffix)
+	}
 	parent := filepath.Join(root, filepath.Base(r.Top))
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, fmt.Errorf("workspace: making the worktree folder: %w; set another with --worktree-root", err)
@@ -107,6 +113,42 @@ func (r *Repo) NewWorktree(ctx context.Context, task string, o Options) (*Worktr
 		return &Worktree{dir: real, branch: branch, base: r.Head, repo: r, pin: &gitDirs{gitDir: r.GitDir, index: filepath.Join(own, "index"), workTree: real}}, nil
 	}
 	return nil, fmt.Errorf("workspace: %d branches named quorum/%s… exist already; delete some (git branch -D)", maxBranchTries, name)
+}
+
+// RemoveWorktree removes the worktree dir, with whatever it holds, and
+// deletes its branch: quorum agent --keep winner drops the attempts that
+// lost this way. It removes only what an agent made: a branch under
+// quorum/agent-, a folder git lists as one of the repository's worktrees
+// on that branch.
+func (r *Repo) RemoveWorktree(ctx context.Context, dir, branch string) error {
+	if !strings.HasPrefix(branch, "quorum/agent-") {
+		return fmt.Errorf("workspace: %s is not an agent's branch (quorum/agent-…); it is left alone", branch)
+	}
+	list, err := git(ctx, r.Top, "worktree", "list", "--porcelain")
+	if err != nil {
+		return err
+	}
+	if !listed(list, dir, branch) {
+		return fmt.Errorf("workspace: %s is not a worktree of %s on %s; it is left alone", dir, r.Top, branch)
+	}
+	if _, err := git(ctx, r.Top, "worktree", "remove", "--force", dir); err != nil {
+		return fmt.Errorf("workspace: removing the worktree %s: %w", dir, err)
+	}
+	if _, err := git(ctx, r.Top, "branch", "-D", branch); err != nil {
+		return fmt.Errorf("workspace: deleting the branch %s: %w", branch, err)
+	}
+	return nil
+}
+
+// listed reports whether git worktree list --porcelain's output lists dir
+// on branch.
+func listed(list, dir, branch string) bool {
+	for _, rec := range strings.Split(list, "\n\n") {
+		if strings.HasPrefix(rec, "worktree "+dir+"\n") && strings.Contains(rec, "\nbranch refs/heads/"+branch) {
+			return true
+		}
+	}
+	return false
 }
 
 func branchExists(ctx context.Context, dir, branch string) (bool, error) {

@@ -211,3 +211,36 @@ func TestSlug(t *testing.T) {
 
 // A Worktree is what quorum.Agent carries a plan out in.
 var _ quorum.Workspace = (*Worktree)(nil)
+
+// An attempt's worktree carries its suffix; RemoveWorktree drops the worktree and
+// its branch, running none of the user's hooks and leaving the user's
+// tree as it was.
+func TestWorktreeSuffixAndRemove(t *testing.T) {
+	dir, marks := userRepo(t)
+	before := gittest.Take(t, dir)
+	r := mustOpen(t, dir)
+	root := t.TempDir()
+	a := mustWorktree(t, r, "same task", Options{Root: root, Now: fixedNow, Suffix: "a"})
+	b := mustWorktree(t, r, "same task", Options{Root: root, Now: fixedNow, Suffix: "b"})
+	if a.Branch() != "quorum/agent-20261125-093000-same-task-a" || b.Branch() != "quorum/agent-20261125-093000-same-task-b" || !strings.HasSuffix(a.Dir(), "-a") {
+		t.Fatalf("branches %s, %s, folder %s; want the suffixes -a and -b", a.Branch(), b.Branch(), a.Dir())
+	}
+	ctx := context.Background()
+	if err := r.RemoveWorktree(ctx, a.Dir(), b.Branch()); err == nil {
+		t.Fatal("a worktree was removed with another's branch")
+	}
+	if err := r.RemoveWorktree(ctx, a.Dir(), "main"); err == nil {
+		t.Fatal("the branch main was deleted")
+	}
+	if err := r.RemoveWorktree(ctx, a.Dir(), a.Branch()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(a.Dir()); !os.IsNotExist(err) {
+		t.Fatalf("the removed worktree %s is still there: %v", a.Dir(), err)
+	}
+	if out := gittest.Git(t, dir, "branch", "--list", "quorum/*"); strings.Contains(out, a.Branch()) || !strings.Contains(out, b.Branch()) {
+		t.Fatalf("branches left: %q; want %s gone, %s kept", out, a.Branch(), b.Branch())
+	}
+	noHookRan(t, marks)
+	before.Unchanged(t)
+}

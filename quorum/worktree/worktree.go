@@ -20,12 +20,16 @@
 // read-only. The worktree and its branch stay when the run ends, for the
 // user to merge or drop (git worktree remove, git branch -D).
 //
-// A Repo is not safe for concurrent use; quorum.Agent calls its workspace
-// from one goroutine (Contains and Writable excepted, which only read).
+// A Repo is not safe for concurrent use, except the func Workspace
+// returns: quorum.Agent calls it once per attempt, from the attempts'
+// goroutines at once when there are several (AgentConfig.Attempts), and it
+// makes their worktrees one at a time.
 package worktree
 
 import (
 	"context"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/quorum-go/quorum/internal/workspace"
@@ -87,7 +91,30 @@ func (r *Repo) NewWorktree(ctx context.Context, task string, o Options) (quorum.
 }
 
 // Workspace is NewWorktree as quorum.AgentConfig.Workspace takes it: the
-// worktree is made once the plan is approved, not before.
+// worktree is made once the plan is approved, not before. With several
+// attempts, each gets a worktree of its own, made one at a time, their
+// branches named for the attempt and one time: quorum/agent-TIME-SLUG-a,
+// -b, ….
 func (r *Repo) Workspace(task string, o Options) func(ctx context.Context) (quorum.Workspace, error) {
-	return func(ctx context.Context) (quorum.Workspace, error) { return r.NewWorktree(ctx, task, o) }
+	var mu sync.Mutex
+	var first time.Time
+	return func(ctx context.Context) (quorum.Workspace, error) {
+		label, ok := quorum.AttemptLabel(ctx)
+		if !ok {
+			return r.NewWorktree(ctx, task, o)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if first.IsZero() {
+			first = time.Now()
+			if o.Now != nil {
+				first = o.Now()
+			}
+		}
+		w, err := r.r.NewWorktree(ctx, task, workspace.Options{Root: o.Root, Now: func() time.Time { return first }, Suffix: strings.ToLower(label)})
+		if err != nil {
+			return nil, err
+		}
+		return w, nil
+	}
 }

@@ -79,6 +79,11 @@ touched, and uncommitted changes stay where they are.
     never. The model is told why a request was denied, and goes on.
  7. The other models review the branch's diff; findings at or above
     --fail-on get --fix-rounds rounds of fixing and a re-review.
+ 8. With --attempts N (or --executors m1,m2,…), N executors carry the plan
+    out at the same time, each on a branch of its own (…-a, -b, …), each
+    through the gate (a question says which attempt asks) and reviewed;
+    then every model judges the attempts, knowing them only by label, and
+    the winner's branch is the result. --keep winner removes the others.
 
 The report shows each of these, the diff's size, usage, and how to look
 at, merge or drop the branch. --sarif FILE writes the final review as
@@ -162,6 +167,9 @@ func agentInput(opts *AgentOptions) (runquorum.Input, error) {
 	g := &gatekeeper{inv: inv}
 	cfg.Plan, cfg.PlanFrom = given, from
 	cfg.Solo, cfg.Executor = o.Solo, o.Executor
+	if err := attemptsFlags(o, &cfg); err != nil {
+		return runquorum.Input{}, err
+	}
 	cfg.MaxRevisions, cfg.MaxToolCalls = o.MaxRevisions, o.MaxToolCalls
 	cfg.AllowURL = o.AllowURL
 	if o.MaxRevisions == 0 {
@@ -189,7 +197,11 @@ func agentInput(opts *AgentOptions) (runquorum.Input, error) {
 		About: "a change in " + repo.Top + " (" + repo.Branch + ")",
 		Run: runquorum.Strategy(func(ctx context.Context, b quorum.Backend, qc quorum.Config) (*quorum.AgentResult, error) {
 			cfg.Config = qc
-			return quorum.Agent(ctx, b, task, cfg)
+			a, err := quorum.Agent(ctx, b, task, cfg)
+			if a != nil && err == nil && o.Keep == KeepWinner {
+				keepWinner(ctx, inv, repo, a)
+			}
+			return a, err
 		}, report.Agent, func(a *quorum.AgentResult) *quorum.Outcome { return &a.Outcome }),
 		Estimate: func(qc quorum.Config) (quorum.Estimate, error) {
 			c := cfg
@@ -275,13 +287,12 @@ func Config(ctx context.Context, inv *cmdutil.Invocation, task string, shell quo
 		}
 		root = filepath.Join(state, "worktrees")
 	}
+	wt := &worktrees{repo: repo, task: task, root: root}
 	cfg := quorum.AgentConfig{
 		Sandbox: sandbox,
 		Context: files, Sources: sources,
 		Shell: shell, FailOn: quorum.Severity(inv.Settings.FailOn),
-		Workspace: func(ctx context.Context) (quorum.Workspace, error) {
-			return repo.NewWorktree(ctx, task, workspace.Options{Root: root})
-		},
+		Workspace: wt.make,
 	}
 	if inv.Settings.FailOn == "none" {
 		cfg.FailOn, cfg.FixRounds = "", -1

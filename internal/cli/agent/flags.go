@@ -11,6 +11,12 @@ import (
 // carry out) and who executes, the rounds of plan review and of fixes, the tool-call limit, consent, how
 // shell commands are decided, URLs, the sandbox, where worktrees go.
 type Flags struct {
+	// Attempts, Executors and Keep are the parallel attempts: how many,
+	// whose, and whether the losers' worktrees are kept.
+	Attempts  int
+	Executors []string
+	Keep      string
+
 	Solo, Executor          string
 	MaxRevisions, FixRounds int
 	MaxToolCalls            int
@@ -44,6 +50,12 @@ func (o *Flags) declare(fs *pflag.FlagSet) {
 	cmdutil.Group(fs.Lookup("plan"), cmdutil.GroupInput)
 	fs.StringVar(&o.Executor, "executor", "", "the `model` that carries the plan out (default: the plan's author)")
 	cmdutil.Group(fs.Lookup("executor"), cmdutil.GroupParticipants)
+	fs.IntVar(&o.Attempts, "attempts", 1, "`N` attempts carry the approved plan out at once, each on a branch of its own; the models judge them and pick the best")
+	cmdutil.Group(fs.Lookup("attempts"), cmdutil.GroupParticipants)
+	fs.StringSliceVar(&o.Executors, "executors", nil, "the executors' `models`, comma-separated: one attempt each (instead of --executor N times)")
+	cmdutil.Group(fs.Lookup("executors"), cmdutil.GroupParticipants)
+	fs.StringVar(&o.Keep, "keep", KeepAll, "with several attempts, keep `which` worktrees and branches: all, or winner (the others are removed)")
+	cmdutil.Group(fs.Lookup("keep"), cmdutil.GroupRun)
 	fs.IntVar(&o.MaxRevisions, "max-revisions", quorum.DefaultMaxRevisions, "at most `N` rounds of plan review and revision; 0 for none")
 	cmdutil.Group(fs.Lookup("max-revisions"), cmdutil.GroupRun)
 	fs.BoolVarP(&o.Yes, "yes", "y", false, "approve the plan without asking (off a terminal, without it, quorum agent stops after planning)")

@@ -26,6 +26,9 @@ type gatekeeper struct {
 	inv   *cmdutil.Invocation
 	once  sync.Once
 	lines chan string
+	// asking puts one question at a time: several attempts' executors may
+	// ask at once, and not every progress view holds them apart.
+	asking sync.Mutex
 }
 
 // readLine returns the next line of stdin, or an error once ctx ends or
@@ -58,6 +61,8 @@ func (g *gatekeeper) readLine(ctx context.Context) (string, error) {
 func (g *gatekeeper) ask(ctx context.Context, text, question string, choices []string) (string, error) {
 	var answer string
 	var err error
+	g.asking.Lock()
+	defer g.asking.Unlock()
 	g.inv.Interject(func() {
 		w := g.inv.ErrOut
 		if text != "" {
@@ -164,7 +169,11 @@ func (g *gatekeeper) edit(ctx context.Context, plan quorum.AgentPlan) (quorum.Ag
 // askShell asks whether the executor may run a shell command: yes, no,
 // or always (this command, for the rest of the run).
 func (g *gatekeeper) askShell(ctx context.Context, a quorum.Action) (quorum.ActionDecision, error) {
-	text := "\nThe executor asks to run:\n  " + sanitize.Exact(sanitize.Line(a.Command)) + "\n"
+	who := "The executor"
+	if a.Attempt != "" {
+		who = "Attempt " + sanitize.Line(a.Attempt) + "'s executor"
+	}
+	text := "\n" + who + " asks to run:\n  " + sanitize.Exact(sanitize.Line(a.Command)) + "\n"
 	if a.Intention != "" {
 		text += "to " + sanitize.Exact(sanitize.Line(a.Intention)) + "\n"
 	}

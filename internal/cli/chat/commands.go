@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -69,7 +70,7 @@ var commands = []struct{ name, args, help string }{
 	{"/debate", "claim", "a debate: for and against, a verdict"},
 	{"/plan", "task", "ensemble planning: proposals, votes, a winner"},
 	{"/review", "[range]", "review git diff range (default HEAD~1..HEAD)"},
-	{"/agent", "task | --plan", "plan the task, approve it, carry it out in a git worktree; --plan: carry out the last plan /agent stopped at, with no planning"},
+	{"/agent", "[--attempts N] task | --plan", "plan the task, approve it, carry it out in a git worktree (N attempts at once); --plan: carry out the last plan /agent stopped at, with no planning"},
 	{"/models", "[m1 m2 …] [moderator=m]", "pick participants and moderator from the list"},
 	{"/new", "", "a new conversation, in fresh sessions"},
 	{"/save", "[file]", "save the conversation as Markdown"},
@@ -93,6 +94,9 @@ const (
 
 // request is a line of input, read.
 type request struct {
+	// attempts is /agent --attempts N's N; 0 for one attempt.
+	attempts int
+
 	kind  reqKind
 	round quorum.RoundKind
 	text  string   // the round's text; /save's file
@@ -115,11 +119,19 @@ func parseLine(line string, models []string) (request, error) {
 		name, rest, _ = strings.Cut(line, "\n")
 	}
 	rest = strings.TrimSpace(rest)
+	attempts := 0
+	if name == "/agent" {
+		n, task, err := agentAttempts(rest)
+		if err != nil {
+			return request{}, err
+		}
+		attempts, rest = n, task
+	}
 	needText := func(k quorum.RoundKind, what string) (request, error) {
 		if rest == "" {
 			return request{}, fmt.Errorf("%s needs %s", name, what)
 		}
-		return request{kind: reqRound, round: k, text: rest}, nil
+		return request{kind: reqRound, round: k, text: rest, attempts: attempts}, nil
 	}
 	switch name {
 	case "/plan":
@@ -159,6 +171,26 @@ func parseLine(line string, models []string) (request, error) {
 		return request{kind: reqQuit}, nil
 	}
 	return request{}, fmt.Errorf("%w %s; /help lists them", ErrUnknownCommand, sanitize.Line(name))
+}
+
+// agentAttempts reads /agent's leading --attempts N (or --attempts=N)
+// and returns N (0 without it) and the task after it.
+func agentAttempts(rest string) (int, string, error) {
+	first, after, _ := strings.Cut(rest, " ")
+	var arg string
+	switch {
+	case first == "--attempts":
+		arg, after, _ = strings.Cut(strings.TrimSpace(after), " ")
+	case strings.HasPrefix(first, "--attempts="):
+		arg = strings.TrimPrefix(first, "--attempts=")
+	default:
+		return 0, rest, nil
+	}
+	n, err := strconv.Atoi(arg)
+	if err != nil || n < 1 || n > quorum.MaxAttempts {
+		return 0, "", fmt.Errorf("/agent --attempts takes a number from 1 to %d, then the task", quorum.MaxAttempts)
+	}
+	return n, strings.TrimSpace(after), nil
 }
 
 // complete completes the word before the end of line: a command after
@@ -265,6 +297,7 @@ func runRound(ctx context.Context, o *Options, c *quorum.Chat, req request) (*qu
 		if err != nil {
 			return nil, err
 		}
+		cfg.Attempts = req.attempts
 		return c.Agent(ctx, req.text, cfg)
 	}
 	return c.Discuss(ctx, req.text)

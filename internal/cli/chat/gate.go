@@ -51,7 +51,16 @@ func agentConfig(ctx context.Context, o *Options, task string) (quorum.AgentConf
 	}
 	cfg.AskShell = nil
 	if cfg.Shell == quorum.ShellAsk {
+		// One question at a time: several attempts' executors may ask at
+		// once.
+		one := make(chan struct{}, 1)
 		cfg.AskShell = func(ctx context.Context, act quorum.Action) (quorum.ActionDecision, error) {
+			select {
+			case one <- struct{}{}:
+			case <-ctx.Done():
+				return quorum.ActionDecision{}, context.Cause(ctx)
+			}
+			defer func() { <-one }()
 			a, err := o.Feed.ask(ctx, &question{action: &act})
 			return a.decision, err
 		}
@@ -92,7 +101,11 @@ func (q *question) text(edited *quorum.AgentPlan, simulated bool) string {
 		return b.String()
 	}
 	a := q.action
-	b.WriteString("The executor asks to run:\n\n")
+	if a.Attempt != "" {
+		b.WriteString("Attempt " + sanitize.Line(a.Attempt) + "'s executor asks to run:\n\n")
+	} else {
+		b.WriteString("The executor asks to run:\n\n")
+	}
 	for _, l := range strings.Split(sanitize.Exact(a.Command), "\n") {
 		b.WriteString("  " + l + "\n")
 	}

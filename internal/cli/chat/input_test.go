@@ -79,6 +79,12 @@ func TestParseLine(t *testing.T) {
 		{"/ask b why?", request{kind: reqRound, round: quorum.RoundAsk, model: "b", text: "why?"}, ""},
 		{"/ask why?", request{kind: reqRound, round: quorum.RoundAsk, text: "why?"}, ""},
 		{"/quit", request{kind: reqQuit}, ""},
+		{"/agent fix it", request{kind: reqRound, round: quorum.RoundAgent, text: "fix it"}, ""},
+		{"/agent --attempts 3 fix it", request{kind: reqRound, round: quorum.RoundAgent, text: "fix it", attempts: 3}, ""},
+		{"/agent --attempts=2 fix it", request{kind: reqRound, round: quorum.RoundAgent, text: "fix it", attempts: 2}, ""},
+		{"/agent --attempts 0 fix it", request{}, "--attempts takes a number from 1 to"},
+		{"/agent --attempts x", request{}, "--attempts takes a number"},
+		{"/agent --attempts 2", request{}, "/agent needs a task"},
 		{"/plan", request{}, "/plan needs a task"},
 		{"/ask b", request{}, "/ask needs a question"},
 		{"/\x1b[2J", request{}, "unknown command /␛[2J"},
@@ -90,7 +96,7 @@ func TestParseLine(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || got.kind != c.want.kind || got.round != c.want.round || got.text != c.want.text || got.model != c.want.model {
+		if err != nil || got.kind != c.want.kind || got.round != c.want.round || got.text != c.want.text || got.model != c.want.model || got.attempts != c.want.attempts {
 			t.Errorf("parseLine(%q) = %+v, %v; want %+v", c.line, got, err, c.want)
 		}
 	}

@@ -1,0 +1,70 @@
+package chat
+
+import (
+	"context"
+	"io"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/quorum-go/quorum/internal/workspace"
+	"github.com/quorum-go/quorum/quorum"
+)
+
+// /agent --attempts 2 in the line mode: both attempts carry the plan out,
+// each attempt's shell question says which attempt asks, the round's
+// result holds both attempts and the ranking, each attempt has its branch,
+// and the user's repository is untouched.
+func TestAgentAttemptsInTheLineMode(t *testing.T) {
+	r := newAgentRepo(t)
+	o := r.withAgent(newOptions(t), quorum.ShellAsk)
+	o.Agent = func(ctx context.Context, task string) (quorum.AgentConfig, error) {
+		repo, err := workspace.Open(ctx, r.dir)
+		if err != nil {
+			return quorum.AgentConfig{}, err
+		}
+		return quorum.AgentConfig{Shell: quorum.ShellAsk, Workspace: func(ctx context.Context) (quorum.Workspace, error) {
+			label, _ := quorum.AttemptLabel(ctx)
+			return repo.NewWorktree(ctx, task, workspace.Options{Root: r.worktrees, Suffix: strings.ToLower(label)})
+		}}, nil
+	}
+	in, typed := io.Pipe()
+	out := newScreen()
+	done := make(chan error, 1)
+	go func() {
+		_, err := RunPlain(context.Background(), o, in, out)
+		done <- err
+	}()
+	typeLine := func(s string) {
+		t.Helper()
+		if _, err := io.WriteString(typed, s+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	typeLine("/agent --attempts 2 Document the release process")
+	_, at := out.waitFor(t, 0, regexp.MustCompile(`Carry out this plan\? y yes · e edit it · n no: `))
+	typeLine("y")
+	asked := map[string]bool{}
+	for range 2 {
+		var m []string
+		m, at = out.waitFor(t, at, regexp.MustCompile(`Attempt ([AB])'s executor asks to run:\n\n  git status\n(?s:.*?)Allow this command\?`))
+		asked[m[1]] = true
+		typeLine("a")
+	}
+	_, _ = out.waitFor(t, at, regexp.MustCompile(`Round 1 · agent: Document the release process`))
+	typed.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !asked["A"] || !asked["B"] {
+		t.Fatalf("questions from attempts %v; want A and B", asked)
+	}
+	a := o.Chat.Rounds()[0].Agent
+	if len(a.Attempts) != 2 || a.Ranking == nil || a.Stage != quorum.StageReviewed {
+		t.Fatalf("attempts %+v, ranking %+v, stage %s", a.Attempts, a.Ranking, a.Stage)
+	}
+	if b := r.branches(t); len(b) != 2 || !strings.HasSuffix(b[0], "-a") || !strings.HasSuffix(b[1], "-b") {
+		t.Fatalf("branches %v; want one per attempt", b)
+	}
+	r.before.Unchanged(t)
+}
