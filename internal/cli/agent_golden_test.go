@@ -40,33 +40,44 @@ var (
 // the branch's time, commit ids and tool-call ids are replaced by
 // placeholders.
 func TestAgentReportGolden(t *testing.T) {
-	for _, format := range formats {
-		t.Run(format, func(t *testing.T) {
-			gittest.Isolate(t)
-			// Fixed dates make fixed commit ids, so the history the models
-			// read (git log) is the same every run, and so are their votes.
-			t.Setenv("GIT_AUTHOR_DATE", "2026-11-25T09:00:00Z")
-			t.Setenv("GIT_COMMITTER_DATE", "2026-11-25T09:00:00Z")
-			base := fixedLengthDir(t)
-			repo := filepath.Join(base, "repo")
-			os.Mkdir(repo, 0o755)
-			gittest.Git(t, repo, "init", "-q", "-b", "main")
-			gittest.Write(t, repo, map[string]string{"README.md": "# demo\n", "go.mod": "module demo\n"})
-			gittest.Git(t, repo, "add", "--all")
-			gittest.Git(t, repo, "-c", "user.name=T", "-c", "user.email=t@example.invalid", "commit", "-q", "-m", "initial")
-			h := newHarness(t)
-			h.dir = repo
-			h.env["XDG_STATE_HOME"] = filepath.Join(base, "state")
-			o := h.run("agent", "--sim", "--yes", "-q", "-o", format, "Add a --verbose flag")
-			if o.code != cmdutil.ExitOK {
-				t.Fatalf("exit %d: %s", o.code, o.stderr)
-			}
-			out := goldenOutput(t, format, o.stdout)
-			out = strings.ReplaceAll(out, base, "$TMP")
-			out = branchTimeRE.ReplaceAllString(out, "agent-TIME-")
-			out = commitRE.ReplaceAllString(out, "COMMIT")
-			out = toolCallRE.ReplaceAllString(out, "call_ID") // the simulator's tool-call ids are random
-			golden(t, "agent."+format+".golden", out)
-		})
+	for _, c := range []struct{ name, golden string }{
+		{"one executor", "agent"},
+		// Two attempts: the attempts side by side, the ranking and each
+		// model's judgement, the winner's run, the next steps for each.
+		{"two attempts", "agent-attempts"},
+	} {
+		for _, format := range formats {
+			t.Run(c.golden+"/"+format, func(t *testing.T) {
+				gittest.Isolate(t)
+				// Fixed dates make fixed commit ids, so the history the models
+				// read (git log) is the same every run, and so are their votes.
+				t.Setenv("GIT_AUTHOR_DATE", "2026-11-25T09:00:00Z")
+				t.Setenv("GIT_COMMITTER_DATE", "2026-11-25T09:00:00Z")
+				base := fixedLengthDir(t)
+				repo := filepath.Join(base, "repo")
+				os.Mkdir(repo, 0o755)
+				gittest.Git(t, repo, "init", "-q", "-b", "main")
+				gittest.Write(t, repo, map[string]string{"README.md": "# demo\n", "go.mod": "module demo\n"})
+				gittest.Git(t, repo, "add", "--all")
+				gittest.Git(t, repo, "-c", "user.name=T", "-c", "user.email=t@example.invalid", "commit", "-q", "-m", "initial")
+				h := newHarness(t)
+				h.dir = repo
+				h.env["XDG_STATE_HOME"] = filepath.Join(base, "state")
+				args := []string{"agent", "--sim", "--yes", "-q", "-o", format, "Add a --verbose flag"}
+				if c.golden == "agent-attempts" {
+					args = append(args, "--attempts", "2")
+				}
+				o := h.run(args...)
+				if o.code != cmdutil.ExitOK {
+					t.Fatalf("exit %d: %s", o.code, o.stderr)
+				}
+				out := goldenOutput(t, format, o.stdout)
+				out = strings.ReplaceAll(out, base, "$TMP")
+				out = branchTimeRE.ReplaceAllString(out, "agent-TIME-")
+				out = commitRE.ReplaceAllString(out, "COMMIT")
+				out = toolCallRE.ReplaceAllString(out, "call_ID") // the simulator's tool-call ids are random
+				golden(t, c.golden+"."+format+".golden", out)
+			})
+		}
 	}
 }
