@@ -57,8 +57,11 @@ func newOptionsOn(t *testing.T, rules ...sim.Rule) (Options, *sim.Server) {
 		t.Fatal(err)
 	}
 	feed := NewFeed()
+	// Early stop off: every turn of a phase starts at once, so a test that
+	// stops a round mid-phase knows which turns were in flight (with early
+	// stop, a hanging model's review may be in a later wave, or skipped).
 	ch, err := quorum.NewChat(quorum.Copilot(c), quorum.ChatConfig{ID: "golden", Config: quorum.Config{
-		Models: simquorum.Participants, Moderator: simquorum.Moderator, Progress: feed.Progress,
+		Models: simquorum.Participants, Moderator: simquorum.Moderator, Progress: feed.Progress, NoEarlyStop: true,
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +70,7 @@ func newOptionsOn(t *testing.T, rules ...sim.Rule) (Options, *sim.Server) {
 		Simulated: true, Now: fixedClock, ChatDir: t.TempDir()}
 	o.NewChat = func(models []string, moderator string) (*quorum.Chat, error) {
 		return quorum.NewChat(quorum.Copilot(c), quorum.ChatConfig{ID: "golden-2", Config: quorum.Config{
-			Models: models, Moderator: moderator, Progress: feed.Progress}})
+			Models: models, Moderator: moderator, Progress: feed.Progress, NoEarlyStop: true}})
 	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), guard)
