@@ -34,7 +34,7 @@ func (s *Server) ask(ctx context.Context, c *call, in AskInput) (*mcp.CallToolRe
 	if err != nil {
 		return nil, nil, c.notRun(ctx, err)
 	}
-	offered, err := offeredModels(ctx, inst.client)
+	offered, mult, err := offeredModels(ctx, inst.client)
 	if err != nil {
 		return nil, nil, c.notRun(ctx, err)
 	}
@@ -48,7 +48,7 @@ func (s *Server) ask(ctx context.Context, c *call, in AskInput) (*mcp.CallToolRe
 		}
 		model = offered[0]
 	}
-	if err := s.checkAskCap(ctx, inst.client, model, in.MaxPremium); err != nil {
+	if err := s.checkAskCap(model, mult, in.MaxPremium); err != nil {
 		return nil, nil, err
 	}
 	if err := checkOffered(offered, model); err != nil {
@@ -99,7 +99,7 @@ func (s *Server) ask(ctx context.Context, c *call, in AskInput) (*mcp.CallToolRe
 
 // checkAskCap refuses a question whose model costs more premium requests
 // than the call's cap (maxPremium, else the user's max-premium setting).
-func (s *Server) checkAskCap(ctx context.Context, c *copilot.Client, model string, maxPremium float64) error {
+func (s *Server) checkAskCap(model string, m quorum.Multipliers, maxPremium float64) error {
 	if maxPremium < 0 {
 		return argError("maxPremium is %v; give the most premium requests the call may spend, or leave it out", maxPremium)
 	}
@@ -108,10 +108,6 @@ func (s *Server) checkAskCap(ctx context.Context, c *copilot.Client, model strin
 	}
 	if maxPremium == 0 {
 		return nil
-	}
-	m, err := quorum.CopilotMultipliers(ctx, c)
-	if err != nil {
-		return err
 	}
 	if e := quorum.EstimateAsk(model, m, maxPremium); !e.Fits() {
 		return fmt.Errorf("%w: a question to %s costs %v premium requests, more than maxPremium %v; raise it or ask a cheaper model (the models tool lists them)", quorum.ErrPremiumCap, model, e.Premium.Max, maxPremium)

@@ -16,17 +16,18 @@ import (
 	"github.com/quorum-go/quorum/quorum"
 )
 
-// offeredModels lists the ids of the models the CLI offers.
-func offeredModels(ctx context.Context, c *copilot.Client) ([]string, error) {
+// offeredModels lists the ids of the models the CLI offers, and their
+// premium-request multipliers, from one models.list.
+func offeredModels(ctx context.Context, c *copilot.Client) ([]string, quorum.Multipliers, error) {
 	ms, err := c.Models(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("listing the Copilot CLI's models failed: %w; check the CLI's login (copilot login) and network", err)
+		return nil, nil, fmt.Errorf("listing the Copilot CLI's models failed: %w; check the CLI's login (copilot login) and network", err)
 	}
 	ids := make([]string, len(ms))
 	for i, m := range ms {
 		ids[i] = m.ID
 	}
-	return ids, nil
+	return ids, quorum.MultipliersOf(ms), nil
 }
 
 // resolveQuorum returns the participants and the moderator of a run,

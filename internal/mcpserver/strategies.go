@@ -118,7 +118,7 @@ func runStrategy[R any](ctx context.Context, c *call, noun string, models []stri
 	if err != nil {
 		return nil, nil, c.notRun(ctx, err)
 	}
-	offered, err := offeredModels(ctx, inst.client)
+	offered, mult, err := offeredModels(ctx, inst.client)
 	if err != nil {
 		return nil, nil, c.notRun(ctx, err)
 	}
@@ -126,9 +126,7 @@ func runStrategy[R any](ctx context.Context, c *call, noun string, models []stri
 	if err != nil {
 		return nil, nil, err
 	}
-	if cfg.Multipliers, err = quorum.CopilotMultipliers(ctx, inst.client); err != nil {
-		return nil, nil, c.notRun(ctx, err)
-	}
+	cfg.Multipliers = mult
 	cfg.Progress = c.progress.event
 	r, runErr := run(ctx, quorum.Copilot(inst.client), cfg)
 	if r == nil {

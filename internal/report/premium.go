@@ -25,11 +25,12 @@ func estimated(p *quorum.Premium, model string) string {
 			}
 		}
 	}
-	return spanText(s)
+	return SpanText(s)
 }
 
-// spanText writes an estimated range: "7", "6–7", "4+".
-func spanText(s quorum.Span) string {
+// SpanText writes an estimated range, to two decimals, as a table shows
+// it: "7", "6–7", "4+" (open-ended).
+func SpanText(s quorum.Span) string {
 	r := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
 	lo, hi := round2(s.Min), round2(s.Max)
 	switch {
@@ -98,7 +99,7 @@ func premiumByPhase(d doc, out *quorum.Outcome) {
 		if u == nil {
 			u = &used{}
 		}
-		rows = append(rows, []string{string(e.Phase), spanText(e.Turns), strconv.Itoa(u.turns), spanText(e.Premium), num(round2(u.cost))})
+		rows = append(rows, []string{string(e.Phase), SpanText(e.Turns), strconv.Itoa(u.turns), SpanText(e.Premium), num(round2(u.cost))})
 	}
 	d.table([]string{"Phase", "Turns estimated", "Turns", "Premium estimated", "Premium requests"}, []bool{false, true, true, true, true}, rows)
 	var notes []string

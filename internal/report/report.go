@@ -168,7 +168,7 @@ func usage(d doc, o Options, out *quorum.Outcome) {
 	u := out.Usage
 	total := "-"
 	if out.Premium != nil {
-		total = spanText(out.Premium.Estimate.Premium)
+		total = SpanText(out.Premium.Estimate.Premium)
 	}
 	rows = append(rows, []string{"total", strconv.Itoa(len(out.Calls)), strconv.Itoa(u.InputTokens), strconv.Itoa(u.OutputTokens), total, cost(u)})
 	d.table([]string{"Model", "Turns", "Input tokens", "Output tokens", "Premium estimated", "Premium requests"}, []bool{false, true, true, true, true, true}, rows)

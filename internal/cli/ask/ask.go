@@ -94,15 +94,15 @@ func Run(opts *AskOptions, observe func(quorum.Progress)) error {
 	}
 	defer cn.Close()
 	ctx, c := cn.Ctx, cn.Client
-	model, err := connect.ResolveModel(ctx, inv, c)
+	offered, err := connect.ListOffered(ctx, inv, c)
 	if err != nil {
 		return cn.Early(err)
 	}
-	mult, err := quorum.CopilotMultipliers(ctx, c)
+	model, err := connect.ResolveModel(inv, offered)
 	if err != nil {
-		return cn.Early(fmt.Errorf("reading the models' premium-request multipliers: %w", err))
+		return cn.Early(err)
 	}
-	est := quorum.EstimateAsk(model, mult, inv.Settings.MaxPremium)
+	est := quorum.EstimateAsk(model, offered.Multipliers, inv.Settings.MaxPremium)
 	if inv.Opts.DryRun {
 		return runquorum.PrintEstimate(inv, "question", est, runquorum.ReadAllowance(ctx, c))
 	}

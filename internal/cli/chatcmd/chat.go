@@ -128,22 +128,18 @@ func chatRun(opts *ChatOptions) error {
 		return err
 	}
 	defer closeClient()
-	offered, err := connect.OfferedModels(ctx, inv, c)
+	offered, err := connect.ListOffered(ctx, inv, c)
 	if err != nil {
 		return err
 	}
-	models, moderator, err := connect.ResolveQuorum(ctx, inv, c)
+	models, moderator, err := connect.ResolveQuorum(inv, offered)
 	if err != nil {
 		return err
-	}
-	mult, err := quorum.CopilotMultipliers(ctx, c)
-	if err != nil {
-		return fmt.Errorf("reading the models' premium-request multipliers: %w", err)
 	}
 	feed := chat.NewFeed()
 	defer feed.Stop()
 	cfg := quorum.ChatConfig{Dir: dir, Simulated: inv.Simulated(), Config: quorum.Config{
-		Multipliers:        mult,
+		Multipliers:        offered.Multipliers,
 		MaxPremium:         inv.Settings.MaxPremium,
 		NoEarlyStop:        !inv.Settings.EarlyStop,
 		Models:             models,
@@ -179,7 +175,7 @@ func chatRun(opts *ChatOptions) error {
 	}
 	editor := firstSet(inv.Getenv("VISUAL"), inv.Getenv("EDITOR"))
 	o := chat.Options{
-		Chat: ch, Feed: feed, Offered: offered, History: hist, ChatDir: dir,
+		Chat: ch, Feed: feed, Offered: offered.IDs, History: hist, ChatDir: dir,
 		Simulated: inv.Simulated(), Colour: !inv.Settings.NoColor, Editor: editor,
 		NewChat: func(models []string, moderator string) (*quorum.Chat, error) {
 			n := cfg

@@ -153,26 +153,30 @@ func ListModels(ctx context.Context, inv *cmdutil.Invocation, c *copilot.Client)
 	return ms, nil
 }
 
-// OfferedModels lists the ids of the models the CLI offers, in its order.
-func OfferedModels(ctx context.Context, inv *cmdutil.Invocation, c *copilot.Client) ([]string, error) {
-	offered, err := ListModels(ctx, inv, c)
+// Offered is what the CLI offers, listed once (models.list): its models'
+// ids, in its order, and their premium-request multipliers.
+type Offered struct {
+	IDs         []string
+	Multipliers quorum.Multipliers
+}
+
+// ListOffered lists the models the CLI offers.
+func ListOffered(ctx context.Context, inv *cmdutil.Invocation, c *copilot.Client) (Offered, error) {
+	ms, err := ListModels(ctx, inv, c)
 	if err != nil {
-		return nil, err
+		return Offered{}, err
 	}
-	ids := make([]string, len(offered))
-	for i, m := range offered {
-		ids[i] = m.ID
+	o := Offered{IDs: make([]string, len(ms)), Multipliers: quorum.MultipliersOf(ms)}
+	for i, m := range ms {
+		o.IDs[i] = m.ID
 	}
-	return ids, nil
+	return o, nil
 }
 
 // ResolveModel returns ask's model, checked against what the CLI offers;
 // with none configured, the first it offers.
-func ResolveModel(ctx context.Context, inv *cmdutil.Invocation, c *copilot.Client) (string, error) {
-	ids, err := OfferedModels(ctx, inv, c)
-	if err != nil {
-		return "", err
-	}
+func ResolveModel(inv *cmdutil.Invocation, offered Offered) (string, error) {
+	ids := offered.IDs
 	if len(inv.Settings.Models) == 0 {
 		if len(ids) == 0 {
 			return "", fmt.Errorf("%s offers no models", offerer(inv))
@@ -194,11 +198,8 @@ func ResolveModel(ctx context.Context, inv *cmdutil.Invocation, c *copilot.Clien
 // they are the first three the CLI offers, or on --sim simquorum's
 // participants; with no moderator configured it is the first participant,
 // or on --sim simquorum's moderator ("" leaves the choice to quorum).
-func ResolveQuorum(ctx context.Context, inv *cmdutil.Invocation, c *copilot.Client) (models []string, moderator string, err error) {
-	ids, err := OfferedModels(ctx, inv, c)
-	if err != nil {
-		return nil, "", err
-	}
+func ResolveQuorum(inv *cmdutil.Invocation, offered Offered) (models []string, moderator string, err error) {
+	ids := offered.IDs
 	models, moderator = inv.Settings.Models, inv.Settings.Moderator
 	if inv.Opts.Sim {
 		if parts, mod, ok := SimDefaults(ids); ok {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/quorum-go/quorum/copilot"
@@ -19,21 +18,6 @@ import (
 // allowance when the CLI reports one, and --dry-run, which prints it and
 // stops there.
 
-// estimate prices cfg's run at the CLI's multipliers (set into cfg) and
-// reads the account's allowance; nil when the CLI does not report one.
-func estimate(ctx context.Context, c *copilot.Client, qr Input, cfg *quorum.Config) (quorum.Estimate, *copilot.Quota, error) {
-	m, err := quorum.CopilotMultipliers(ctx, c)
-	if err != nil {
-		return quorum.Estimate{}, nil, fmt.Errorf("reading the models' premium-request multipliers: %w", err)
-	}
-	cfg.Multipliers = m
-	est, err := qr.Estimate(*cfg)
-	if err != nil {
-		return quorum.Estimate{}, nil, err // the run would refuse the config: say so before it starts
-	}
-	return est, ReadAllowance(ctx, c), nil
-}
-
 // ReadAllowance reads the account's premium-request allowance; nil when
 // the CLI does not tell it (an older CLI, an account without one).
 func ReadAllowance(ctx context.Context, c *copilot.Client) *copilot.Quota {
@@ -44,27 +28,19 @@ func ReadAllowance(ctx context.Context, c *copilot.Client) *copilot.Quota {
 	return &q
 }
 
-// span writes a range of premium requests or turns: "7", "6–7", "at least 4".
+// span writes a range of premium requests or turns in a sentence: "7",
+// "6–7", "at least 4" (report.SpanText writes it for a table).
 func span(s quorum.Span) string {
-	n := func(x float64) string { return strconv.FormatFloat(round2(x), 'f', -1, 64) }
-	switch {
-	case s.Open:
-		return "at least " + n(s.Min)
-	case round2(s.Min) == round2(s.Max):
-		return n(s.Max)
+	if s.Open {
+		return "at least " + report.SpanText(quorum.Span{Min: s.Min, Max: s.Min})
 	}
-	return n(s.Min) + "–" + n(s.Max)
-}
-
-func round2(x float64) float64 {
-	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'f', 2, 64), 64)
-	return v
+	return report.SpanText(s)
 }
 
 // counted is a span and its noun, singular for exactly one: "1 model
 // turn", "6–7 model turns".
 func counted(s quorum.Span, noun string) string {
-	if !s.Open && round2(s.Min) == 1 && round2(s.Max) == 1 {
+	if span(s) == "1" {
 		return "1 " + noun
 	}
 	return span(s) + " " + noun + "s"

@@ -76,7 +76,11 @@ func Run(inv *cmdutil.Invocation, k Kind, observe func(quorum.Progress)) (err er
 	}
 	defer cn.Close()
 	ctx, c := cn.Ctx, cn.Client
-	models, moderator, err := connect.ResolveQuorum(ctx, inv, c)
+	offered, err := connect.ListOffered(ctx, inv, c)
+	if err != nil {
+		return cn.Early(err)
+	}
+	models, moderator, err := connect.ResolveQuorum(inv, offered)
 	if err != nil {
 		return cn.Early(err)
 	}
@@ -96,13 +100,15 @@ func Run(inv *cmdutil.Invocation, k Kind, observe func(quorum.Progress)) (err er
 		Transcript:         tr,
 		MaxPremium:         inv.Settings.MaxPremium,
 		NoEarlyStop:        !inv.Settings.EarlyStop,
+		Multipliers:        offered.Multipliers,
 	}
 	// What the run will cost is said before it starts; --dry-run stops
 	// there, before any session is created.
-	est, allowance, err := estimate(ctx, c, qr, &cfg)
+	est, err := qr.Estimate(cfg)
 	if err != nil {
-		return cn.Early(err)
+		return cn.Early(err) // the run would refuse the config: say so before it starts
 	}
+	allowance := ReadAllowance(ctx, c)
 	if inv.Opts.DryRun {
 		return PrintEstimate(inv, k.Noun, est, allowance)
 	}
