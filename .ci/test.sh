@@ -45,6 +45,9 @@ else
 	echo "test: go generate ./copilot/protocol failed" >&2
 	status=1
 fi
+# The fuzz script is run by hand before a release (it takes hours); its
+# selection is checked here so that a run of it cannot fuzz nothing.
+bash .ci/fuzz.sh --self-check || status=1
 # -p 2: two packages at a time on a two-core machine.
 go test -race -count=1 -p 2 -timeout 15m ./... || status=1
 # The benchmark suite in its short form (BENCHMARKS.md), so that it cannot

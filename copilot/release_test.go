@@ -2,6 +2,7 @@ package copilot
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"sync"
 	"testing"
@@ -103,6 +104,35 @@ var blockedHandlerKinds = []handlerKind{
 			cfg.Permissions = func(ctx context.Context, _ PermissionRequest) (PermissionDecision, error) {
 				b.block(ctx)
 				return PermissionDecision{}, ctx.Err()
+			}
+		},
+	},
+	{
+		name:  "hook",
+		model: func(sim.Turn) sim.Response { return sim.Text("answered") },
+		configure: func(cfg *SessionConfig, b *blockedHandler) {
+			cfg.Hooks = &Hooks{OnUserPromptSubmitted: func(ctx context.Context, _ UserPromptSubmittedInput) (*UserPromptSubmittedOutput, error) {
+				b.block(ctx)
+				return nil, ctx.Err()
+			}}
+		},
+	},
+	{
+		// A form's handler runs on a goroutine of its own (not the one
+		// that reads the session), so it is released by the session's
+		// end too, not by the turn's reader.
+		name: "form",
+		model: func(turn sim.Turn) sim.Response {
+			if turn.Elicitation == nil {
+				return sim.Response{Text: "one question", Elicit: &sim.Elicitation{Message: "Which database?",
+					Properties: map[string]json.RawMessage{"db": json.RawMessage(`{"type":"string"}`)}, Required: []string{"db"}}}
+			}
+			return sim.Text("answered")
+		},
+		configure: func(cfg *SessionConfig, b *blockedHandler) {
+			cfg.OnElicitation = func(ctx context.Context, _ *protocol.ElicitationRequestedData) (*protocol.UIElicitationResponse, error) {
+				b.block(ctx)
+				return nil, ctx.Err()
 			}
 		},
 	},

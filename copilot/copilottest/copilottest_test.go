@@ -281,6 +281,53 @@ func TestCrashAndCloseConnections(t *testing.T) {
 	}
 }
 
+// The case an outside test module found hanging: a tool's handler blocked
+// on its context while the server drops the connection. The turn returns
+// ErrStopped (the connection's end), not the caller's context error, and
+// the handler's context ends with it — no context of the caller's ends
+// here but the test's guard.
+func TestCloseConnectionsReleasesABlockedHandler(t *testing.T) {
+	srv := copilottest.NewServer(t, copilottest.Model{ID: "m",
+		Respond: copilottest.UseTool("wait", nil, func(copilottest.Turn) copilottest.Response { return copilottest.Response{Text: "done"} })})
+	started := make(chan struct{})
+	released := make(chan error, 1)
+	wait := copilot.Tool{Name: "wait", Description: "waits", Handler: func(ctx context.Context, _ copilot.ToolCall) (string, error) {
+		close(started)
+		<-ctx.Done()
+		released <- context.Cause(ctx)
+		return "", ctx.Err()
+	}}
+	s := session(t, srv, copilot.SessionConfig{Model: "m", Tools: []copilot.Tool{wait}, Permissions: copilot.ApproveAll})
+	ctx := ctxFor(t)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := s.Ask(ctx, "wait")
+		errc <- err
+	}()
+	select {
+	case <-started:
+	case <-ctx.Done():
+		t.Fatal("the tool was never called")
+	}
+	srv.CloseConnections()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, copilot.ErrStopped) || !errors.Is(err, copilot.ErrConnectionClosed) || errors.Is(err, context.Canceled) {
+			t.Errorf("Ask after CloseConnections: %v, want ErrStopped wrapping ErrConnectionClosed", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("Ask is still blocked on its tool after CloseConnections")
+	}
+	select {
+	case cause := <-released:
+		if !errors.Is(cause, copilot.ErrStopped) {
+			t.Errorf("the handler's context ended with %v, want the connection's end", cause)
+		}
+	case <-ctx.Done():
+		t.Fatal("the tool's context did not end with the connection")
+	}
+}
+
 func TestRequestsAndSessions(t *testing.T) {
 	srv := copilottest.NewServer(t, copilottest.Model{ID: "m", Respond: copilottest.Echo})
 	a := session(t, srv, copilot.SessionConfig{Model: "m"})
