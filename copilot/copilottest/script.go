@@ -169,7 +169,7 @@ type Failure = sim.Failure
 type SubAgentText = sim.SubAgentText
 
 // Usage is the tokens one model call reports in assistant.usage
-// (Response.Usage), which copilot.Usage adds up over a turn.
+// (Response.Usage), which copilot.TurnUsage adds up over a turn.
 //
 //	InputTokens  int
 //	OutputTokens int

@@ -74,8 +74,8 @@ type AskInput struct {
 type ModelsInput struct{}
 
 // AskResult is the ask tool's structured content: the same JSON as
-// `quorum ask -o json`'s result (internal/cli's askResult; a test there
-// keeps the two alike).
+// `quorum ask -o json`'s result (internal/cli/ask's Result; a test of the
+// command, internal/cli's mcp_test.go, keeps the two alike).
 type AskResult struct {
 	Model    string `json:"model"`
 	Question string `json:"question"`

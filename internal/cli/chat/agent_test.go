@@ -26,6 +26,7 @@ import (
 // agentRepo is a repository with an uncommitted change, for /agent, and
 // a snapshot that fails the test if its tree, index or HEAD changed.
 type agentRepo struct {
+	t      *testing.T
 	dir    string
 	before gittest.Snapshot
 	// worktrees is where /agent's worktrees go.
@@ -36,12 +37,12 @@ func newAgentRepo(t *testing.T) *agentRepo {
 	t.Helper()
 	dir := gittest.NewRepo(t, map[string]string{"README.md": "# demo\n"})
 	gittest.Write(t, dir, map[string]string{"README.md": "# demo, uncommitted\n"})
-	return &agentRepo{dir: dir, before: gittest.Take(t, dir), worktrees: t.TempDir()}
+	return &agentRepo{t: t, dir: dir, before: gittest.Take(t, dir), worktrees: t.TempDir()}
 }
 
 // withAgent lets o's /agent work in r, shell commands decided by shell.
 func (r *agentRepo) withAgent(o Options, shell quorum.ShellMode) Options {
-	o.ArmDelay = time.Millisecond // armed at once: the tests wait for the armed keys
+	replace(r.t, &armDelay, time.Millisecond) // armed at once: the tests wait for the armed keys
 	o.Agent = func(ctx context.Context, task string) (quorum.AgentConfig, error) {
 		repo, err := workspace.Open(ctx, r.dir)
 		if err != nil {
@@ -344,7 +345,7 @@ func TestAgentRefusedSaysWhy(t *testing.T) {
 	if _, err := RunPlain(context.Background(), o, strings.NewReader("/agent Do it\n/agent\n/quit\n"), &out); err != nil {
 		t.Fatal(err)
 	}
-	notRepo := (&agentRepo{dir: t.TempDir(), worktrees: t.TempDir()}).withAgent(newOptions(t), quorum.ShellAsk)
+	notRepo := (&agentRepo{t: t, dir: t.TempDir(), worktrees: t.TempDir()}).withAgent(newOptions(t), quorum.ShellAsk)
 	if _, err := RunPlain(context.Background(), notRepo, strings.NewReader("/agent Do it\n/quit\n"), &out); err != nil {
 		t.Fatal(err)
 	}
@@ -364,7 +365,7 @@ func TestAgentRefusedSaysWhy(t *testing.T) {
 func TestAgentGateIgnoresTypingUntilArmed(t *testing.T) {
 	r := newAgentRepo(t)
 	o := r.withAgent(newOptions(t), quorum.ShellAsk)
-	o.ArmDelay = time.Hour // never armed in this test
+	replace(t, &armDelay, time.Hour) // never armed in this test
 	tm := startUI(t, o, 100, 30)
 	enter(tm, "/agent Document the release process")
 	teatest.WaitFor(t, tm.Output(), outputHas("its keys work in a moment"), teatest.WithDuration(guard))

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/quorum-go/quorum/internal/sanitize"
 	"github.com/quorum-go/quorum/quorum"
@@ -44,21 +43,6 @@ type Options struct {
 	Colour bool
 	// Editor is the command Ctrl-E opens the input in ($VISUAL, $EDITOR).
 	Editor string
-	// Now is the clock of the elapsed times shown (nil: time.Now); a
-	// test's fixed clock keeps frames the same from run to run.
-	Now func() time.Time
-	// ArmDelay is how long an /agent question is shown before its keys
-	// answer it (0: gateArmDelay); a test sets its own.
-	ArmDelay time.Duration
-	// CloseTimeout bounds closing a chat's sessions at /new.
-	CloseTimeout time.Duration
-}
-
-func (o *Options) now() time.Time {
-	if o.Now != nil {
-		return o.Now()
-	}
-	return time.Now()
 }
 
 // ErrUnknownCommand reports a slash command that does not exist.

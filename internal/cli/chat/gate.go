@@ -182,6 +182,16 @@ func (q *question) withdrawnNote() string {
 // typed meanwhile go on into the input.
 const gateArmDelay = 700 * time.Millisecond
 
+// Seams of the package's tests, which replace them for a test's length
+// (nothing else does; no Options field carries them): the clock of the
+// elapsed times shown, fixed so that frames are the same from run to run,
+// and the arming delay, shortened (or made endless) so that a test waits
+// on the armed keys, never on a clock.
+var (
+	clock    = time.Now
+	armDelay = gateArmDelay
+)
+
 type (
 	// gateArmedMsg: the question shown has been up for gateArmDelay.
 	gateArmedMsg struct{ q *question }
@@ -209,10 +219,7 @@ func (m *Model) show(q *question) tea.Cmd {
 	m.focus = -1
 	m.showQuestion()
 	m.gate.GotoTop()
-	delay := m.o.ArmDelay
-	if delay == 0 {
-		delay = gateArmDelay
-	}
+	delay := armDelay
 	return func() tea.Msg {
 		t := time.NewTimer(delay)
 		defer t.Stop()

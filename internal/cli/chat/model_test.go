@@ -30,6 +30,14 @@ func TestMain(m *testing.M) {
 // how long anything took.
 const guard = 60 * time.Second
 
+// replace sets a seam of the package (clock, armDelay) to v for the
+// test's length; the tests of this package do not run in parallel.
+func replace[T any](t *testing.T, seam *T, v T) {
+	old := *seam
+	*seam = v
+	t.Cleanup(func() { *seam = old })
+}
+
 // fixedClock keeps the elapsed times on screen the same from run to run.
 func fixedClock() time.Time { return time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC) }
 
@@ -67,7 +75,8 @@ func newOptionsOn(t *testing.T, rules ...sim.Rule) (Options, *sim.Server) {
 		t.Fatal(err)
 	}
 	o := Options{Chat: ch, Feed: feed, Offered: append(append([]string{}, simquorum.Participants...), simquorum.Moderator),
-		Simulated: true, Now: fixedClock, ChatDir: t.TempDir()}
+		Simulated: true, ChatDir: t.TempDir()}
+	replace(t, &clock, fixedClock)
 	o.NewChat = func(models []string, moderator string) (*quorum.Chat, error) {
 		return quorum.NewChat(quorum.Copilot(c), quorum.ChatConfig{ID: "golden-2", Config: quorum.Config{
 			Models: models, Moderator: moderator, Progress: feed.Progress, NoEarlyStop: true}})

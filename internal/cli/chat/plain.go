@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/quorum-go/quorum/internal/cli/iostreams"
 	"github.com/quorum-go/quorum/internal/cli/planfile"
@@ -191,19 +190,12 @@ func renew(ctx context.Context, o *Options) (*quorum.Chat, error) {
 	if err != nil {
 		return nil, err
 	}
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout(o))
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), quorum.DefaultCloseTimeout)
 	defer cancel()
 	if err := o.Chat.Close(cctx); err != nil {
 		return c, nil // the new chat goes on; the old sessions are the CLI's to drop
 	}
 	return c, nil
-}
-
-func closeTimeout(o *Options) time.Duration {
-	if o.CloseTimeout > 0 {
-		return o.CloseTimeout
-	}
-	return quorum.DefaultCloseTimeout
 }
 
 // round runs a round, printing a line per step and the report at its end.

@@ -21,7 +21,7 @@ func (m *Model) startRound(req request, line string) tea.Cmd {
 	// the cause says so to quorum and to what it reports.
 	ctx, cancel := context.WithCancelCause(m.ctx)
 	m.running, m.cancel, m.roundCtx, m.req = true, func() { cancel(errYouStopped) }, ctx, req
-	m.started, m.ended = m.o.now(), time.Time{}
+	m.started, m.ended = clock(), time.Time{}
 	m.phase = ""
 	m.live = quorum.Usage{}
 	models, moderator := m.o.Chat.Models()
@@ -80,7 +80,7 @@ func (m *Model) roundDone(r *quorum.ChatRound, err error) {
 		m.cancel()
 		m.cancel = nil
 	}
-	m.ended = m.o.now()
+	m.ended = clock()
 	m.live = quorum.Usage{}
 	if r != nil {
 		m.addRound(r)

@@ -223,7 +223,7 @@ func (m *Model) phaseLine() string {
 	if phase == "" {
 		phase = "starting"
 	}
-	return fmt.Sprintf("%s · %s · %d/%d turns done · %s · Esc cancels", m.req.round, phase, done, total, elapsed(m.o.now().Sub(m.started)))
+	return fmt.Sprintf("%s · %s · %d/%d turns done · %s · Esc cancels", m.req.round, phase, done, total, elapsed(clock().Sub(m.started)))
 }
 
 // statusLine: tokens and premium requests so far, the time of the
@@ -236,7 +236,7 @@ func (m *Model) statusLine() string {
 	s := tokens(u.InputTokens+u.OutputTokens) + " tokens · " + strconv.FormatFloat(u.Cost, 'f', -1, 64) + " premium"
 	switch {
 	case m.running:
-		s += " · " + elapsed(m.o.now().Sub(m.started))
+		s += " · " + elapsed(clock().Sub(m.started))
 	case !m.ended.IsZero():
 		s += " · last " + elapsed(m.ended.Sub(m.started))
 	}
