@@ -81,6 +81,22 @@ func TestChatAgentInProcess(t *testing.T) {
 	if !strings.Contains(wt, filepath.Join(state, "quorum", "worktrees")) {
 		t.Errorf("the worktree is not under the state directory:\n%s", wt)
 	}
+	// The executor ran confined, and the report says how: the worktree
+	// alone writable, the network blocked.
+	if !regexp.MustCompile(`(?m)^SANDBOX\n\n  Read-write: `+regexp.QuoteMeta(filepath.Join(state, "quorum", "worktrees"))).MatchString(o.stdout) ||
+		!regexp.MustCompile(`(?m)^  Network: +blocked$`).MatchString(o.stdout) || strings.Contains(o.stdout, "Unconfined") {
+		t.Errorf("the /agent report does not show the sandbox in force:\n%s", o.stdout)
+	}
+	before.Unchanged(t)
+
+	// --no-sandbox: said on the chat's own screen before anything else, and
+	// recorded in the round's report.
+	h.stdin = "/agent Document the release process\ny\n"
+	o = h.run("chat", "--sim", "--approve", "quorum", "--no-sandbox")
+	if o.code != cmdutil.ExitOK || !strings.HasPrefix(o.stdout, "warning: --no-sandbox: the executor's commands run unconfined") ||
+		!strings.Contains(o.stdout, "Unconfined (--no-sandbox)") {
+		t.Errorf("chat --no-sandbox: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
 	before.Unchanged(t)
 
 	h.stdin = ""
