@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,17 +18,7 @@ import (
 // and the user's repository is untouched.
 func TestAgentAttemptsInTheLineMode(t *testing.T) {
 	r := newAgentRepo(t)
-	o := r.withAgent(newOptions(t), quorum.ShellAsk)
-	o.Agent = func(ctx context.Context, task string) (quorum.AgentConfig, error) {
-		repo, err := workspace.Open(ctx, r.dir)
-		if err != nil {
-			return quorum.AgentConfig{}, err
-		}
-		return quorum.AgentConfig{Shell: quorum.ShellAsk, Workspace: func(ctx context.Context) (quorum.Workspace, error) {
-			label, _ := quorum.AttemptLabel(ctx)
-			return repo.NewWorktree(ctx, task, workspace.Options{Root: r.worktrees, Suffix: strings.ToLower(label)})
-		}}, nil
-	}
+	o := r.withAttempts(newOptions(t), quorum.ShellAsk)
 	in, typed := io.Pipe()
 	out := newScreen()
 	done := make(chan error, 1)
@@ -62,6 +53,72 @@ func TestAgentAttemptsInTheLineMode(t *testing.T) {
 	a := o.Chat.Rounds()[0].Agent
 	if len(a.Attempts) != 2 || a.Ranking == nil || a.Stage != quorum.StageReviewed {
 		t.Fatalf("attempts %+v, ranking %+v, stage %s", a.Attempts, a.Ranking, a.Stage)
+	}
+	if b := r.branches(t); len(b) != 2 || !strings.HasSuffix(b[0], "-a") || !strings.HasSuffix(b[1], "-b") {
+		t.Fatalf("branches %v; want one per attempt", b)
+	}
+	r.before.Unchanged(t)
+}
+
+// withAttempts lets o's /agent work in r as withAgent does, each attempt
+// in a worktree and on a branch of its own (named for its label).
+func (r *agentRepo) withAttempts(o Options, shell quorum.ShellMode) Options {
+	o = r.withAgent(o, shell)
+	o.Agent = func(ctx context.Context, task string) (quorum.AgentConfig, error) {
+		repo, err := workspace.Open(ctx, r.dir)
+		if err != nil {
+			return quorum.AgentConfig{}, err
+		}
+		return quorum.AgentConfig{Shell: shell, Workspace: func(ctx context.Context) (quorum.Workspace, error) {
+			label, _ := quorum.AttemptLabel(ctx)
+			return repo.NewWorktree(ctx, task, workspace.Options{Root: r.worktrees, Suffix: strings.ToLower(label)})
+		}}, nil
+	}
+	return o
+}
+
+// /agent --attempts 2 --plan carries out the plan the last /agent round
+// stopped at in two attempts, with no planning.
+func TestAgentPlanInAttempts(t *testing.T) {
+	r := newAgentRepo(t)
+	o := r.withAttempts(newOptions(t), quorum.ShellAuto)
+	in, typed := io.Pipe()
+	out := newScreen()
+	done := make(chan error, 1)
+	go func() {
+		_, err := RunPlain(context.Background(), o, in, out)
+		done <- err
+	}()
+	typeLine := func(s string) {
+		t.Helper()
+		if _, err := io.WriteString(typed, s+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	typeLine("/agent Document the release process")
+	_, at := out.waitFor(t, 0, regexp.MustCompile(`Carry out this plan\? y yes · e edit it · n no: `))
+	typeLine("n")
+	_, at = out.waitFor(t, at, regexp.MustCompile(`Round 1 · agent: Document the release process`))
+	typeLine("/agent --attempts 2 --plan")
+	_, at = out.waitFor(t, at, regexp.MustCompile(`Carry out this plan\? y yes · e edit it · n no: `))
+	typeLine("y")
+	_, _ = out.waitFor(t, at, regexp.MustCompile(`Round 2 · agent: Document the release process`))
+	typed.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	rs := o.Chat.Rounds()
+	if len(rs) != 2 {
+		t.Fatalf("%d rounds, want 2", len(rs))
+	}
+	a := rs[1].Agent
+	if !a.PlanGiven || len(a.Attempts) != 2 || a.Ranking == nil || a.Stage != quorum.StageReviewed {
+		t.Fatalf("plan given %v, attempts %+v, ranking %+v, stage %s", a.PlanGiven, a.Attempts, a.Ranking, a.Stage)
+	}
+	for _, c := range a.Calls {
+		if slices.Contains(planningPhases, c.Phase) {
+			t.Errorf("a %s call by %s: the plan was made again", c.Phase, c.Model)
+		}
 	}
 	if b := r.branches(t); len(b) != 2 || !strings.HasSuffix(b[0], "-a") || !strings.HasSuffix(b[1], "-b") {
 		t.Fatalf("branches %v; want one per attempt", b)

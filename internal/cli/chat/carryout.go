@@ -14,8 +14,10 @@ import (
 // chat), carried out as it is, with no planning.
 
 // carryOut runs /agent --plan as an /agent round of the earlier round's
-// task, its plan given (quorum.AgentConfig.Plan): the gate asks as usual.
-func carryOut(ctx context.Context, o *Options, c *quorum.Chat) (*quorum.ChatRound, error) {
+// task, its plan given (quorum.AgentConfig.Plan) and carried out in as
+// many attempts as /agent --attempts N --plan asks (0: one); the gate
+// asks as usual.
+func carryOut(ctx context.Context, o *Options, c *quorum.Chat, attempts int) (*quorum.ChatRound, error) {
 	task, plan, from, err := lastPlan(c.Rounds())
 	if err != nil {
 		return nil, err
@@ -24,7 +26,7 @@ func carryOut(ctx context.Context, o *Options, c *quorum.Chat) (*quorum.ChatRoun
 	if err != nil {
 		return nil, err
 	}
-	cfg.Plan, cfg.PlanFrom = plan, from
+	cfg.Plan, cfg.PlanFrom, cfg.Attempts = plan, from, attempts
 	return c.Agent(ctx, task, cfg)
 }
 

@@ -54,7 +54,7 @@ var commands = []struct{ name, args, help string }{
 	{"/debate", "claim", "a debate: for and against, a verdict"},
 	{"/plan", "task", "ensemble planning: proposals, votes, a winner"},
 	{"/review", "[range]", "review git diff range (default HEAD~1..HEAD)"},
-	{"/agent", "[--attempts N] task | --plan", "plan the task, approve it, carry it out in a git worktree (N attempts at once); --plan: carry out the last plan /agent stopped at, with no planning"},
+	{"/agent", "[--attempts N] task | --plan", "plan the task, approve it, carry it out in a git worktree (N attempts at once); --plan: carry out the last plan /agent stopped at, with no planning (--attempts N too)"},
 	{"/models", "[m1 m2 …] [moderator=m]", "pick participants and moderator from the list"},
 	{"/new", "", "a new conversation, in fresh sessions"},
 	{"/save", "[file]", "save the conversation as Markdown"},
@@ -129,7 +129,7 @@ func parseLine(line string, models []string) (request, error) {
 			if strings.TrimSpace(more) != "" {
 				return request{}, errors.New("/agent --plan takes nothing after it: it carries out the plan of the last /agent round that stopped at it (quorum agent --plan FILE carries out a saved one)")
 			}
-			return request{kind: reqRound, round: quorum.RoundAgent, givenPlan: true}, nil
+			return request{kind: reqRound, round: quorum.RoundAgent, givenPlan: true, attempts: attempts}, nil
 		}
 		return needText(quorum.RoundAgent, "a task")
 	case "/ask":
@@ -275,7 +275,7 @@ func runRound(ctx context.Context, o *Options, c *quorum.Chat, req request) (*qu
 		return c.Ask(ctx, req.model, req.text)
 	case quorum.RoundAgent:
 		if req.givenPlan {
-			return carryOut(ctx, o, c)
+			return carryOut(ctx, o, c, req.attempts)
 		}
 		cfg, err := agentConfig(ctx, o, req.text)
 		if err != nil {

@@ -85,6 +85,8 @@ func TestParseLine(t *testing.T) {
 		{"/agent --attempts 0 fix it", request{}, "--attempts takes a number from 1 to"},
 		{"/agent --attempts x", request{}, "--attempts takes a number"},
 		{"/agent --attempts 2", request{}, "/agent needs a task"},
+		{"/agent --attempts 2 --plan", request{kind: reqRound, round: quorum.RoundAgent, givenPlan: true, attempts: 2}, ""},
+		{"/agent --plan", request{kind: reqRound, round: quorum.RoundAgent, givenPlan: true}, ""},
 		{"/plan", request{}, "/plan needs a task"},
 		{"/ask b", request{}, "/ask needs a question"},
 		{"/\x1b[2J", request{}, "unknown command /␛[2J"},
