@@ -197,8 +197,8 @@ func attemptTarget(label, target string) string {
 	switch {
 	case target == "":
 		return "attempt " + label
-	case strings.HasSuffix(target, " (attempt "+label+")"):
-		return target
+	case target == "attempt "+label, strings.HasSuffix(target, " (attempt "+label+")"):
+		return target // labelled already
 	}
 	return target + " (attempt " + label + ")"
 }

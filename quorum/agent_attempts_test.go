@@ -165,9 +165,31 @@ func TestAgentAttemptsRunConcurrentlyAndTheJudgesPick(t *testing.T) {
 		askMu.Unlock()
 		return ActionDecision{Allow: a.Attempt != "C", Reason: "the user said so"}, nil
 	}
+	var started []Progress
+	cfg.Progress = func(ev Progress) {
+		if ev.Kind == ModelStarted {
+			started = append(started, ev)
+		}
+	}
 	a, err := Agent(context.Background(), b, "add a --verbose flag", cfg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Every turn of an attempt — its executor's and its reviewers' — names
+	// the attempt in progress, so that the same model's turns in the same
+	// phase of two attempts are told apart; the judging names none.
+	attemptTurn := regexp.MustCompile(`(^| \()attempt [ABC]\)?$`)
+	seen := map[[3]string]bool{}
+	for _, ev := range started {
+		inAttempt := ev.Phase == PhaseExecute || ev.Phase == PhaseInspect || ev.Phase == PhaseFix || ev.Phase == PhaseShellVote
+		if inAttempt != attemptTurn.MatchString(ev.Target) {
+			t.Errorf("a %s turn of %s has target %q", ev.Phase, ev.Model, ev.Target)
+		}
+		k := [3]string{string(ev.Phase), ev.Model, ev.Target}
+		if inAttempt && seen[k] {
+			t.Errorf("two %s turns of %s share the target %q", ev.Phase, ev.Model, ev.Target)
+		}
+		seen[k] = true
 	}
 	slices.Sort(asked)
 	if !slices.Equal(slices.Compact(asked), []string{"A", "B", "C"}) {
