@@ -3,6 +3,7 @@ package quorum
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -60,10 +61,13 @@ func TestAgentAttemptsCancelledWhileJudging(t *testing.T) {
 func TestAgentAttemptsShareTheCap(t *testing.T) {
 	b := newAttemptsBackend(2, "A", "B")
 	cfg := b.config()
-	cfg.MaxPremium = 20
+	cfg.MaxPremium = 30
 	a, err := Agent(context.Background(), b, "add a --verbose flag", cfg)
 	if !errors.Is(err, ErrPremiumCap) {
 		t.Fatalf("err %v; want the cap", err)
+	}
+	if !slices.Equal(a.Premium.LeftOut, []string{"the fix round"}) {
+		t.Fatalf("left out %v; want the fix round alone: the cap's estimate fits both attempts", a.Premium.LeftOut)
 	}
 	if a.Premium.Used > cfg.MaxPremium || a.Premium.Refused == 0 || len(a.Attempts) != 2 || a.Workspace == nil {
 		t.Fatalf("premium %+v, attempts %d, workspace %+v; want at most the cap used, refusals, both attempts kept", a.Premium, len(a.Attempts), a.Workspace)
@@ -72,6 +76,47 @@ func TestAgentAttemptsShareTheCap(t *testing.T) {
 		if len(b.spaces[l].commits) == 0 {
 			t.Fatalf("attempt %s committed nothing", l)
 		}
+	}
+}
+
+// A cap the attempts' estimate cannot fit drops attempts before it
+// touches the plan: the last attempt first, after the fix round; down to
+// one attempt the run is the one-attempt run, by the first executor.
+func TestAgentCapDropsAttempts(t *testing.T) {
+	b := &fakeBackend{ws: newFakeWorkspace()}
+	cfg := agentConfig(b)
+	cfg.Executors = []string{"m1", "m2", "m3"}
+	full, err := EstimateAgent(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		cap     float64
+		leftOut []string
+	}{
+		{full.Premium.Max, nil},
+		{full.Premium.Max - 1, []string{"the fix round"}},
+		{full.Premium.Max - 10, []string{"the fix round", "attempt C"}},
+		{full.Premium.Max - 13, []string{"the fix round", "attempt C", "attempt B"}},
+	} {
+		cfg.MaxPremium = c.cap
+		e, err := EstimateAgent(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(e.LeftOut, c.leftOut) || !e.Fits() {
+			t.Errorf("cap %v of %v: left out %v (fits %v); want %v", c.cap, full.Premium.Max, e.LeftOut, e.Fits(), c.leftOut)
+		}
+	}
+	// Down to one attempt, the run is the one-attempt run by m1.
+	cfg.MaxPremium = full.Premium.Max - 13
+	a, err := Agent(context.Background(), b, "add a --verbose flag", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Attempts) != 0 || a.Ranking != nil || a.Executor != "m1" || a.Stage != StageReviewed ||
+		!slices.Equal(a.Premium.LeftOut, []string{"the fix round", "attempt C", "attempt B"}) {
+		t.Fatalf("attempts %d, ranking %+v, executor %s, stage %s, left out %v; want the one-attempt run by m1", len(a.Attempts), a.Ranking, a.Executor, a.Stage, a.Premium.LeftOut)
 	}
 }
 

@@ -73,7 +73,7 @@ type Config struct {
 	Multipliers Multipliers
 	// MaxPremium caps the premium requests the run may spend: before it
 	// starts, the run shrinks where the strategy allows it (fewer
-	// reviewers, rounds or models, no fix round) until its estimate fits,
+	// reviewers, rounds or models, no fix round, fewer attempts) until its estimate fits,
 	// and Premium.LeftOut says what it left out; as it goes, it never starts
 	// a turn that would pass the cap, and stops with ErrPremiumCap and what
 	// it has. 0 means no cap.

@@ -312,7 +312,10 @@ func attemptExecutors(as *agentSettings) []string {
 	return out
 }
 
-// agentShrinks: no fix round, fewer plan review rounds, one planner.
+// agentShrinks: no fix round, fewer attempts (the last first), fewer
+// plan review rounds, one planner. Attempts go before the plan's review:
+// every attempt carries out the one plan, so a better plan serves them
+// all, while each attempt costs its own executor, review and judging.
 func agentShrinks(as *agentSettings) []shrink {
 	return []shrink{
 		func(*settings) (string, bool) {
@@ -321,6 +324,20 @@ func agentShrinks(as *agentSettings) []shrink {
 			}
 			as.FixRounds = -1
 			return "the fix round", true
+		},
+		func(*settings) (string, bool) {
+			if as.Attempts <= 1 || as.Approve == nil {
+				return "", false
+			}
+			as.Attempts--
+			dropped := attemptLetter(as.Attempts)
+			if len(as.Executors) > 0 {
+				as.Executors = as.Executors[:as.Attempts]
+				if as.Attempts == 1 {
+					as.Executor, as.Executors = as.Executors[0], nil // one attempt: the run as with Executor
+				}
+			}
+			return "attempt " + dropped, true
 		},
 		func(*settings) (string, bool) {
 			if as.MaxRevisions < 0 || as.Plan != nil {
