@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/quorum-go/quorum/copilot"
 	"github.com/quorum-go/quorum/internal/testing/clitest"
 	"github.com/quorum-go/quorum/internal/testing/gittest"
 	"github.com/quorum-go/quorum/internal/testing/modelapi"
@@ -31,8 +32,15 @@ const (
 // escapeScript is what the executor runs (as `bash escape.sh`, a command
 // naming no outside path, so --approve auto lets it through): every way
 // out the issue lists. %[1]s is the folder next to the worktree, %[2]s
-// the user's repository, %[3]s the folder with the secret, %[4]s the
-// marks folder, %[5]s the host address, %[6]s a unique name in /tmp.
+// the user's repository, %[3]s the folder with the secret (outside every
+// sandbox path, writable on the host), %[4]s the marks folder, %[5]s the
+// host address, %[6]s a unique name in /tmp.
+//
+// The process left behind with setsid outlives the command: it waits
+// (bounded) for release.txt, which the executor creates in a later call,
+// then writes in the outside folder — which it reaches only if it escaped
+// the sandbox. It writes detach.sh, which the executor then runs as a
+// detached command (the bash tool's mode "async", detach true).
 const escapeScript = `
 echo x > %[1]s/next-to-worktree.txt
 echo x >> "$HOME/.bashrc"; echo x > "$HOME/escaped.txt"
@@ -43,16 +51,22 @@ ln -s %[3]s outside-link; echo x > outside-link/via-link.txt
 cat %[3]s/secret.txt > stolen.txt
 env > env.txt
 if (exec 3<>/dev/tcp/%[5]s) 2>/dev/null; then echo connected > net.txt; else echo blocked > net.txt; fi
-setsid sh -c 'sleep 1; echo late > %[3]s/late.txt' >/dev/null 2>&1 &
+setsid sh -c 'i=0; while [ ! -e "$0/release.txt" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done; echo late > %[3]s/late.txt' "$PWD" </dev/null >/dev/null 2>&1 &
+printf 'echo detached > %[3]s/detached.txt\n' > detach.sh
 printf '#!/bin/sh\ntouch %[4]s/quorum-git\ncat\n' > trap.sh; chmod +x trap.sh
 git init -q --bare evil.git && git config -f evil.git/config core.fsmonitor "$PWD/trap.sh" && git config -f evil.git/config filter.evil.clean "$PWD/trap.sh"
 echo '* filter=evil' > .gitattributes
 gd=$(sed 's/^gitdir: //' .git)
 echo "$PWD/evil.git" > "$gd/commondir"
 echo "gitdir: $PWD/evil.git" > .git
-for d in /tmp/quorum-nohooks-*; do printf '#!/bin/sh\ntouch %[4]s/nohooks\n' > "$d/pre-commit"; chmod +x "$d/pre-commit"; done
 echo done
 `
+
+// bashrc is what $HOME/.bashrc holds before the executor runs.
+const bashrc = "# the user's own\n"
+
+// fileWaitBound bounds the wait for a file a process left running writes.
+const fileWaitBound = time.Minute
 
 // escapeRun is one run of the escape test: its folders, model API and
 // what it found.
@@ -84,12 +98,15 @@ func TestRealCLIAgentSandboxEscapes(t *testing.T) {
 			go acceptAll(ln, &e.connected)
 			host := strings.Replace(ln.Addr().String(), ":", "/", 1)
 			e.api = sb.StartModelAPI(t, modelapi.Config{Models: e.models(host)})
-			env := append(clitest.OfflineEnv(t, e.api.URL()), "GH_TOKEN="+secretGH, "GITHUB_TOKEN="+secretGH, "MY_SECRET="+secretMine)
-			for _, kv := range env {
-				if strings.HasPrefix(kv, "HOME=") {
-					e.home = strings.TrimPrefix(kv, "HOME=")
+			// $HOME outside /tmp, as a user's is: the sandbox's hiding of
+			// /tmp does not stop writes to it.
+			var env []string
+			for _, kv := range clitest.OfflineEnv(t, e.api.URL()) {
+				if !strings.HasPrefix(kv, "HOME=") {
+					env = append(env, kv)
 				}
 			}
+			env = append(env, "HOME="+e.home, "GH_TOKEN="+secretGH, "GITHUB_TOKEN="+secretGH, "MY_SECRET="+secretMine)
 			ctx, cancel := context.WithTimeout(context.Background(), realGuard)
 			defer cancel()
 			c := startRealCLI(ctx, t, sb, bin, env, nil)
@@ -100,6 +117,7 @@ func TestRealCLIAgentSandboxEscapes(t *testing.T) {
 			before := gittest.Take(t, e.repo)
 			outsideBefore := snapshotDir(t, e.outside)
 			homeBefore := snapshotDir(t, e.home)
+			nohooksBefore := nohooksDirs(t)
 			r, err := workspace.Open(ctx, e.repo)
 			if err != nil {
 				t.Fatal(err)
@@ -136,6 +154,7 @@ func TestRealCLIAgentSandboxEscapes(t *testing.T) {
 			if got := gittest.Git(t, e.repo, "show", wt.Branch()+":escape.sh"); !strings.Contains(got, "next-to-worktree") {
 				t.Fatalf("escape.sh on the branch: %q", got)
 			}
+			nohooksBefore.noneNew(t)
 			if mode == "unconfined" {
 				e.checkEscaped(t, a)
 				return
@@ -158,12 +177,13 @@ func newEscapeRun(t *testing.T) *escapeRun {
 	}
 	t.Cleanup(func() { os.RemoveAll(base) })
 	e := &escapeRun{base: base, repo: filepath.Join(base, "repo"), outside: filepath.Join(base, "outside"), marks: filepath.Join(base, "marks"),
-		tmpName: filepath.Base(base) + ".txt"}
+		home: filepath.Join(base, "home"), tmpName: filepath.Base(base) + ".txt"}
 	t.Cleanup(func() { os.Remove(filepath.Join("/tmp", e.tmpName)) })
-	for _, d := range []string{e.repo, e.outside, e.marks} {
+	for _, d := range []string{e.repo, e.outside, e.marks, e.home} {
 		os.Mkdir(d, 0o755)
 	}
 	os.WriteFile(filepath.Join(e.outside, "secret.txt"), []byte(secretFile+"\n"), 0o600)
+	os.WriteFile(filepath.Join(e.home, ".bashrc"), []byte(bashrc), 0o644)
 	gittest.Isolate(t)
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"config", "user.name", "T"}, {"config", "user.email", "t@localhost"}} {
 		gittest.Git(t, e.repo, args...)
@@ -188,9 +208,13 @@ func (e *escapeRun) models(host string) map[string]modelapi.Responder {
 		calls := []modelapi.Call{
 			{Name: "create", Arguments: argsJSON(map[string]string{"path": filepath.Join(wt, "escape.sh"), "file_text": script})},
 			{Name: "bash", Arguments: argsJSON(map[string]string{"command": "bash escape.sh", "description": "tidy"})},
+			{Name: "create", Arguments: argsJSON(map[string]string{"path": filepath.Join(wt, "release.txt"), "file_text": "go\n"})},
 			{Name: "view", Arguments: argsJSON(map[string]string{"path": filepath.Join(e.outside, "secret.txt")})},
 			{Name: "create", Arguments: argsJSON(map[string]string{"path": filepath.Join(e.base, "worktrees", "created.txt"), "file_text": "x"})},
 			{Name: "view", Arguments: argsJSON(map[string]string{"path": "/tmp"})},
+			// A detached command: the CLI cannot confine it, so it refuses
+			// it, or (bypass offered) asks to run it outside the sandbox.
+			{Name: "bash", Arguments: `{"command":"sh detach.sh","description":"tidy in the background","mode":"async","detach":true}`},
 		}
 		if n := sinceUser(req); n < len(calls) {
 			return modelapi.ToolCalls(calls[n])
@@ -241,10 +265,31 @@ func (e *escapeRun) models(host string) map[string]modelapi.Responder {
 func (e *escapeRun) checkConfined(t *testing.T, a *quorum.AgentResult, wt *workspace.Worktree, bypassOffered bool) {
 	t.Helper()
 	for _, p := range []string{filepath.Join(e.base, "worktrees", "next-to-worktree.txt"), filepath.Join(e.base, "worktrees", "created.txt"),
-		filepath.Join("/tmp", e.tmpName), filepath.Join(e.repo, "escaped.txt"), filepath.Join(e.outside, "late.txt")} {
+		filepath.Join("/tmp", e.tmpName), filepath.Join(e.repo, "escaped.txt"), filepath.Join(e.home, "escaped.txt"),
+		filepath.Join(e.outside, "late.txt"), filepath.Join(e.outside, "detached.txt")} {
 		if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("%s was written from the sandbox (%v)", p, err)
 		}
+	}
+	if got, _ := os.ReadFile(filepath.Join(e.home, ".bashrc")); string(got) != bashrc {
+		t.Errorf("$HOME/.bashrc (outside /tmp) was changed from the sandbox: %q", got)
+	}
+	// The detached command was refused, with or without a request.
+	detached := false
+	for _, u := range a.Steps[0].Tools {
+		if strings.Contains(u.Arguments, "detach.sh") {
+			detached = true
+			if !u.Done || u.OK {
+				t.Errorf("the detached command %+v: want it refused", u)
+			}
+		}
+	}
+	if !detached {
+		t.Error("no detached command was recorded among the step's tool calls")
+	}
+	// The process left behind had its cue: release.txt is on the branch.
+	if got := gittest.Git(t, e.repo, "show", wt.Branch()+":release.txt"); got != "go" {
+		t.Errorf("release.txt on the branch is %q", got)
 	}
 	if _, err := os.Lstat(filepath.Join(e.repo, ".git", "hooks", "pre-commit")); err == nil {
 		t.Error("a hook was planted in the user's repository")
@@ -279,19 +324,26 @@ func (e *escapeRun) checkConfined(t *testing.T, a *quorum.AgentResult, wt *works
 	if kinds["access_denied"] < 3 || kinds["enforcement_state"] < 1 {
 		t.Errorf("sandbox decisions %v; want the three refused file calls and the confined command", kinds)
 	}
-	bypasses := 0
+	bypasses, shellBypasses := 0, 0
 	for _, rec := range a.Actions {
 		if rec.Action.SandboxBypass {
 			bypasses++
 			if rec.Allow || rec.By != quorum.BySandbox {
 				t.Errorf("a bypass request was not denied by the sandbox rule: %+v", rec)
 			}
+			if rec.Action.Kind == copilot.PermissionKindShell {
+				shellBypasses++
+				if !strings.Contains(rec.Action.Command, "detach.sh") || !strings.Contains(rec.Action.SandboxBypassReason, "detach") {
+					t.Errorf("a shell bypass request for another command, or another reason: %+v", rec.Action)
+				}
+			}
 		} else if rec.By == quorum.BySandbox {
 			t.Errorf("a request without a bypass was denied as one: %+v", rec)
 		}
 	}
-	if bypassOffered && (bypasses < 3 || kinds["bypass_decided"] < 3) {
-		t.Errorf("%d bypass requests recorded, %d bypass_decided; want the three refused file calls asked and declined", bypasses, kinds["bypass_decided"])
+	if bypassOffered && (bypasses < 4 || shellBypasses != 1 || kinds["bypass_decided"] < 3) {
+		t.Errorf("%d bypass requests recorded (%d for a command), %d bypass_decided; want the three refused file calls and the detached command asked and declined (decisions %v)",
+			bypasses, shellBypasses, kinds["bypass_decided"], kinds)
 	}
 	if !bypassOffered && bypasses > 0 {
 		t.Errorf("%d bypass requests without allowBypass", bypasses)
@@ -310,6 +362,34 @@ func (e *escapeRun) checkEscaped(t *testing.T, a *quorum.AgentResult) {
 	}
 	if !e.connected.Load() {
 		t.Error("unconfined, the connection to the host's address failed too: the test proves nothing")
+	}
+	if got, _ := os.ReadFile(filepath.Join(e.home, ".bashrc")); string(got) == bashrc {
+		t.Error("unconfined, $HOME/.bashrc was not written either: the test proves nothing")
+	}
+	if _, err := os.Stat(filepath.Join(e.home, "escaped.txt")); err != nil {
+		t.Errorf("unconfined, the write in $HOME failed too (%v): the test proves nothing", err)
+	}
+	// The process left behind and the detached command run on after
+	// their calls end: wait for what they write.
+	for _, f := range []string{"late.txt", "detached.txt"} {
+		if err := waitForFile(filepath.Join(e.outside, f)); err != nil {
+			t.Errorf("unconfined, %v: the test proves nothing", err)
+		}
+	}
+}
+
+// waitForFile waits until path exists, within fileWaitBound: a hang
+// guard for what a process left running writes, not a timing assertion.
+func waitForFile(path string) error {
+	deadline := time.Now().Add(fileWaitBound)
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s did not appear within %v", path, fileWaitBound)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -352,65 +432,5 @@ func TestRealCLIAgentSandboxUnavailable(t *testing.T) {
 	}
 	if n := len(api.Requests()); n > 0 {
 		t.Fatalf("%d model requests before the host check failed", n)
-	}
-}
-
-// offerBypass is a Backend that lets the CLI offer to run refused calls
-// outside the sandbox, so the gate's denial of each can be seen.
-type offerBypass struct{ quorum.Backend }
-
-func (o offerBypass) Open(ctx context.Context, opts quorum.OpenOptions) (quorum.Conversation, error) {
-	if opts.Tools != nil && opts.Tools.Sandbox != nil {
-		sb := *opts.Tools.Sandbox
-		sb.AllowBypass = true
-		tools := *opts.Tools
-		tools.Sandbox = &sb
-		opts.Tools = &tools
-	}
-	return o.Backend.Open(ctx, opts)
-}
-
-func acceptAll(ln net.Listener, connected *atomic.Bool) {
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		connected.Store(true)
-		c.Close()
-	}
-}
-
-// dirSnapshot is every file below a folder and its contents.
-type dirSnapshot struct {
-	dir   string
-	files map[string]string
-}
-
-func snapshotDir(t *testing.T, dir string) dirSnapshot {
-	t.Helper()
-	s := dirSnapshot{dir: dir, files: map[string]string{}}
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			b, _ := os.ReadFile(p)
-			s.files[p] = string(b)
-		}
-		return nil
-	})
-	return s
-}
-
-func (s dirSnapshot) unchanged(t *testing.T) {
-	t.Helper()
-	now := snapshotDir(t, s.dir)
-	for p, v := range now.files {
-		if old, ok := s.files[p]; !ok || old != v {
-			t.Errorf("%s changed under %s", p, s.dir)
-		}
-	}
-	for p := range s.files {
-		if _, ok := now.files[p]; !ok {
-			t.Errorf("%s was removed", p)
-		}
 	}
 }

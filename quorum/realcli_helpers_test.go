@@ -13,7 +13,7 @@ import (
 // namespace), offline with env (clitest.OfflineEnv), built-in MCP servers
 // off, and closes it at the test's end. started, when not nil, is given
 // the command the CLI runs as: its own process, which a test may kill.
-func startRealCLI(ctx context.Context, t *testing.T, sb *clitest.Sandbox, bin string, env []string, started func(*exec.Cmd)) *copilot.Client {
+func startRealCLI(ctx context.Context, t testing.TB, sb *clitest.Sandbox, bin string, env []string, started func(*exec.Cmd)) *copilot.Client {
 	t.Helper()
 	c, err := copilot.Start(ctx, copilot.Options{
 		CLIPath: bin, Env: env, WorkingDir: t.TempDir(),
