@@ -32,22 +32,6 @@ func TestRealCLIAgentAttempts(t *testing.T) {
 		t.Fatalf("this test needs the real Copilot CLI: %v", err)
 	}
 	plan := `{"title":"Greet","steps":[{"goal":"create the attempt's greeting file","files":["attempt.txt"],"check":"ls"}],"risks":["none"]}`
-	firstUser := func(req modelapi.Request) string {
-		for _, msg := range req.Messages {
-			if msg.Role == "user" {
-				return msg.Content
-			}
-		}
-		return req.UserText
-	}
-	phase := func(req modelapi.Request) string {
-		text := firstUser(req)
-		if i := strings.Index(text, "[quorum:"); i >= 0 {
-			p, _, _ := strings.Cut(text[i+len("[quorum:"):], "]")
-			return p
-		}
-		return ""
-	}
 	for _, c := range []struct {
 		name   string
 		fail   string // the attempt whose executor fails
@@ -57,48 +41,26 @@ func TestRealCLIAgentAttempts(t *testing.T) {
 			repo := gittest.NewRepo(t, map[string]string{"README.md": "# demo\n"})
 			gittest.Write(t, repo, map[string]string{"README.md": "# demo, edited and not committed\n"})
 			before := gittest.Take(t, repo)
-			planner := func(req modelapi.Request) modelapi.Reply {
-				switch phase(req) {
-				case "propose", "revise":
-					return modelapi.Text(plan)
-				case "vote":
-					return modelapi.Text(`{"score": 4, "reasoning": "thin"}`)
-				case "judge":
-					return modelapi.Text(`{"reviews": [{"response": "A", "score": 6}, {"response": "B", "score": 8}], "ranking": ["B", "A"]}`)
-				case "execute", "fix":
-					first := firstUser(req)
-					m, wt := attemptNoteRE.FindStringSubmatch(first), worktreeRE.FindStringSubmatch(first)
-					if m == nil || wt == nil {
-						return modelapi.Text("no attempt or worktree in the prompt")
-					}
-					if m[1] == c.fail {
-						return modelapi.Error(http.StatusBadRequest, `{"error": {"message": "refused for the test"}}`)
-					}
-					if sinceUser(req) == 0 {
-						file := filepath.Join(wt[1], "attempt-"+strings.ToLower(m[1])+".txt")
-						return modelapi.ToolCalls(modelapi.Call{Name: "create", Arguments: argsJSON(map[string]string{"path": file, "file_text": "hello from attempt " + m[1] + "\n"})})
-					}
-					return modelapi.Text("Step done.")
+			executor := func(req modelapi.Request) modelapi.Reply {
+				first := firstUser(req)
+				m, wt := attemptNoteRE.FindStringSubmatch(first), worktreeRE.FindStringSubmatch(first)
+				if m == nil || wt == nil {
+					return modelapi.Text("no attempt or worktree in the prompt")
 				}
-				return modelapi.Text("unexpected prompt")
-			}
-			critic := func(req modelapi.Request) modelapi.Reply {
-				switch phase(req) {
-				case "propose":
-					return modelapi.Text(`{"title":"Wait","steps":[{"goal":"do nothing","files":[],"check":"none"}],"risks":[]}`)
-				case "vote":
-					return modelapi.Text(`{"score": 9, "reasoning": "clear"}`)
-				case "plan-review":
-					return modelapi.Text(`{"approve": true, "objections": []}`)
-				case "inspect":
-					return modelapi.Text(`{"findings": []}`)
-				case "judge":
-					return modelapi.Text(`{"reviews": [{"response": "A", "score": 7}, {"response": "B", "score": 9}], "ranking": ["B", "A"]}`)
+				if m[1] == c.fail {
+					return modelapi.Error(http.StatusBadRequest, `{"error": {"message": "refused for the test"}}`)
 				}
-				return modelapi.Text("unexpected prompt")
+				if sinceUser(req) == 0 {
+					file := filepath.Join(wt[1], "attempt-"+strings.ToLower(m[1])+".txt")
+					return modelapi.ToolCalls(modelapi.Call{Name: "create", Arguments: argsJSON(map[string]string{"path": file, "file_text": "hello from attempt " + m[1] + "\n"})})
+				}
+				return modelapi.Text("Step done.")
 			}
+			models := agentModels(plan, executor,
+				map[string]string{"judge": `{"reviews": [{"response": "A", "score": 6}, {"response": "B", "score": 8}], "ranking": ["B", "A"]}`},
+				map[string]string{"judge": `{"reviews": [{"response": "A", "score": 7}, {"response": "B", "score": 9}], "ranking": ["B", "A"]}`})
 			sb := clitest.NewSandbox(t)
-			api := sb.StartModelAPI(t, modelapi.Config{Models: map[string]modelapi.Responder{"planner": planner, "critic": critic}})
+			api := sb.StartModelAPI(t, modelapi.Config{Models: models})
 			ctx, cancel := context.WithTimeout(context.Background(), realGuard)
 			defer cancel()
 			cli := startRealCLI(ctx, t, sb, bin, clitest.OfflineEnv(t, api.URL()), nil)

@@ -90,46 +90,7 @@ func TestRealCLIAgent(t *testing.T) {
 		}
 		return modelapi.Text("Step done: hello.txt says hello, world.")
 	}
-	phase := func(req modelapi.Request) string {
-		text := req.UserText
-		for _, msg := range req.Messages {
-			if msg.Role == "user" {
-				text = msg.Content // the turn's own prompt: the first user message
-				break
-			}
-		}
-		if i := strings.Index(text, "[quorum:"); i >= 0 {
-			p, _, _ := strings.Cut(text[i+len("[quorum:"):], "]")
-			return p
-		}
-		return ""
-	}
-	planner := func(req modelapi.Request) modelapi.Reply {
-		switch phase(req) {
-		case "propose", "revise":
-			return modelapi.Text(plan)
-		case "vote":
-			return modelapi.Text(`{"score": 4, "reasoning": "thin"}`)
-		case "execute", "fix":
-			return executor(req)
-		}
-		return modelapi.Text("unexpected prompt")
-	}
-	critic := func(req modelapi.Request) modelapi.Reply {
-		switch phase(req) {
-		case "propose":
-			return modelapi.Text(`{"title":"Wait","steps":[{"goal":"do nothing","files":[],"check":"none"}],"risks":[]}`)
-		case "vote":
-			return modelapi.Text(`{"score": 9, "reasoning": "clear"}`)
-		case "plan-review":
-			return modelapi.Text(`{"approve": true, "objections": []}`)
-		case "shell-vote":
-			return modelapi.Text(`{"approve": true, "reason": "a harmless listing"}`)
-		case "inspect":
-			return modelapi.Text(`{"findings": []}`)
-		}
-		return modelapi.Text("unexpected prompt")
-	}
+	models := agentModels(plan, executor, nil, map[string]string{"shell-vote": `{"approve": true, "reason": "a harmless listing"}`})
 
 	// Each shell mode decides the command, and says so in the record.
 	for _, mode := range []struct {
@@ -140,7 +101,7 @@ func TestRealCLIAgent(t *testing.T) {
 		t.Run(string(mode.shell), func(t *testing.T) {
 			before := gittest.Take(t, repo)
 			sb := clitest.NewSandbox(t)
-			api := sb.StartModelAPI(t, modelapi.Config{Models: map[string]modelapi.Responder{"planner": planner, "critic": critic}})
+			api := sb.StartModelAPI(t, modelapi.Config{Models: models})
 			ctx, cancel := context.WithTimeout(context.Background(), realGuard)
 			defer cancel()
 			c := startRealCLI(ctx, t, sb, bin, clitest.OfflineEnv(t, api.URL()), nil)

@@ -221,44 +221,7 @@ func (e *escapeRun) models(host string) map[string]modelapi.Responder {
 		}
 		return modelapi.Text("Step done.")
 	}
-	phase := func(req modelapi.Request) string {
-		for _, msg := range req.Messages {
-			if msg.Role == "user" {
-				if i := strings.Index(msg.Content, "[quorum:"); i >= 0 {
-					p, _, _ := strings.Cut(msg.Content[i+len("[quorum:"):], "]")
-					return p
-				}
-				break
-			}
-		}
-		return ""
-	}
-	return map[string]modelapi.Responder{
-		"planner": func(req modelapi.Request) modelapi.Reply {
-			switch phase(req) {
-			case "propose", "revise":
-				return modelapi.Text(plan)
-			case "vote":
-				return modelapi.Text(`{"score": 1, "reasoning": "idle"}`)
-			case "execute", "fix":
-				return executor(req)
-			}
-			return modelapi.Text("unexpected prompt")
-		},
-		"critic": func(req modelapi.Request) modelapi.Reply {
-			switch phase(req) {
-			case "propose":
-				return modelapi.Text(`{"title":"Wait","steps":[{"goal":"do nothing","files":[],"check":"none"}],"risks":[]}`)
-			case "vote":
-				return modelapi.Text(`{"score": 9, "reasoning": "fine"}`)
-			case "plan-review":
-				return modelapi.Text(`{"approve": true, "objections": []}`)
-			case "inspect":
-				return modelapi.Text(`{"findings": []}`)
-			}
-			return modelapi.Text("unexpected prompt")
-		},
-	}
+	return agentModels(plan, executor, nil, nil)
 }
 
 // checkConfined asserts that every escape failed.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -144,42 +143,5 @@ func benchAgentModels() map[string]modelapi.Responder {
 		}
 		return modelapi.Text("Step done: hello.txt says hello, world.")
 	}
-	phase := func(req modelapi.Request) string {
-		for _, msg := range req.Messages {
-			if msg.Role == "user" {
-				if i := strings.Index(msg.Content, "[quorum:"); i >= 0 {
-					p, _, _ := strings.Cut(msg.Content[i+len("[quorum:"):], "]")
-					return p
-				}
-				break
-			}
-		}
-		return ""
-	}
-	return map[string]modelapi.Responder{
-		"planner": func(req modelapi.Request) modelapi.Reply {
-			switch phase(req) {
-			case "propose", "revise":
-				return modelapi.Text(plan)
-			case "vote":
-				return modelapi.Text(`{"score": 4, "reasoning": "thin"}`)
-			case "execute", "fix":
-				return executor(req)
-			}
-			return modelapi.Text("unexpected prompt")
-		},
-		"critic": func(req modelapi.Request) modelapi.Reply {
-			switch phase(req) {
-			case "propose":
-				return modelapi.Text(`{"title":"Wait","steps":[{"goal":"do nothing","files":[],"check":"none"}],"risks":[]}`)
-			case "vote":
-				return modelapi.Text(`{"score": 9, "reasoning": "clear"}`)
-			case "plan-review":
-				return modelapi.Text(`{"approve": true, "objections": []}`)
-			case "inspect":
-				return modelapi.Text(`{"findings": []}`)
-			}
-			return modelapi.Text("unexpected prompt")
-		},
-	}
+	return agentModels(plan, executor, nil, nil)
 }
