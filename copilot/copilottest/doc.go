@@ -49,6 +49,33 @@
 // (PremiumQuota sets it, NoPremiumQuota reports none; a Copilot Pro
 // account's 300 a month otherwise).
 //
+// # Sandbox
+//
+// A session created with copilot.SessionConfig.Sandbox is confined as the
+// CLI 1.0.102 confines its built-in tools, within what the simulator
+// plays (it never touches anything outside the session's working
+// directory, and opens no connection):
+//
+//   - view, create and edit of a path the Sandbox does not allow are
+//     refused before any permission request: the call fails with "Is a
+//     sandbox denied path.", "Outside the sandbox's writable paths." or
+//     "Outside the sandbox's readable paths.", the model reads that the
+//     sandbox blocked it, and a sandbox.decision event (kind
+//     access_denied) records it. With AllowBypass the call asks instead:
+//     a permission request with RequestSandboxBypass set, then a
+//     sandbox.decision bypass_decided.
+//   - a bash command, once allowed, is recorded as confined
+//     (sandbox.decision policy_resolved, spawn_completed,
+//     enforcement_state). Inside it a denied folder looks empty and a
+//     denied file unreadable ("Permission denied", with an access_denied
+//     record). A detached command (mode "async", detach true) is refused
+//     before asking, or with AllowBypass asked as a bypass request; an
+//     approved one is reported started, unconfined, and nothing runs.
+//   - every built-in tool's tool.execution_complete says Sandboxed.
+//
+// Client.SandboxHostSupport answers that the host can run every feature
+// of the sandbox.
+//
 // # Fidelity
 //
 // The server is the project's own simulator (the one its tests, the

@@ -101,6 +101,11 @@ type editArgs struct {
 type bashArgs struct {
 	Command     string `json:"command"`
 	Description string `json:"description,omitempty"`
+	// Mode "async" runs the command in the background; Detach (with it)
+	// lets it outlive the session. The simulator plays every command
+	// synchronously; a sandbox refuses a detached one (sandbox_shell.go).
+	Mode   string `json:"mode,omitempty"`
+	Detach bool   `json:"detach,omitempty"`
 }
 
 type fetchArgs struct {
@@ -195,12 +200,15 @@ func failed(message, llm string) *toolFailure {
 // the permission of the tool's kind, then acts, inside the session's folder
 // only. done receives what tool.execution_complete adds.
 func (s *session) runBuiltin(t *turn, cfg settings, req protocol.AssistantMessageToolRequest, pre preToolUseOutput, res *ToolCallResult, done *completion) (*toolFailure, error) {
-	p, fail := s.planBuiltin(req.Name, req.ToolCallID, res.Arguments)
+	sb := cfg.sandbox
+	p, fail := s.planBuiltin(req.Name, req.ToolCallID, res.Arguments, sb)
 	if fail != nil {
 		return fail, nil
 	}
+	if detached := sandboxed(sb) && req.Name == ToolBash && bashOf(res.Arguments).detached(); detached {
+		return s.runDetached(t, cfg, req, pre, res, done, p)
+	}
 	request := p.request
-	sb := cfg.sandbox
 	refusal := sandboxCheck(sb, s.cwd, req.Name, res.Arguments)
 	if refusal != nil {
 		// Refused before any permission request, or asked as a bypass.
@@ -221,7 +229,7 @@ func (s *session) runBuiltin(t *turn, cfg settings, req protocol.AssistantMessag
 	if fail != nil || err != nil {
 		return fail, err
 	}
-	if sb != nil && sb.Enabled && req.Name == ToolBash {
+	if sandboxed(sb) && req.Name == ToolBash {
 		for _, d := range confinedCommand(sb, req.ToolCallID) {
 			if err := s.emit(t, protocol.EventSandboxDecision, d); err != nil {
 				return nil, err
@@ -238,6 +246,13 @@ func (s *session) runBuiltin(t *turn, cfg settings, req protocol.AssistantMessag
 	if out.shell {
 		if err := s.shellEvents(t, req.ToolCallID, out.output); err != nil {
 			return nil, err
+		}
+		if sandboxed(sb) && refusedInOutput(out.output) {
+			if err := s.emit(t, protocol.EventSandboxDecision, readRefusedInOutput(req.ToolCallID)); err != nil {
+				return nil, err
+			}
+			out.text += "\n" + sandboxMayHaveFailed
+			out.done.detailed = out.text
 		}
 	}
 	res.Text = out.text
@@ -314,7 +329,7 @@ func (s *session) shellEvents(t *turn, callID, output string) error {
 
 // planBuiltin checks a call of the built-in tool name with args and
 // returns its plan, or why it fails before any permission is asked.
-func (s *session) planBuiltin(name, callID string, args json.RawMessage) (builtinPlan, *toolFailure) {
+func (s *session) planBuiltin(name, callID string, args json.RawMessage, sb *protocol.SandboxConfig) (builtinPlan, *toolFailure) {
 	if fail := checkArgs(name, args); fail != nil {
 		return builtinPlan{}, fail
 	}
@@ -327,6 +342,7 @@ func (s *session) planBuiltin(name, callID string, args json.RawMessage) (builti
 	if fail != nil {
 		return builtinPlan{}, fail
 	}
+	f.denied = sandboxDenied(sb)
 	switch name {
 	case ToolBash:
 		var a bashArgs

@@ -19,6 +19,9 @@ import (
 type folder struct {
 	dir  string // as the session named it, cleaned
 	real string // with every symlink resolved
+	// denied are the paths a sandbox hides from the session's commands
+	// (sandboxDenied), resolved; nil without a sandbox.
+	denied []string
 }
 
 // noFolderMessage fails a built-in tool of a session created without a

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -57,10 +58,7 @@ func (s *session) planBash(f folder, callID string, a bashArgs) builtinPlan {
 				}
 				return builtinOutput{}, fail
 			}
-			s.mu.Lock()
-			id := strconv.Itoa(s.shells)
-			s.shells++
-			s.mu.Unlock()
+			id := s.nextShellID()
 			text := output
 			if !strings.HasSuffix(text, "\n") {
 				text += "\n"
@@ -79,6 +77,15 @@ func (s *session) planBash(f folder, callID string, a bashArgs) builtinPlan {
 			}, nil
 		},
 	}
+}
+
+// nextShellID numbers the session's commands, as the CLI's shellId.
+func (s *session) nextShellID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id := strconv.Itoa(s.shells)
+	s.shells++
+	return id
 }
 
 // notRunMessage fails a bash call of a command the simulator does not
@@ -156,8 +163,9 @@ func playLs(f folder, args []string) (string, int, *toolFailure) {
 		if !t.inside {
 			return "", 0, outside(f, t)
 		}
+		seen := f.seen(t)
 		st, err := root.Stat(t.rel)
-		if err != nil {
+		if err != nil || seen == seenAbsent {
 			fmt.Fprintf(&out, "ls: cannot access '%s': No such file or directory\n", p)
 			code = 2
 			continue
@@ -166,16 +174,9 @@ func playLs(f folder, args []string) (string, int, *toolFailure) {
 			out.WriteString(p + "\n")
 			continue
 		}
-		dir, err := root.Open(t.rel)
+		entries, err := readDir(root, t.rel, p, seen)
 		if err != nil {
-			fmt.Fprintf(&out, "ls: cannot open directory '%s': %v\n", p, err)
-			code = 2
-			continue
-		}
-		entries, err := dir.ReadDir(-1)
-		dir.Close()
-		if err != nil {
-			fmt.Fprintf(&out, "ls: reading directory '%s': %v\n", p, err)
+			fmt.Fprintf(&out, "ls: %v\n", err)
 			code = 2
 			continue
 		}
@@ -203,6 +204,25 @@ func playLs(f folder, args []string) (string, int, *toolFailure) {
 	return out.String(), code, nil
 }
 
+// readDir lists the folder rel of root (shown, as the model named it) as
+// a confined command sees it (a denied folder is empty), or says why ls
+// cannot.
+func readDir(root *os.Root, rel, shown string, seen sandboxView) ([]fs.DirEntry, error) {
+	if seen == seenEmptyDir {
+		return nil, nil
+	}
+	dir, err := root.Open(rel)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open directory '%s': %v", shown, err)
+	}
+	defer dir.Close()
+	entries, err := dir.ReadDir(-1)
+	if err != nil {
+		return nil, fmt.Errorf("reading directory '%s': %v", shown, err)
+	}
+	return entries, nil
+}
+
 // playCat prints files as cat does, each at most maxViewBytes.
 func playCat(f folder, args []string) (string, int, *toolFailure) {
 	if len(args) == 0 {
@@ -224,8 +244,22 @@ func playCat(f folder, args []string) (string, int, *toolFailure) {
 			return "", 0, outside(f, t)
 		}
 		file, err := root.Open(t.rel)
+		switch f.seen(t) {
+		case seenAbsent:
+			if err == nil {
+				file.Close()
+			}
+			err = fs.ErrNotExist
+		case seenLocked:
+			if err == nil {
+				file.Close()
+			}
+			err = fs.ErrPermission
+		}
 		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
+			if errors.Is(err, fs.ErrPermission) {
+				fmt.Fprintf(&out, "cat: %s: Permission denied\n", p)
+			} else if errors.Is(err, fs.ErrNotExist) {
 				fmt.Fprintf(&out, "cat: %s: No such file or directory\n", p)
 			} else {
 				fmt.Fprintf(&out, "cat: %s: %v\n", p, err)

@@ -25,9 +25,10 @@ import (
 //     bypass still acts only inside the session's folder: the simulator
 //     never touches anything else.
 //   - bash, once allowed, emits the three records of a confined command
-//     (policy_resolved, spawn_completed, enforcement_state). The
-//     simulator's commands touch nothing outside the folder and open no
-//     connection, so there is nothing more to stop.
+//     (policy_resolved, spawn_completed, enforcement_state); what the
+//     sandbox does to a command — a detached one, a denied path it reads —
+//     is in sandbox_shell.go. The simulator's commands touch nothing
+//     outside the folder and open no connection.
 //
 // sandbox.getHostSupport answers that the host can run every feature.
 

@@ -116,6 +116,9 @@ func (s *session) runTool(t *turn, cfg settings, req protocol.AssistantMessageTo
 	}
 
 	data := protocol.ToolExecutionCompleteData{ToolCallID: req.ToolCallID, Success: res.OK()}
+	if _, client := tool(cfg.tools, req.Name); !client && cfg.builtin(req.Name) && sandboxed(cfg.sandbox) {
+		data.Sandboxed = ptr(true) // as CLI 1.0.102 marks each built-in tool's call in a sandbox
+	}
 	if res.OK() {
 		data.Result = &protocol.ToolExecutionCompleteResult{Content: res.Text}
 		done.fill(&data)
