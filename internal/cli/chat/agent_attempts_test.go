@@ -2,7 +2,6 @@ package chat
 
 import (
 	"context"
-	"io"
 	"regexp"
 	"slices"
 	"strings"
@@ -19,19 +18,8 @@ import (
 func TestAgentAttemptsInTheLineMode(t *testing.T) {
 	r := newAgentRepo(t)
 	o := r.withAttempts(newOptions(t), quorum.ShellAsk)
-	in, typed := io.Pipe()
-	out := newScreen()
-	done := make(chan error, 1)
-	go func() {
-		_, err := RunPlain(context.Background(), o, in, out)
-		done <- err
-	}()
-	typeLine := func(s string) {
-		t.Helper()
-		if _, err := io.WriteString(typed, s+"\n"); err != nil {
-			t.Fatal(err)
-		}
-	}
+	lm := startLineMode(t, o)
+	out, typeLine := lm.out, lm.typeLine
 	typeLine("/agent --attempts 2 Document the release process")
 	_, at := out.waitFor(t, 0, regexp.MustCompile(`Carry out this plan\? y yes · e edit it · n no: `))
 	typeLine("y")
@@ -43,10 +31,7 @@ func TestAgentAttemptsInTheLineMode(t *testing.T) {
 		typeLine("a")
 	}
 	_, _ = out.waitFor(t, at, regexp.MustCompile(`Round 1 · agent: Document the release process`))
-	typed.Close()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	lm.end()
 	if !asked["A"] || !asked["B"] {
 		t.Fatalf("questions from attempts %v; want A and B", asked)
 	}
@@ -82,19 +67,8 @@ func (r *agentRepo) withAttempts(o Options, shell quorum.ShellMode) Options {
 func TestAgentPlanInAttempts(t *testing.T) {
 	r := newAgentRepo(t)
 	o := r.withAttempts(newOptions(t), quorum.ShellAuto)
-	in, typed := io.Pipe()
-	out := newScreen()
-	done := make(chan error, 1)
-	go func() {
-		_, err := RunPlain(context.Background(), o, in, out)
-		done <- err
-	}()
-	typeLine := func(s string) {
-		t.Helper()
-		if _, err := io.WriteString(typed, s+"\n"); err != nil {
-			t.Fatal(err)
-		}
-	}
+	lm := startLineMode(t, o)
+	out, typeLine := lm.out, lm.typeLine
 	typeLine("/agent Document the release process")
 	_, at := out.waitFor(t, 0, regexp.MustCompile(`Carry out this plan\? y yes · e edit it · n no: `))
 	typeLine("n")
@@ -103,10 +77,7 @@ func TestAgentPlanInAttempts(t *testing.T) {
 	_, at = out.waitFor(t, at, regexp.MustCompile(`Carry out this plan\? y yes · e edit it · n no: `))
 	typeLine("y")
 	_, _ = out.waitFor(t, at, regexp.MustCompile(`Round 2 · agent: Document the release process`))
-	typed.Close()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	lm.end()
 	rs := o.Chat.Rounds()
 	if len(rs) != 2 {
 		t.Fatalf("%d rounds, want 2", len(rs))

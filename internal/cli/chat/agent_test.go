@@ -216,6 +216,41 @@ type screen struct {
 	changed chan struct{}
 }
 
+// lineMode is o's chat run in the line mode on a pipe: typeLine types a
+// line into it, out is what it printed, end ends the input and waits for
+// the chat to return.
+type lineMode struct {
+	t     *testing.T
+	typed *io.PipeWriter
+	out   *screen
+	done  chan error
+}
+
+func startLineMode(t *testing.T, o Options) *lineMode {
+	in, typed := io.Pipe()
+	lm := &lineMode{t: t, typed: typed, out: newScreen(), done: make(chan error, 1)}
+	go func() {
+		_, err := RunPlain(context.Background(), o, in, lm.out)
+		lm.done <- err
+	}()
+	return lm
+}
+
+func (lm *lineMode) typeLine(s string) {
+	lm.t.Helper()
+	if _, err := io.WriteString(lm.typed, s+"\n"); err != nil {
+		lm.t.Fatal(err)
+	}
+}
+
+func (lm *lineMode) end() {
+	lm.t.Helper()
+	lm.typed.Close()
+	if err := <-lm.done; err != nil {
+		lm.t.Fatal(err)
+	}
+}
+
 func newScreen() *screen { return &screen{changed: make(chan struct{}, 1)} }
 
 func (s *screen) Write(p []byte) (int, error) {
@@ -263,19 +298,8 @@ func (s *screen) waitFor(t *testing.T, from int, re *regexp.Regexp) ([]string, i
 func TestAgentInTheLineMode(t *testing.T) {
 	r := newAgentRepo(t)
 	o := r.withAgent(newOptions(t), quorum.ShellAsk)
-	in, typed := io.Pipe()
-	out := newScreen()
-	done := make(chan error, 1)
-	go func() {
-		_, err := RunPlain(context.Background(), o, in, out)
-		done <- err
-	}()
-	typeLine := func(s string) {
-		t.Helper()
-		if _, err := io.WriteString(typed, s+"\n"); err != nil {
-			t.Fatal(err)
-		}
-	}
+	lm := startLineMode(t, o)
+	out, typeLine := lm.out, lm.typeLine
 	typeLine("/agent Document the release process")
 	_, at := out.waitFor(t, 0, regexp.MustCompile(`Carry out this plan\? y yes · e edit it · n no: `))
 	typeLine("yeah, but") // not an answer (its first letter is not taken for yes): asked again
@@ -303,10 +327,7 @@ func TestAgentInTheLineMode(t *testing.T) {
 	// The next /agent: the input ends at the gate, which answers no.
 	typeLine("/agent Rename the project")
 	_, _ = out.waitFor(t, at, regexp.MustCompile(`Carry out this plan\?`))
-	typed.Close()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	lm.end()
 	s := out.String()
 	if !strings.Contains(s, "the input ended: answered no") {
 		t.Errorf("the end of the input was not taken as no:\n%s", s)

@@ -1,8 +1,6 @@
 package chat
 
 import (
-	"context"
-	"io"
 	"regexp"
 	"slices"
 	"strings"
@@ -71,19 +69,8 @@ func TestAgentPlanCarriesOutTheRejectedPlan(t *testing.T) {
 func TestAgentPlanInTheLineMode(t *testing.T) {
 	r := newAgentRepo(t)
 	o := r.withAgent(newOptions(t), quorum.ShellAuto)
-	in, typed := io.Pipe()
-	out := newScreen()
-	done := make(chan error, 1)
-	go func() {
-		_, err := RunPlain(context.Background(), o, in, out)
-		done <- err
-	}()
-	typeLine := func(s string) {
-		t.Helper()
-		if _, err := io.WriteString(typed, s+"\n"); err != nil {
-			t.Fatal(err)
-		}
-	}
+	lm := startLineMode(t, o)
+	out, typeLine := lm.out, lm.typeLine
 	typeLine("/agent --plan")
 	_, at := out.waitFor(t, 0, regexp.MustCompile(`no /agent round has made a plan yet; /agent TASK plans one`))
 	typeLine("/agent --plan notes.json")
@@ -98,10 +85,7 @@ func TestAgentPlanInTheLineMode(t *testing.T) {
 	_, at = out.waitFor(t, at, regexp.MustCompile(`Round 2 · agent: Document the release process`))
 	typeLine("/agent --plan")
 	_, _ = out.waitFor(t, at, regexp.MustCompile(`the plan of the last /agent round \(round 2\) was carried out already, on branch quorum/\S+; /agent TASK plans anew`))
-	typed.Close()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	lm.end()
 	rs := o.Chat.Rounds()
 	if len(rs) != 2 {
 		t.Fatalf("%d rounds, want 2:\n%s", len(rs), out.String())
