@@ -90,9 +90,16 @@ func TestSandboxedCommandsMatchTheRealCLI(t *testing.T) {
 			evs := rc.waitIdle(id, 1)
 			ra.check(t)
 			texts := map[string]string{}
+			// Every tool message of the conversation, not only a request's
+			// trailing ones: a detached command that ends before the
+			// calls' results are sent has the CLI add its own completion
+			// (a tool call and result of its making) after them.
 			for _, req := range api.Requests() {
-				if req.Conversation == id && req.HasToolResults {
-					for _, m := range req.ToolResults() {
+				if req.Conversation != id {
+					continue
+				}
+				for _, m := range req.Messages {
+					if m.Role == "tool" {
 						texts[m.ToolCallID] = m.Content
 					}
 				}
