@@ -36,17 +36,8 @@ func TestSandboxMatchesTheRealCLI(t *testing.T) {
 		return map[string]any{"enabled": true, "allowBypass": bypass, "userPolicy": map[string]any{"filesystem": map[string]any{
 			"deniedPaths": []string{filepath.Join(dir, "sub")}, "readonlyPaths": []string{filepath.Join(dir, "c.txt")}}}}
 	}
-	var mu sync.Mutex
-	realCalls := map[string][]modelapi.Call{}
-	rc, api := startRealCLI(t, func(req modelapi.Request) modelapi.Reply {
-		if req.HasToolResults {
-			return modelapi.Text("done")
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		return modelapi.ToolCalls(realCalls[req.Conversation]...)
-	})
-	ra := newAnswerer(rc, "", nil, "")
+	rc := startReplayCLI(t)
+	ra := newAnswerer(rc.client, "", nil, "")
 	for _, bypass := range []bool{false, true} {
 		t.Run(fmt.Sprintf("bypass=%v", bypass), func(t *testing.T) {
 			decision := map[string]any{"kind": "reject", "feedback": "no bypass"}
@@ -54,22 +45,7 @@ func TestSandboxMatchesTheRealCLI(t *testing.T) {
 			dir := sideBySideDir(t)
 			cs := calls(dir)
 			ra.decision = decision
-			id := rc.createSession(map[string]any{"model": realModel, "streaming": true, "requestPermission": true, "workingDirectory": dir, "sandboxConfig": config(dir, bypass)})
-			mu.Lock()
-			for _, c := range cs {
-				realCalls[id] = append(realCalls[id], modelapi.Call{ID: c.ID, Name: c.Name, Arguments: string(c.Arguments)})
-			}
-			mu.Unlock()
-			rc.send(id, "go")
-			evs := rc.waitIdle(id, 1)
-			texts := map[string]string{}
-			for _, req := range api.Requests() {
-				if req.Conversation == id && req.HasToolResults {
-					for _, m := range req.ToolResults() {
-						texts[m.ToolCallID] = m.Content
-					}
-				}
-			}
+			evs, texts := rc.run(dir, config(dir, bypass), cs)
 			real, realDecisions := toolShapes(t, evs, dir, texts), sandboxRecords(t, evs)
 
 			// The simulator.
@@ -127,4 +103,56 @@ func sandboxRecords(t *testing.T, evs []sim.Event) map[string]string {
 		out[id] += fmt.Sprintf("[%s %s %s %s %s %s]", d.Kind, d.Control, d.Outcome, class, d.EnforcementPoint, d.Source)
 	}
 	return out
+}
+
+// replayCLI is the real CLI for the side-by-side tests: its model answers
+// a conversation's prompt with the calls run gave it, all at once, and
+// their results with "done".
+type replayCLI struct {
+	*client
+	api   *modelapi.Server
+	mu    sync.Mutex
+	calls map[string][]modelapi.Call // by conversation (session id)
+}
+
+func startReplayCLI(t *testing.T) *replayCLI {
+	r := &replayCLI{calls: map[string][]modelapi.Call{}}
+	r.client, r.api = startRealCLI(t, func(req modelapi.Request) modelapi.Reply {
+		if req.HasToolResults {
+			return modelapi.Text("done")
+		}
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return modelapi.ToolCalls(r.calls[req.Conversation]...)
+	})
+	return r
+}
+
+// run makes the calls in a session of dir with sandboxConfig, and returns
+// the session's events up to its idle and what the model read of each
+// call, by call id. Every tool message of the conversation counts, not
+// only a request's trailing ones: a detached command that ends before the
+// calls' results are sent has the CLI add its own completion (a tool call
+// and result of its making) after them.
+func (r *replayCLI) run(dir string, sandboxConfig map[string]any, calls []sim.ToolCall) ([]sim.Event, map[string]string) {
+	id := r.createSession(map[string]any{"model": realModel, "streaming": true, "requestPermission": true, "workingDirectory": dir, "sandboxConfig": sandboxConfig})
+	r.mu.Lock()
+	for _, c := range calls {
+		r.calls[id] = append(r.calls[id], modelapi.Call{ID: c.ID, Name: c.Name, Arguments: string(c.Arguments)})
+	}
+	r.mu.Unlock()
+	r.send(id, "go")
+	evs := r.waitIdle(id, 1)
+	texts := map[string]string{}
+	for _, req := range r.api.Requests() {
+		if req.Conversation != id {
+			continue
+		}
+		for _, m := range req.Messages {
+			if m.Role == "tool" {
+				texts[m.ToolCallID] = m.Content
+			}
+		}
+	}
+	return evs, texts
 }

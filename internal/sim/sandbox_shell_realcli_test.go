@@ -6,12 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/quorum-go/quorum/copilot/protocol"
 	"github.com/quorum-go/quorum/internal/sim"
-	"github.com/quorum-go/quorum/internal/testing/modelapi"
 )
 
 // Commands under the sandbox side by side: the same bash calls, in a
@@ -64,46 +62,15 @@ func TestSandboxedCommandsMatchTheRealCLI(t *testing.T) {
 		return map[string]any{"kind": "approve-once"}
 	}
 
-	var mu sync.Mutex
-	realCalls := map[string][]modelapi.Call{}
-	rc, api := startRealCLI(t, func(req modelapi.Request) modelapi.Reply {
-		if req.HasToolResults {
-			return modelapi.Text("done")
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		return modelapi.ToolCalls(realCalls[req.Conversation]...)
-	})
-	ra := newAnswerer(rc, "", nil, "")
+	rc := startReplayCLI(t)
+	ra := newAnswerer(rc.client, "", nil, "")
 	ra.decide = decide
 	for _, bypass := range []bool{false, true} {
 		t.Run(fmt.Sprintf("bypass=%v", bypass), func(t *testing.T) {
 			// The real CLI.
 			dir := sideBySideDir(t)
-			id := rc.createSession(map[string]any{"model": realModel, "streaming": true, "requestPermission": true, "workingDirectory": dir, "sandboxConfig": config(dir, bypass)})
-			mu.Lock()
-			for _, c := range calls {
-				realCalls[id] = append(realCalls[id], modelapi.Call{ID: c.ID, Name: c.Name, Arguments: string(c.Arguments)})
-			}
-			mu.Unlock()
-			rc.send(id, "go")
-			evs := rc.waitIdle(id, 1)
+			evs, texts := rc.run(dir, config(dir, bypass), calls)
 			ra.check(t)
-			texts := map[string]string{}
-			// Every tool message of the conversation, not only a request's
-			// trailing ones: a detached command that ends before the
-			// calls' results are sent has the CLI add its own completion
-			// (a tool call and result of its making) after them.
-			for _, req := range api.Requests() {
-				if req.Conversation != id {
-					continue
-				}
-				for _, m := range req.Messages {
-					if m.Role == "tool" {
-						texts[m.ToolCallID] = m.Content
-					}
-				}
-			}
 			real := confinedShapes(t, evs, dir, texts)
 			if b, err := os.ReadFile(filepath.Join(dir, "new.txt")); err != nil || string(b) != "x\n" {
 				t.Errorf("the real CLI's write inside the folder: %q, %v; want it written", b, err)
