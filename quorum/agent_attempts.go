@@ -204,13 +204,18 @@ func attemptTarget(label, target string) string {
 }
 
 // target is the Target of a turn of step (0: a fix round): the step's
-// number, labelled with the attempt when there are several, so that
-// progress and the result's calls tell the attempts' turns apart.
-func (ex *executor) target(step int) string {
-	if ex.as.attempt == "" {
-		return fmt.Sprint(step)
+// number, labelled with the attempt as every turn of an attempt is.
+func (ex *executor) target(step int) string { return ex.r.labelled(fmt.Sprint(step)) }
+
+// labelled is target as a turn of r names it: labelled with the attempt
+// r runs (several attempts run the same phases with the same models at
+// once, and would be told apart by nothing else); target itself outside
+// an attempt.
+func (r *run) labelled(target string) string {
+	if label, ok := AttemptLabel(r.ctx); ok {
+		return attemptTarget(label, target)
 	}
-	return attemptTarget(ex.as.attempt, fmt.Sprint(step))
+	return target
 }
 
 // agentAttemptNote tells an attempt's executor that others carry out the

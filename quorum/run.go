@@ -223,14 +223,10 @@ func (pr *phaseRun) doIn(parent context.Context, tasks []task) []result {
 // conversation, also after cancellation.
 func (r *run) call(ctx context.Context, p Phase, t task) result {
 	res := result{task: t, kind: "ok"}
-	if label, ok := AttemptLabel(r.ctx); ok {
-		// A turn of an attempt (its executor's, its reviewers', its shell
-		// votes) names the attempt in progress and in the result's calls:
-		// several attempts run the same phases with the same models at
-		// once, and would be told apart by nothing else. The task the
-		// caller matches results by keeps its own target.
-		t.target = attemptTarget(label, t.target)
-	}
+	// A turn of an attempt (its reviewers', its shell votes) names the
+	// attempt in progress and in the result's calls; the task the caller
+	// matches results by keeps its own target.
+	t.target = r.labelled(t.target)
 	res.call = Call{Phase: p, Model: t.model, Target: t.target, StartMS: time.Since(r.start).Milliseconds()}
 	err := r.sem.Acquire(ctx, 1)
 	// expired records whether ctx had ended when the failing step returned,
