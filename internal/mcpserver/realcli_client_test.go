@@ -3,9 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -30,7 +28,7 @@ func TestRealCLICallsQuorumMCPDiscuss(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the real-CLI tests need the Copilot CLI: %v", err)
 	}
-	bin := buildQuorum(t)
+	bin := testutil.GoBuild(t, "github.com/quorum-go/quorum/cmd/quorum")
 	sb := clitest.NewSandbox(t)
 	api := sb.StartModelAPI(t, modelapi.Config{MCPEnabled: true, Models: map[string]modelapi.Responder{
 		"m": modelapi.ToolThenText("quorum-discuss", `{"topic": "Tabs or spaces?"}`, modelapi.Echo),
@@ -172,20 +170,4 @@ func pause(ctx context.Context) bool {
 	case <-time.After(50 * time.Millisecond):
 		return true
 	}
-}
-
-// buildQuorum builds cmd/quorum into the test's temporary folder.
-func buildQuorum(t *testing.T) string {
-	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("building cmd/quorum needs the go command: %v", err)
-	}
-	bin := filepath.Join(t.TempDir(), "quorum")
-	cmd := exec.Command(goBin, "build", "-o", bin, "github.com/quorum-go/quorum/cmd/quorum")
-	cmd.Env = os.Environ()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build cmd/quorum: %v\n%s", err, out)
-	}
-	return bin
 }

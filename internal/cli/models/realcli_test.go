@@ -6,9 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"maps"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,23 +14,8 @@ import (
 	"github.com/quorum-go/quorum/internal/cli/cmdutil"
 	"github.com/quorum-go/quorum/internal/testing/clitest"
 	"github.com/quorum-go/quorum/internal/testing/modelapi"
+	"github.com/quorum-go/quorum/internal/testing/testutil"
 )
-
-// buildQuorum builds cmd/quorum into the test's temporary folder.
-func buildQuorum(t *testing.T) string {
-	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("building cmd/quorum needs the go command: %v", err)
-	}
-	bin := filepath.Join(t.TempDir(), "quorum")
-	cmd := exec.Command(goBin, "build", "-o", bin, "github.com/quorum-go/quorum/cmd/quorum")
-	cmd.Env = os.Environ()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build cmd/quorum: %v\n%s", err, out)
-	}
-	return bin
-}
 
 // modelsOut is what quorum models -o json prints.
 type modelsOut struct {
@@ -52,7 +35,7 @@ func TestRealCLIModelsShowWhatTheCLIReports(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the real-CLI tests need the Copilot CLI: %v", err)
 	}
-	bin := buildQuorum(t)
+	bin := testutil.GoBuild(t, "github.com/quorum-go/quorum/cmd/quorum")
 	models := map[string]modelapi.Responder{"alpha": modelapi.Echo, "cheap": modelapi.Echo, "pricey": modelapi.Echo}
 	multipliers := map[string]float64{"cheap": 0.33, "pricey": 3}
 	run := func(t *testing.T, quota *modelapi.Quota, args ...string) (stdout, stderr string) {
